@@ -1,0 +1,71 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+// Workflow code runs in Temporal's deterministic sandbox and is replayed from history:
+// anything that does I/O or reads the clock/environment there would break replay.
+// The glob covers nested folders too (src/workflows/**), which the samples' glob misses.
+const forbiddenInWorkflows = [
+  ...builtinModules,
+  ...builtinModules.map((name) => `node:${name}`),
+  '@anthropic-ai/sdk',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  'pg',
+  'tinyglobby',
+  'yaml',
+  'commander',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.keel/**', 'test-artifacts/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          // node:test tracks the promises its test() and describe() return.
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true },
+      ],
+    },
+  },
+  {
+    files: ['src/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: forbiddenInWorkflows.map((name) => ({
+            name,
+            message: 'Workflow code must stay deterministic: do I/O in an activity under src/activities.',
+          })),
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'No environment access in workflow code; pass it in the goal input.' },
+        { name: 'require', message: 'Import statically so the workflow bundle is known at build time.' },
+      ],
+    },
+  },
+  {
+    files: ['**/*.mjs', 'bin/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

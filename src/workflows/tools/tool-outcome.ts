@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/** Files a call created, modified or deleted in the workspace (effect detection). */
+export const workspaceEffectsSchema = z.object({
+  created: z.array(z.string()),
+  modified: z.array(z.string()),
+  deleted: z.array(z.string()),
+});
+export type WorkspaceEffects = z.infer<typeof workspaceEffectsSchema>;
+
+/**
+ * What a tool activity returns to the workflow. Tool failures are outcomes, never exceptions:
+ * the model reads them and decides what to do next, and the goal goes on.
+ */
+export const toolOutcomeSchema = z.object({
+  ok: z.boolean(),
+  /** The text the model reads as the tool result. */
+  content: z.string(),
+  /** 2-3 concrete next actions the tool itself suggests when it failed (principle 2). */
+  candidates: z.array(z.string()).default([]),
+  /** Machine-readable facts about the result, for the hypothesis comparator. */
+  facts: z
+    .object({
+      exitCode: z.number().int().optional(),
+      matchCount: z.number().int().nonnegative().optional(),
+      emptyOutput: z.boolean().optional(),
+      bytes: z.number().int().nonnegative().optional(),
+      truncated: z.boolean().optional(),
+    })
+    .default({}),
+  effects: workspaceEffectsSchema.optional(),
+});
+export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;
