@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/**
+ * The goal's event ledger: the notable decisions and happenings of a goal, kept in workflow
+ * state so a query, `keel ledger <id>` and the Web UI can show *why* the goal did what it did.
+ * It is bounded (workflow state travels through continue-as-new and history size is limited)
+ * and pure: the caller supplies the time from the workflow clock, so replay is deterministic.
+ */
+
+export const LedgerEventKind = {
+  GoalStarted: 'goal.started',
+  PlanCreated: 'plan.created',
+  PlanFailed: 'plan.failed',
+  PlanBacktracked: 'plan.backtracked',
+  ReflectionCheckpoint: 'reflection.checkpoint',
+  AgentReflected: 'agent.reflected',
+  ReviewCompleted: 'review.completed',
+  TaskReflected: 'task.reflected',
+  /** The reflection step failed; a fallback reflection carrying the error was stored instead. */
+  TaskReflectionFailed: 'task.reflection_failed',
+  ApprovalRequested: 'approval.requested',
+  ApprovalDecided: 'approval.decided',
+  ApprovalTimedOut: 'approval.timed_out',
+  BudgetWarning: 'budget.warning',
+  BudgetExhausted: 'budget.exhausted',
+  HypothesisMismatch: 'hypothesis.mismatch',
+  AssessmentCompleted: 'assessment.completed',
+  /** The workflow continued as new; the ledger went with it. */
+  GoalContinuedAsNew: 'goal.continued_as_new',
+  GoalCompleted: 'goal.completed',
+  GoalFailed: 'goal.failed',
+  GoalCancelled: 'goal.cancelled',
+} as const;
+export type LedgerEventKind = (typeof LedgerEventKind)[keyof typeof LedgerEventKind];
+
+const ledgerEventKinds = Object.values(LedgerEventKind) as [LedgerEventKind, ...LedgerEventKind[]];
+
+export const LedgerEventSchema = z.object({
+  /** Monotonic across the whole goal, continue-as-new included; starts at 1. */
+  sequence: z.number().int().positive(),
+  /** ISO 8601 time from the workflow clock. */
+  at: z.iso.datetime({ offset: true }),
+  kind: z.enum(ledgerEventKinds),
+  /** One human-readable line. */
+  summary: z.string(),
+  /** The decision's evidence (scores, deltas, reasons) as JSON-serialisable data. */
+  data: z.record(z.string(), z.unknown()),
+});
+export type LedgerEvent = z.infer<typeof LedgerEventSchema>;
+
+/** An event as the caller describes it; the ledger assigns the sequence. */
+export type NewLedgerEvent = Omit<LedgerEvent, 'sequence' | 'data'> & { data?: LedgerEvent['data'] };
+
+export const LEDGER_SCHEMA_VERSION = 1;
+export const DEFAULT_MAX_LEDGER_EVENTS = 500;
+
+export const LedgerSchema = z.object({
+  schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
+  /** The newest events, oldest first. */
+  events: z.array(LedgerEventSchema),
+  /** Stored rather than derived from `events`, so sequences survive trimming and continue-as-new. */
+  nextSequence: z.number().int().positive(),
+  /** How many old events were trimmed to keep the ledger bounded. */
+  dropped: z.number().int().nonnegative(),
+});
+export type Ledger = z.infer<typeof LedgerSchema>;
+
+export function emptyLedger(): Ledger {
+  return { schemaVersion: LEDGER_SCHEMA_VERSION, events: [], nextSequence: 1, dropped: 0 };
+}
+
+/**
+ * Returns a new ledger with the event appended and only the newest `maxEvents` kept. The input
+ * is never mutated, so a query handler can hand out the ledger it read.
+ */
+export function appendEvent(
+  ledger: Ledger,
+  event: NewLedgerEvent,
+  options: { maxEvents?: number } = {},
+): Ledger {
+  const maxEvents = options.maxEvents ?? DEFAULT_MAX_LEDGER_EVENTS;
+  if (!Number.isInteger(maxEvents) || maxEvents < 1) {
+    throw new RangeError(`maxEvents must be a positive integer, got ${maxEvents}`);
+  }
+  const appended: LedgerEvent = {
+    sequence: ledger.nextSequence,
+    at: event.at,
+    kind: event.kind,
+    summary: event.summary,
+    data: event.data ?? {},
+  };
+  const all = [...ledger.events, appended];
+  const excess = Math.max(0, all.length - maxEvents);
+  return {
+    schemaVersion: LEDGER_SCHEMA_VERSION,
+    events: all.slice(excess),
+    nextSequence: ledger.nextSequence + 1,
+    dropped: ledger.dropped + excess,
+  };
+}
+
+/** Events with a sequence greater than `afterSequence`, for followers that poll the ledger. */
+export function eventsAfter(ledger: Ledger, afterSequence: number): LedgerEvent[] {
+  return ledger.events.filter((event) => event.sequence > afterSequence);
+}
