@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { classifyShellCommand } from '../../src/workflows/tools/shell-command-classifier';
+
+const readOnly = [
+  'ls -la',
+  'pwd',
+  'cat src/app.ts | head -20',
+  'grep -rn "TODO" src | sort | uniq -c',
+  "grep 'a > b' notes.txt",
+  "grep '$(' script.sh",
+  'rg --files | wc -l',
+  'find . -name "*.ts" -type f',
+  'ls 2>/dev/null',
+  'ls missing 2>&1 | head',
+  'ls && pwd',
+  'ls nothing || echo none',
+  'cd src; ls',
+  'sort < names.txt',
+  'git status --short',
+  'git log --oneline -5',
+  'git --no-pager diff HEAD~1',
+  'git branch -a',
+  'tree -L 2',
+  'du -sh .',
+  'stat package.json',
+  'which node',
+];
+
+const irreversible = [
+  'rm -rf build',
+  'cat a > b',
+  'echo hi >> log.txt',
+  'ls > /dev/nullx',
+  'ls && rm -rf x',
+  'ls; rm x',
+  'false || rm x',
+  'ls | xargs rm',
+  'echo $(rm x)',
+  'echo "$(rm x)"',
+  'echo `id`',
+  'sudo ls',
+  'frobnicate --all',
+  './ls',
+  'FOO=1 ls',
+  'ls &',
+  '(ls)',
+  'cat "unterminated',
+  'find . -name x -delete',
+  'find . -exec rm {} \\;',
+  'find . -fprint out.txt',
+  'git push',
+  'git commit -m x',
+  'git branch -d feature',
+  'git branch new-branch',
+  'git -c core.pager=sh log',
+  'git diff --output=patch.txt',
+  'sort -o out.txt in.txt',
+  'sort -uo out.txt in.txt',
+  'uniq in.txt out.txt',
+  'rg --pre cat pattern',
+  'tree -o listing.txt',
+  'cat <(rm x)',
+  'constructor',
+  'git constructor',
+];
+
+for (const command of readOnly) {
+  test(`read-only: ${command}`, () => {
+    const result = classifyShellCommand(command);
+    assert.equal(result.reversibility, 'read-only', result.reason);
+  });
+}
+
+for (const command of irreversible) {
+  test(`irreversible: ${command}`, () => {
+    const result = classifyShellCommand(command);
+    assert.equal(result.reversibility, 'irreversible');
+    assert.ok(result.reason.length > 0);
+  });
+}
+
+test('the reason names what made a command irreversible', () => {
+  assert.match(classifyShellCommand('ls | frobnicate').reason, /frobnicate/);
+  assert.match(classifyShellCommand('cat a > b').reason, /redirection/);
+  assert.match(classifyShellCommand('echo $(date)').reason, /substitution/);
+});
