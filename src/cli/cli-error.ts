@@ -1,0 +1,19 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError } from '@temporalio/client';
+
+/** A problem the user can fix: printed as one line, exit code 2, no stack trace. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}
+
+/** One line for any error a command can raise. */
+export function describeCliError(error: unknown, context: { address: string }): string {
+  if (error instanceof CliError) return error.message;
+  if (error instanceof WorkflowNotFoundError) return `no goal with id ${error.workflowId ?? ''}`.trim();
+  if (error instanceof WorkflowUpdateFailedError) return `refused: ${error.cause?.message ?? error.message}`;
+  if (error instanceof WorkflowFailedError) return `goal failed: ${error.cause?.message ?? error.message}`;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/connect|ECONNREFUSED|transport|UNAVAILABLE|deadline/i.test(message)) {
+    return `cannot reach Temporal at ${context.address}: start a dev server (temporal server start-dev) or set TEMPORAL_ADDRESS / --address`;
+  }
+  return message.split('\n')[0] ?? message;
+}

@@ -1,0 +1,67 @@
+import type { GoalHandle } from '../client/goal-client';
+import { goalStatus } from '../client/goal-client';
+import type { GoalResult } from '../workflows/goal-workflow';
+import type { GoalStatusView, PendingApprovalView } from '../workflows/messages';
+
+export interface FollowOptions {
+  print: (line: string) => void;
+  pollMs?: number;
+  /** Called once for each new pending approval (the demo approves from here when unattended). */
+  onPendingApproval?: (approval: PendingApprovalView) => Promise<void> | void;
+}
+
+/** Prints a goal's progress as it happens and resolves with its result. */
+export async function followGoal(handle: GoalHandle, options: FollowOptions): Promise<GoalResult> {
+  const { print } = options;
+  const seenMessages = new Set<string>();
+  const seenApprovals = new Set<string>();
+  let lastPhase = '';
+  let finished = false;
+  const result = handle.result().finally(() => (finished = true));
+  const poll = async (): Promise<void> => {
+    let view: GoalStatusView;
+    try {
+      view = await goalStatus(handle);
+    } catch {
+      return; // not picked up by a worker yet, or between runs of continue-as-new
+    }
+    if (view.phase !== lastPhase) {
+      lastPhase = view.phase;
+      print(`· ${view.phase} (turns ${view.counters.modelTurns}, tool calls ${view.counters.toolCalls})`);
+    }
+    for (const line of view.latestMessages) {
+      if (seenMessages.has(line)) continue;
+      seenMessages.add(line);
+      print(`  ${line}`);
+    }
+    for (const approval of view.pendingApprovals) {
+      if (seenApprovals.has(approval.callId)) continue;
+      seenApprovals.add(approval.callId);
+      print(`! approval needed (${approval.reversibility}): ${approval.summary}`);
+      print(
+        `    keel approve ${handle.workflowId} ${approval.callId}   |   keel deny ${handle.workflowId} ${approval.callId}`,
+      );
+      await options.onPendingApproval?.(approval);
+    }
+  };
+  while (!finished) {
+    await poll();
+    await Promise.race([
+      result.catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500)),
+    ]);
+  }
+  await poll();
+  return result;
+}
+
+export function describeResult(result: GoalResult): string[] {
+  const counters = result.counters;
+  const byTier = counters.toolCallsByReversibility;
+  return [
+    `goal ${result.status}${result.reason ? `: ${result.reason}` : ''}`,
+    ...(result.finalText ? [`final answer: ${result.finalText}`] : []),
+    `model turns ${counters.modelTurns}; tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}); approvals granted ${counters.approvalsGranted}, denied ${counters.approvalsDenied}, timed out ${counters.approvalsTimedOut}`,
+    `tokens in ${result.usage.inputTokens}, out ${result.usage.outputTokens}`,
+  ];
+}

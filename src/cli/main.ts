@@ -1,0 +1,254 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import {
+  connectClient,
+  decideApproval,
+  goalHandle,
+  goalStatus,
+  listRunningGoals,
+  sendUserMessage,
+  startGoal,
+} from '../client/goal-client';
+import { connectionSettings, webUiUrl, type ConnectionSettings } from '../connection-settings';
+import { runWorker } from '../worker';
+import type { GoalInput } from '../workflows/goal-input';
+import { CliError, describeCliError } from './cli-error';
+import { parseDuration } from './duration';
+import { describeResult, followGoal } from './follow-goal';
+
+interface GlobalOptions {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+}
+
+const print = (line: string) => console.log(line);
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0)
+    throw new InvalidArgumentError('must be a positive whole number');
+  return number;
+}
+
+function duration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 90s, 30m, 24h or 7d');
+  return ms;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('keel')
+    .description('Durable AI agent goals on Temporal')
+    .option('--address <host:port>', 'Temporal frontend (env TEMPORAL_ADDRESS; default 127.0.0.1:7233)')
+    .option('--namespace <name>', 'Temporal namespace (env TEMPORAL_NAMESPACE; default "default")')
+    .option('--task-queue <name>', 'task queue of keel workers (env KEEL_TASK_QUEUE; default "keel")')
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text.split('\n')[0] + '\n') });
+
+  const settingsOf = (command: Command): ConnectionSettings =>
+    connectionSettings(command.optsWithGlobals<GlobalOptions>());
+
+  const withClient = async <T>(
+    command: Command,
+    action: (client: Client, settings: ConnectionSettings) => Promise<T>,
+  ) => {
+    const settings = settingsOf(command);
+    const client = await connectClient(settings);
+    try {
+      return await action(client, settings);
+    } finally {
+      await client.connection.close();
+    }
+  };
+
+  program
+    .command('run')
+    .description('start a goal; prints its workflow id and Web UI link')
+    .argument('<goal...>', 'what the agent should achieve')
+    .option(
+      '-c, --criteria <text>',
+      'a success criterion (repeatable)',
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
+    .option('-w, --workspace <dir>', 'the directory the agent works in', '.')
+    .addOption(
+      new Option('--approval-policy <policy>', 'mutating calls: run at once or ask a human')
+        .choices(['auto', 'ask'])
+        .default('auto'),
+    )
+    .option('--model <name>', 'model name')
+    .option('--max-tool-calls <n>', 'tool-call limit', positiveInteger)
+    .option('--max-turns <n>', 'model-turn limit', positiveInteger)
+    .option('--approval-timeout <duration>', 'how long an approval may wait (default 24h)', duration)
+    .option('--id <workflowId>', 'workflow id (generated when omitted)')
+    .option('--wait', 'follow progress until the goal ends')
+    .action(async (goalWords: string[], options: RunOptions, command: Command) => {
+      await withClient(command, async (client, settings) => {
+        const input: GoalInput = {
+          goal: goalWords.join(' '),
+          successCriteria: options.criteria,
+          workspace: path.resolve(options.workspace),
+          approvalPolicy: options.approvalPolicy,
+          ...(options.model ? { model: { name: options.model } } : {}),
+          limits: {
+            ...(options.maxToolCalls ? { maxToolCalls: options.maxToolCalls } : {}),
+            ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
+            ...(options.approvalTimeout ? { approvalTimeoutMs: options.approvalTimeout } : {}),
+          },
+        };
+        const handle = await startGoal(client, {
+          input,
+          taskQueue: settings.taskQueue,
+          workflowId: options.id,
+        });
+        print(`goal started: ${handle.workflowId}`);
+        print(`web ui: ${webUiUrl(handle.workflowId, settings.namespace)}`);
+        if (!options.wait) return;
+        const result = await followGoal(handle, { print });
+        describeResult(result).forEach((line) => print(line));
+        if (result.status !== 'completed') process.exitCode = 1;
+      });
+    });
+
+  program
+    .command('status')
+    .description("a goal's status, counters, pending approvals and latest messages")
+    .argument('<workflowId>')
+    .option('--json', 'print the raw status as JSON')
+    .action(async (workflowId: string, options: { json?: boolean }, command: Command) => {
+      await withClient(command, async (client) => {
+        const view = await goalStatus(goalHandle(client, workflowId));
+        if (options.json) return print(JSON.stringify(view, null, 2));
+        print(`${workflowId}: ${view.status} (${view.phase})${view.endReason ? ` — ${view.endReason}` : ''}`);
+        print(`goal: ${view.goal}`);
+        print(
+          `task ${view.task.index + 1}; model turns ${view.counters.modelTurns}; tool calls ${view.counters.toolCalls}`,
+        );
+        for (const approval of view.pendingApprovals)
+          print(`awaiting approval: ${approval.callId} ${approval.summary}`);
+        for (const line of view.latestMessages) print(`  ${line}`);
+        if (view.finalText) print(`final answer: ${view.finalText}`);
+      });
+    });
+
+  program
+    .command('pending')
+    .description('goals and tool calls awaiting a human decision')
+    .action(async (_options: unknown, command: Command) => {
+      await withClient(command, async (client) => {
+        let count = 0;
+        for (const workflowId of await listRunningGoals(client)) {
+          const view = await goalStatus(goalHandle(client, workflowId)).catch(() => undefined);
+          for (const approval of view?.pendingApprovals ?? []) {
+            count += 1;
+            print(
+              `${workflowId}  ${approval.callId}  ${approval.reversibility}  ${approval.summary}  (until ${approval.deadline})`,
+            );
+          }
+        }
+        if (count === 0) print('no tool calls are awaiting approval');
+      });
+    });
+
+  for (const approved of [true, false]) {
+    program
+      .command(approved ? 'approve' : 'deny')
+      .description(approved ? 'approve a pending tool call' : 'deny a pending tool call')
+      .argument('<workflowId>')
+      .argument('<callId>')
+      .option('--approver <name>', 'who decides (default $USER)')
+      .option('--reason <text>', 'why')
+      .option('--signal', 'send a fire-and-forget signal instead of an Update')
+      .action(async (workflowId: string, callId: string, options: DecideOptions, command: Command) => {
+        await withClient(command, async (client) => {
+          const receipt = await decideApproval(goalHandle(client, workflowId), {
+            callId,
+            approved,
+            approver: options.approver,
+            reason: options.reason,
+            via: options.signal ? 'signal' : 'update',
+          });
+          const verb = approved ? 'approved' : 'denied';
+          print(receipt ? `${verb}: ${receipt.toolSummary}` : `${verb} (signal sent for ${callId})`);
+        });
+      });
+  }
+
+  program
+    .command('message')
+    .description('send a follow-up message to a running goal (starts a new task in it)')
+    .argument('<workflowId>')
+    .argument('<text...>')
+    .action(async (workflowId: string, words: string[], _options: unknown, command: Command) => {
+      await withClient(command, async (client) => {
+        await sendUserMessage(goalHandle(client, workflowId), words.join(' '));
+        print('message sent');
+      });
+    });
+
+  program
+    .command('cancel')
+    .description('cancel a goal')
+    .argument('<workflowId>')
+    .action(async (workflowId: string, _options: unknown, command: Command) => {
+      await withClient(command, async (client) => {
+        await goalHandle(client, workflowId).cancel();
+        print(`cancellation requested for ${workflowId}`);
+      });
+    });
+
+  program
+    .command('worker')
+    .description('run a keel worker (model key from ANTHROPIC_API_KEY)')
+    .option('--scripted <scenario.yaml>', 'replay a scripted model scenario instead of calling a real model')
+    .action(async (options: { scripted?: string }, command: Command) => {
+      await runWorker({
+        settings: command.optsWithGlobals<GlobalOptions>(),
+        scriptedScenarioFile: options.scripted,
+      });
+    });
+
+  return program;
+}
+
+interface RunOptions {
+  criteria: string[];
+  workspace: string;
+  approvalPolicy: 'auto' | 'ask';
+  model?: string;
+  maxToolCalls?: number;
+  maxTurns?: number;
+  approvalTimeout?: number;
+  id?: string;
+  wait?: boolean;
+}
+
+interface DecideOptions {
+  approver?: string;
+  reason?: string;
+  signal?: boolean;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // commander already printed its one-line message (help and version exit 0)
+      return error.exitCode;
+    }
+    const address = connectionSettings(program.opts<GlobalOptions>()).address;
+    process.stderr.write(`keel: ${describeCliError(error, { address })}\n`);
+    return error instanceof CliError ? 2 : 1;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
+}

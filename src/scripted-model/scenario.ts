@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/** An error the scripted endpoint answers with before a turn succeeds (Anthropic's statuses). */
+export const scriptedFailureSchema = z
+  .object({
+    status: z.number().int().min(400).max(599),
+    type: z.string().optional(),
+    message: z.string().optional(),
+    retryAfterSeconds: z.number().nonnegative().optional(),
+  })
+  .strict();
+
+export const scriptedToolCallSchema = z
+  .object({ name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) })
+  .strict();
+
+export const scriptedTurnSchema = z
+  .object({
+    text: z.string().optional(),
+    toolCalls: z.array(scriptedToolCallSchema).default([]),
+    /** Answered in order on the first attempts of this turn; the next attempt succeeds. */
+    failures: z.array(scriptedFailureSchema).default([]),
+    /** Hold the response this long (lets tests stop a worker mid-call). */
+    delayMs: z.number().int().nonnegative().default(0),
+  })
+  .strict();
+
+export const scenarioSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    /** Chosen for requests whose first user message contains this text; the fallback when absent. */
+    match: z.string().optional(),
+    turns: z.array(scriptedTurnSchema).min(1),
+  })
+  .strict();
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+export type ScriptedTurn = z.output<typeof scriptedTurnSchema>;
+
+export function parseScenario(raw: unknown, source = 'scenario'): Scenario {
+  const result = scenarioSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new Error(`${source}: ${issue?.path.join('.') || 'scenario'}: ${issue?.message ?? 'invalid'}`);
+}
+
+export function loadScenarioFile(file: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new Error(`cannot read scenario file ${file}`);
+  }
+  return parseScenario(parseYaml(text), file);
+}

@@ -1,0 +1,35 @@
+/**
+ * Stable names of keel's non-retryable failures, matched across the workflow/activity boundary
+ * and by clients (`ApplicationFailure.type`).
+ */
+export const FailureType = {
+  InvalidGoalInput: 'InvalidGoalInput',
+  InvalidGoalState: 'InvalidGoalState',
+  ModelBadRequest: 'ModelBadRequest',
+  ModelAuthentication: 'ModelAuthentication',
+  ModelPermissionDenied: 'ModelPermissionDenied',
+  ModelNotFound: 'ModelNotFound',
+  ModelUnprocessable: 'ModelUnprocessable',
+  ModelResponseInvalid: 'ModelResponseInvalid',
+  WorkspaceMissing: 'WorkspaceMissing',
+} as const;
+export type FailureType = (typeof FailureType)[keyof typeof FailureType];
+
+/** Model errors Temporal retries with backoff (they are thrown with these types). */
+export const RetryableModelFailureType = {
+  RateLimited: 'ModelRateLimited',
+  Overloaded: 'ModelOverloaded',
+  ServerError: 'ModelServerError',
+  Timeout: 'ModelTimeout',
+  Conflict: 'ModelConflict',
+  Connection: 'ModelConnectionError',
+} as const;
+
+export const NON_RETRYABLE_MODEL_FAILURES: readonly string[] = [
+  FailureType.ModelBadRequest,
+  FailureType.ModelAuthentication,
+  FailureType.ModelPermissionDenied,
+  FailureType.ModelNotFound,
+  FailureType.ModelUnprocessable,
+  FailureType.ModelResponseInvalid,
+];

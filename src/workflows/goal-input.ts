@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+export const ApprovalPolicy = { Auto: 'auto', Ask: 'ask' } as const;
+export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy];
+
+export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+export const modelSettingsSchema = z
+  .object({
+    name: z.string().min(1).default(DEFAULT_MODEL),
+    maxTokens: z.number().int().positive().max(64_000).default(4096),
+    temperature: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
+export const goalLimitsSchema = z
+  .object({
+    maxToolCalls: z.number().int().positive().default(100),
+    maxTurns: z.number().int().positive().default(50),
+    approvalTimeoutMs: z.number().int().positive().default(DEFAULT_APPROVAL_TIMEOUT_MS),
+  })
+  .strict();
+
+/**
+ * How long activities may take. Defaults suit real use; tests shorten the heartbeat timeout so
+ * a killed worker is noticed in seconds rather than half a minute.
+ */
+export const activityTimingSchema = z
+  .object({
+    modelTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(5 * 60_000),
+    toolTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(11 * 60_000),
+    heartbeatTimeoutMs: z.number().int().positive().default(30_000),
+  })
+  .strict();
+
+/**
+ * Everything a goal needs, validated at the workflow boundary. Secrets never belong here: the
+ * API key lives only in the worker's environment, because workflow input is stored in history.
+ */
+export const goalInputSchema = z
+  .object({
+    goal: z.string().trim().min(1, 'goal text must not be empty'),
+    successCriteria: z.array(z.string().trim().min(1)).default([]),
+    workspace: z.string().startsWith('/', 'workspace must be an absolute path'),
+    model: modelSettingsSchema.default({ name: DEFAULT_MODEL, maxTokens: 4096 }),
+    limits: goalLimitsSchema.default({
+      maxToolCalls: 100,
+      maxTurns: 50,
+      approvalTimeoutMs: DEFAULT_APPROVAL_TIMEOUT_MS,
+    }),
+    /** Mutating calls: run at once (auto) or wait for a human (ask). Irreversible calls always wait. */
+    approvalPolicy: z.enum([ApprovalPolicy.Auto, ApprovalPolicy.Ask]).default(ApprovalPolicy.Auto),
+    /** After the final answer, how long to wait for a follow-up message before completing. */
+    followUpWindowMs: z.number().int().nonnegative().default(0),
+    timing: activityTimingSchema.default({
+      modelTimeoutMs: 5 * 60_000,
+      toolTimeoutMs: 11 * 60_000,
+      heartbeatTimeoutMs: 30_000,
+    }),
+    /** Restrict the tools offered to the model; all tools when omitted. */
+    tools: z.array(z.string()).optional(),
+    systemPrompt: z.string().optional(),
+  })
+  .strict();
+
+export type ModelSettings = z.output<typeof modelSettingsSchema>;
+export type GoalInput = z.input<typeof goalInputSchema>;
+export type GoalConfig = z.output<typeof goalInputSchema>;
+
+export type GoalInputParse = { ok: true; config: GoalConfig } | { ok: false; message: string };
+
+/** Validates raw goal input; the message names each offending field on one line. */
+export function parseGoalInput(raw: unknown): GoalInputParse {
+  const result = goalInputSchema.safeParse(raw);
+  if (result.success) return { ok: true, config: result.data };
+  const problems = result.error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join('.') : 'input';
+    return `${field}: ${issue.message}`;
+  });
+  return { ok: false, message: `invalid goal input: ${problems.join('; ')}` };
+}

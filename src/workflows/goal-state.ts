@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { goalInputSchema } from './goal-input';
+import { transcriptMessageSchema } from './transcript';
+
+/** Bump when the shape changes; loadGoalState migrates older versions forward. */
+export const GOAL_STATE_SCHEMA_VERSION = 1;
+
+export const GoalStatus = {
+  Running: 'running',
+  Completed: 'completed',
+  Failed: 'failed',
+  Limit: 'limit',
+  Cancelled: 'cancelled',
+} as const;
+export type GoalStatus = (typeof GoalStatus)[keyof typeof GoalStatus];
+
+export const GoalPhase = {
+  Thinking: 'thinking',
+  RunningTools: 'running-tools',
+  AwaitingApproval: 'awaiting-approval',
+  AwaitingFollowUp: 'awaiting-follow-up',
+  Done: 'done',
+} as const;
+export type GoalPhase = (typeof GoalPhase)[keyof typeof GoalPhase];
+
+export const ToolCallStatus = {
+  AwaitingApproval: 'awaiting-approval',
+  Ready: 'ready',
+  Running: 'running',
+  Done: 'done',
+} as const;
+export type ToolCallStatus = (typeof ToolCallStatus)[keyof typeof ToolCallStatus];
+
+export const reversibilitySchema = z.enum(['read-only', 'mutating', 'irreversible']);
+
+export const approvalDecisionSchema = z.object({
+  approved: z.boolean(),
+  approver: z.string(),
+  reason: z.string(),
+  decidedAt: z.string(),
+  via: z.enum(['signal', 'update', 'timeout', 'cancellation']),
+});
+export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
+
+export const toolCallRecordSchema = z.object({
+  callId: z.string(),
+  toolName: z.string(),
+  input: z.unknown(),
+  reversibility: reversibilitySchema,
+  summary: z.string(),
+  status: z.enum(['awaiting-approval', 'ready', 'running', 'done']),
+  approval: z
+    .object({
+      requestedAt: z.string(),
+      /** Absolute workflow-clock time, so a wait resumed after continue-as-new keeps its deadline. */
+      deadlineMs: z.number(),
+      decision: approvalDecisionSchema.optional(),
+    })
+    .optional(),
+  result: z
+    .object({
+      content: z.string(),
+      isError: z.boolean(),
+      /** The worker stopped mid-call on an irreversible tool: it may or may not have happened. */
+      unknownOutcome: z.boolean().optional(),
+    })
+    .optional(),
+});
+export type ToolCallRecord = z.infer<typeof toolCallRecordSchema>;
+
+export const tokenUsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheCreationInputTokens: z.number().int().nonnegative(),
+  cacheReadInputTokens: z.number().int().nonnegative(),
+});
+export type TokenUsageTotals = z.infer<typeof tokenUsageSchema>;
+
+export const goalCountersSchema = z.object({
+  modelTurns: z.number().int().nonnegative(),
+  toolCalls: z.number().int().nonnegative(),
+  toolCallsByTool: z.record(z.string(), z.number().int().nonnegative()),
+  toolCallsByReversibility: z.object({
+    'read-only': z.number().int().nonnegative(),
+    mutating: z.number().int().nonnegative(),
+    irreversible: z.number().int().nonnegative(),
+  }),
+  approvalsRequested: z.number().int().nonnegative(),
+  approvalsGranted: z.number().int().nonnegative(),
+  approvalsDenied: z.number().int().nonnegative(),
+  approvalsTimedOut: z.number().int().nonnegative(),
+  unknownOutcomes: z.number().int().nonnegative(),
+});
+export type GoalCounters = z.infer<typeof goalCountersSchema>;
+
+export const taskRecordSchema = z.object({
+  index: z.number().int().nonnegative(),
+  text: z.string(),
+  startedAt: z.string(),
+  startedAtTurn: z.number().int().nonnegative(),
+});
+export type TaskRecord = z.infer<typeof taskRecordSchema>;
+
+/** Everything the goal knows. One object, so continue-as-new can carry it whole. */
+export const goalStateSchema = z.object({
+  schemaVersion: z.literal(GOAL_STATE_SCHEMA_VERSION),
+  config: goalInputSchema,
+  status: z.enum(['running', 'completed', 'failed', 'limit', 'cancelled']),
+  phase: z.enum(['thinking', 'running-tools', 'awaiting-approval', 'awaiting-follow-up', 'done']),
+  transcript: z.array(transcriptMessageSchema),
+  /** The tool calls of the turn in progress; survives continue-as-new during approval waits. */
+  currentTurn: z.array(toolCallRecordSchema).optional(),
+  tasks: z.array(taskRecordSchema).min(1),
+  counters: goalCountersSchema,
+  usage: tokenUsageSchema,
+  /** Follow-up user messages not yet given to the model. */
+  inbox: z.array(z.string()),
+  finalText: z.string().optional(),
+  endReason: z.string().optional(),
+  startedAtMs: z.number(),
+  continuedAsNew: z.number().int().nonnegative(),
+});
+export type GoalState = z.infer<typeof goalStateSchema>;
+
+export function emptyCounters(): GoalCounters {
+  return {
+    modelTurns: 0,
+    toolCalls: 0,
+    toolCallsByTool: {},
+    toolCallsByReversibility: { 'read-only': 0, mutating: 0, irreversible: 0 },
+    approvalsRequested: 0,
+    approvalsGranted: 0,
+    approvalsDenied: 0,
+    approvalsTimedOut: 0,
+    unknownOutcomes: 0,
+  };
+}
+
+export function emptyUsage(): TokenUsageTotals {
+  return { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+}
+
+export type StateLoad = { ok: true; state: GoalState } | { ok: false; message: string };
+
+/** Validates carried state (continue-as-new, or a resumed run) and migrates older versions. */
+export function loadGoalState(raw: unknown): StateLoad {
+  const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (version !== GOAL_STATE_SCHEMA_VERSION) {
+    return { ok: false, message: `unsupported goal state schemaVersion ${String(version)}` };
+  }
+  const result = goalStateSchema.safeParse(raw);
+  if (result.success) return { ok: true, state: result.data };
+  return { ok: false, message: `invalid goal state: ${result.error.issues[0]?.message ?? 'unknown'}` };
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/**
+ * The conversation in Anthropic Messages wire shapes, kept as plain data so it can live in
+ * workflow state, cross continue-as-new, and be sent to the model activity unchanged.
+ */
+export const textBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
+export const toolUseBlockSchema = z.object({
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+});
+export const toolResultBlockSchema = z.object({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.string(),
+  is_error: z.boolean().optional(),
+});
+export const contentBlockSchema = z.discriminatedUnion('type', [
+  textBlockSchema,
+  toolUseBlockSchema,
+  toolResultBlockSchema,
+]);
+export const transcriptMessageSchema = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.array(contentBlockSchema),
+});
+
+export type TextBlock = z.infer<typeof textBlockSchema>;
+export type ToolUseBlock = z.infer<typeof toolUseBlockSchema>;
+export type ToolResultBlock = z.infer<typeof toolResultBlockSchema>;
+export type ContentBlock = z.infer<typeof contentBlockSchema>;
+export type TranscriptMessage = z.infer<typeof transcriptMessageSchema>;
+
+export function userText(text: string): TranscriptMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+export function toolUsesOf(message: TranscriptMessage): ToolUseBlock[] {
+  return message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+}
+
+export function textOf(message: TranscriptMessage): string {
+  return message.content
+    .filter((block): block is TextBlock => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n')
+    .trim();
+}
+
+/**
+ * Appends user-side blocks, merging into a trailing user message: the Messages API wants roles
+ * to alternate, and tool results, harness notes and follow-ups of one turn belong together.
+ * Tool results must come first in that message, so they are placed ahead of text blocks.
+ */
+export function appendUserBlocks(
+  transcript: TranscriptMessage[],
+  blocks: ContentBlock[],
+): TranscriptMessage[] {
+  if (blocks.length === 0) return transcript;
+  const last = transcript[transcript.length - 1];
+  if (last?.role !== 'user') return [...transcript, { role: 'user', content: orderUserBlocks(blocks) }];
+  return [
+    ...transcript.slice(0, -1),
+    { role: 'user', content: orderUserBlocks([...last.content, ...blocks]) },
+  ];
+}
+
+function orderUserBlocks(blocks: ContentBlock[]): ContentBlock[] {
+  return [
+    ...blocks.filter((block) => block.type === 'tool_result'),
+    ...blocks.filter((b) => b.type !== 'tool_result'),
+  ];
+}
+
+/** A one-line rendering of a message, for status views and the CLI. */
+export function describeMessage(message: TranscriptMessage, maxLength = 200): string {
+  const parts = message.content.map((block) => {
+    switch (block.type) {
+      case 'text':
+        return block.text;
+      case 'tool_use':
+        return `[tool_use ${block.name} ${JSON.stringify(block.input)}]`;
+      case 'tool_result':
+        return `[tool_result${block.is_error ? ' (error)' : ''}] ${block.content}`;
+    }
+  });
+  const line = `${message.role}: ${parts.join(' ')}`.replace(/\s+/g, ' ').trim();
+  return line.length > maxLength ? `${line.slice(0, maxLength - 1)}…` : line;
+}

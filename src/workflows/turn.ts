@@ -1,0 +1,108 @@
+import { requiresHumanApproval } from './approval-policy';
+import type { GoalConfig } from './goal-input';
+import type { ApprovalDecision, ToolCallRecord } from './goal-state';
+import { classifyToolCall, TOOL_NAMES } from './tools/tool-registry';
+import type { ToolResultBlock, ToolUseBlock } from './transcript';
+
+/**
+ * One model turn's tool calls as data. Each call moves awaiting-approval → ready → running → done;
+ * because the turn is plain state, a goal can continue-as-new while calls wait for a human and
+ * pick up exactly where it stopped.
+ */
+export function planTurn(options: {
+  toolUses: ToolUseBlock[];
+  config: GoalConfig;
+  toolCallsSoFar: number;
+  nowMs: number;
+}): ToolCallRecord[] {
+  const { toolUses, config, nowMs } = options;
+  let remainingCalls = config.limits.maxToolCalls - options.toolCallsSoFar;
+  const offered = new Set(offeredTools(config));
+  return toolUses.map((toolUse): ToolCallRecord => {
+    const base = { callId: toolUse.id, toolName: toolUse.name, input: toolUse.input };
+    if (!offered.has(toolUse.name)) {
+      return done(
+        base,
+        'read-only',
+        toolUse.name,
+        `Unknown tool "${toolUse.name}". Available: ${[...offered].join(', ')}.`,
+      );
+    }
+    const classified = classifyToolCall(toolUse.name, toolUse.input);
+    if (!classified.ok) return done(base, 'read-only', toolUse.name, classified.error);
+    if (remainingCalls <= 0) {
+      return done(
+        base,
+        classified.reversibility,
+        classified.summary,
+        `Not run: the goal's limit of ${config.limits.maxToolCalls} tool calls is reached.`,
+      );
+    }
+    remainingCalls -= 1;
+    const record = { ...base, reversibility: classified.reversibility, summary: classified.summary };
+    if (!requiresHumanApproval(classified.reversibility, config.approvalPolicy)) {
+      return { ...record, status: 'ready' };
+    }
+    return {
+      ...record,
+      status: 'awaiting-approval',
+      approval: {
+        requestedAt: new Date(nowMs).toISOString(),
+        deadlineMs: nowMs + config.limits.approvalTimeoutMs,
+      },
+    };
+  });
+}
+
+function done(
+  base: Pick<ToolCallRecord, 'callId' | 'toolName' | 'input'>,
+  reversibility: ToolCallRecord['reversibility'],
+  summary: string,
+  content: string,
+): ToolCallRecord {
+  return { ...base, reversibility, summary, status: 'done', result: { content, isError: true } };
+}
+
+export function offeredTools(config: GoalConfig): string[] {
+  return config.tools ?? [...TOOL_NAMES];
+}
+
+export function wasCutByLimit(call: ToolCallRecord): boolean {
+  return call.result?.content.startsWith("Not run: the goal's limit") ?? false;
+}
+
+export type DecisionCheck = { ok: true; call: ToolCallRecord } | { ok: false; message: string };
+
+/** Whether a decision for this call id can be accepted now (used by the Update validator too). */
+export function checkDecision(turn: readonly ToolCallRecord[] | undefined, callId: string): DecisionCheck {
+  const call = turn?.find((candidate) => candidate.callId === callId);
+  if (!call) return { ok: false, message: `no pending approval with call id ${callId}` };
+  if (call.status !== 'awaiting-approval' || call.approval?.decision) {
+    return { ok: false, message: `call ${callId} was already decided` };
+  }
+  return { ok: true, call };
+}
+
+export function denialText(decision: ApprovalDecision): string {
+  if (decision.via === 'timeout') {
+    return 'Not run: approval timed out. No human decided in time; choose a way forward that needs no irreversible step, or explain what approval is needed.';
+  }
+  const reason = decision.reason ? ` Reason: ${decision.reason}` : '';
+  return `Not run: denied by ${decision.approver}.${reason} Choose another way forward.`;
+}
+
+export function unknownOutcomeText(summary: string, detail: string): string {
+  return (
+    `The outcome of this irreversible call (${summary}) is unknown: ${detail}. ` +
+    'keel did not run it again and will not retry it. Inspect the workspace to see whether it took effect before deciding what to do; the user has been told.'
+  );
+}
+
+export function toolResultBlocks(turn: readonly ToolCallRecord[]): ToolResultBlock[] {
+  return turn.map((call) => ({
+    type: 'tool_result',
+    tool_use_id: call.callId,
+    content: call.result?.content ?? 'No result was recorded for this call.',
+    ...(call.result?.isError ? { is_error: true } : {}),
+  }));
+}

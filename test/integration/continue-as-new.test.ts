@@ -1,0 +1,114 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import Anthropic from '@anthropic-ai/sdk';
+import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
+import {
+  startScriptedMessagesServer,
+  type ScriptedMessagesServer,
+} from '../../src/scripted-model/scripted-messages-server';
+import { createKeelWorker } from '../../src/worker';
+import { goalWorkflow } from '../../src/workflows/goal-workflow';
+import { approveSignal, goalStatusQuery } from '../../src/workflows/messages';
+import { eventually, tempDirectory, workflowBundle } from '../support/temporal';
+
+// A server of its own: the low history threshold would otherwise touch every other test's goals.
+let server: DevServer;
+let scripted: ScriptedMessagesServer;
+let client: Client;
+
+const listTurn = { toolCalls: [{ name: 'list_dir', input: { path: '.' } }] };
+
+before(async () => {
+  server = await startDevServer({
+    ephemeral: true,
+    dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 30 },
+  });
+  scripted = await startScriptedMessagesServer({
+    scenarios: [
+      {
+        name: 'long',
+        match: 'GOAL-LONG',
+        turns: [
+          ...Array.from({ length: 8 }, () => listTurn),
+          {
+            toolCalls: [
+              { name: 'run_command', input: { command: 'echo approved-after-carry-over > done.txt' } },
+            ],
+          },
+          ...Array.from({ length: 3 }, () => listTurn),
+          { text: 'Long goal finished.' },
+        ],
+      },
+    ],
+  });
+  client = new Client({ connection: await Connection.connect({ address: server.address }) });
+});
+
+after(async () => {
+  await client.connection.close();
+  await scripted.close();
+  await server.stop();
+});
+
+test(
+  'a long goal continues as new carrying transcript, counters and a pending approval',
+  { timeout: 120_000 },
+  async () => {
+    const connection = await NativeConnection.connect({ address: server.address });
+    const worker: Worker = await createKeelWorker({
+      connection,
+      namespace: 'default',
+      taskQueue: 'keel-can',
+      anthropic: new Anthropic({ apiKey: 'k', baseURL: scripted.url, maxRetries: 0 }),
+      journalDirectory: tempDirectory(),
+      workflowBundle: await workflowBundle(),
+    });
+    const workflowId = `long-${Date.now()}`;
+    const result = await worker.runUntil(async () => {
+      const handle = await client.workflow.start(goalWorkflow, {
+        taskQueue: 'keel-can',
+        workflowId,
+        args: [{ goal: 'GOAL-LONG: keep going', workspace: tempDirectory() }],
+      });
+      const callId = await eventually(
+        async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,
+        60_000,
+      );
+      const runWhileWaiting = (await handle.describe()).runId;
+      // Signals grow history while the goal waits (these name no pending call and are ignored),
+      // until Temporal suggests continue-as-new in the middle of the approval wait.
+      for (let index = 0; index < 12; index++)
+        await handle.signal(approveSignal, { callId: `toolu_unknown_${index}` });
+      const carried = await eventually(async () => {
+        const description = await handle.describe();
+        if (description.runId === runWhileWaiting) return undefined;
+        return (await handle.query(goalStatusQuery)).pendingApprovals[0];
+      }, 30_000);
+      assert.equal(carried.callId, callId, 'the same call still awaits approval in the new run');
+      await handle.signal(approveSignal, { callId, approver: 'test' });
+      return client.workflow.getHandle<typeof goalWorkflow>(workflowId).result();
+    });
+    await connection.close();
+
+    assert.equal(result.status, 'completed');
+    assert.equal(result.finalText, 'Long goal finished.');
+    // Counters survived every run of the chain: 11 list_dir calls and the approved command.
+    assert.equal(result.counters.toolCalls, 12);
+    assert.equal(result.counters.modelTurns, 13);
+    assert.equal(result.counters.approvalsGranted, 1);
+
+    // It really continued as new, more than once.
+    let runs = 0;
+    for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+      runs += execution.status.name === 'CONTINUED_AS_NEW' || execution.status.name === 'COMPLETED' ? 1 : 0;
+    }
+    assert.ok(runs >= 2, `expected several runs, got ${runs}`);
+
+    // The last run's model request carried the whole transcript from the first run.
+    const last = scripted.requests.at(-1);
+    assert.equal(last?.body.messages?.length, 1 + 2 * 12);
+    assert.match(JSON.stringify(last?.body.messages?.[0]), /GOAL-LONG/);
+  },
+);

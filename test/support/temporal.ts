@@ -1,0 +1,128 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { Client, Connection } from '@temporalio/client';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  type Worker,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
+import {
+  startScriptedMessagesServer,
+  type ScriptedMessagesServer,
+} from '../../src/scripted-model/scripted-messages-server';
+import type { ScenarioInput } from '../../src/scripted-model/scenario';
+import { createKeelWorker, WORKFLOWS_PATH } from '../../src/worker';
+
+/**
+ * Integration tests share one real dev server: the test runner starts it and passes
+ * TEMPORAL_ADDRESS; a file run on its own starts a private one.
+ */
+let ownServer: Promise<DevServer> | undefined;
+export async function temporalAddress(): Promise<string> {
+  if (process.env.TEMPORAL_ADDRESS) return process.env.TEMPORAL_ADDRESS;
+  ownServer ??= startDevServer({ ephemeral: true });
+  return (await ownServer).address;
+}
+
+export async function stopOwnServer(): Promise<void> {
+  if (ownServer) await (await ownServer).stop();
+}
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** Bundling the workflow code takes seconds; do it once per test file. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  return bundle;
+}
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+};
+
+export function tempDirectory(prefix = 'keel-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export interface Harness {
+  client: Client;
+  scripted: ScriptedMessagesServer;
+  taskQueue: string;
+  journalDirectory: string;
+  /** Runs a worker for the duration of fn. */
+  withWorker<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+let queueCounter = 0;
+
+/** A client, a scripted Messages endpoint and a task queue of its own for one test. */
+export async function createHarness(options: { scenarios: ScenarioInput[] }): Promise<Harness> {
+  const address = await temporalAddress();
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const scripted = await startScriptedMessagesServer({ scenarios: options.scenarios });
+  const taskQueue = `keel-test-${process.pid}-${++queueCounter}-${Date.now()}`;
+  const journalDirectory = tempDirectory('keel-journal-');
+  return {
+    client,
+    scripted,
+    taskQueue,
+    journalDirectory,
+    async withWorker(fn) {
+      const workerConnection = await NativeConnection.connect({ address });
+      const worker: Worker = await createKeelWorker({
+        connection: workerConnection,
+        namespace: 'default',
+        taskQueue,
+        anthropic: new Anthropic({
+          apiKey: 'test-key-never-in-history',
+          baseURL: scripted.url,
+          maxRetries: 0,
+        }),
+        journalDirectory,
+        workflowBundle: await workflowBundle(),
+      });
+      try {
+        return await worker.runUntil(fn);
+      } finally {
+        await workerConnection.close();
+      }
+    },
+    async close() {
+      await scripted.close();
+      await connection.close();
+    },
+  };
+}
+
+/** Polls until the predicate holds (for waiting on a workflow's visible state). */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+}
+
+/** A history as text with every payload decoded, so assertions can search what was stored. */
+export function historyText(history: unknown): string {
+  return JSON.stringify(history, (_key, value: unknown) =>
+    value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value,
+  );
+}

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+export interface WorkerProcess {
+  readonly pid: number;
+  /** kill -9: no shutdown hooks, no goodbye to the server. */
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real worker entry point (src/worker.ts) as its own OS process, so a test can kill it
+ * the way a crash would. Resolves once it polls its task queue.
+ */
+export async function startWorkerProcess(options: {
+  address: string;
+  taskQueue: string;
+  modelBaseUrl: string;
+  journalDirectory: string;
+}): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TEMPORAL_ADDRESS: options.address,
+      KEEL_TASK_QUEUE: options.taskQueue,
+      ANTHROPIC_BASE_URL: options.modelBaseUrl,
+      ANTHROPIC_API_KEY: 'test-key-of-a-worker-process',
+      KEEL_JOURNAL_DIR: options.journalDirectory,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start within 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('polling task queue')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code} during start-up:\n${output}`));
+    });
+  });
+  const stopOnExit = () => child.kill('SIGKILL');
+  process.once('exit', stopOnExit);
+  return {
+    pid: child.pid ?? -1,
+    kill9: () => terminate(child, 'SIGKILL', stopOnExit),
+    stop: () => terminate(child, 'SIGTERM', stopOnExit),
+  };
+}
+
+function terminate(child: ChildProcess, signal: NodeJS.Signals, hook: () => void): Promise<void> {
+  process.removeListener('exit', hook);
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}

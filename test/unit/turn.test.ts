@@ -1,0 +1,112 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { goalInputSchema } from '../../src/workflows/goal-input';
+import { checkDecision, planTurn, toolResultBlocks, wasCutByLimit } from '../../src/workflows/turn';
+import { requiresHumanApproval } from '../../src/workflows/approval-policy';
+
+const config = (extra: Record<string, unknown> = {}) =>
+  goalInputSchema.parse({ goal: 'g', workspace: '/tmp/ws', ...extra });
+const use = (id: string, name: string, input: unknown) => ({ type: 'tool_use' as const, id, name, input });
+
+test('approval: irreversible always waits, read-only never, mutating follows the policy', () => {
+  assert.equal(requiresHumanApproval('irreversible', 'auto'), true);
+  assert.equal(requiresHumanApproval('irreversible', 'ask'), true);
+  assert.equal(requiresHumanApproval('read-only', 'ask'), false);
+  assert.equal(requiresHumanApproval('mutating', 'auto'), false);
+  assert.equal(requiresHumanApproval('mutating', 'ask'), true);
+});
+
+test('planTurn classifies each call and sets an absolute approval deadline', () => {
+  const turn = planTurn({
+    toolUses: [
+      use('a', 'list_dir', { path: '.' }),
+      use('b', 'run_command', { command: 'rm -rf build' }),
+      use('c', 'write_file', { path: 'x', content: 'y' }),
+    ],
+    config: config({ limits: { approvalTimeoutMs: 5000 } }),
+    toolCallsSoFar: 0,
+    nowMs: 1_000_000,
+  });
+  assert.deepEqual(
+    turn.map((call) => [call.callId, call.status, call.reversibility]),
+    [
+      ['a', 'ready', 'read-only'],
+      ['b', 'awaiting-approval', 'irreversible'],
+      ['c', 'ready', 'mutating'],
+    ],
+  );
+  assert.equal(turn[1]?.approval?.deadlineMs, 1_005_000);
+  assert.equal(turn[1]?.summary, 'run_command: rm -rf build');
+});
+
+test('invalid input and unknown tools come back as error results without running', () => {
+  const turn = planTurn({
+    toolUses: [use('a', 'read_file', { nope: 1 }), use('b', 'teleport', {})],
+    config: config(),
+    toolCallsSoFar: 0,
+    nowMs: 0,
+  });
+  assert.ok(turn.every((call) => call.status === 'done' && call.result?.isError));
+  assert.match(turn[0]?.result?.content ?? '', /Invalid input for read_file/);
+  assert.match(turn[1]?.result?.content ?? '', /Unknown tool "teleport"/);
+});
+
+test('a goal limited to tools offers and accepts only those', () => {
+  const turn = planTurn({
+    toolUses: [use('a', 'run_command', { command: 'ls' })],
+    config: config({ tools: ['read_file'] }),
+    toolCallsSoFar: 0,
+    nowMs: 0,
+  });
+  assert.match(turn[0]?.result?.content ?? '', /Unknown tool "run_command"\. Available: read_file/);
+});
+
+test('calls beyond the tool-call limit are cut and marked', () => {
+  const turn = planTurn({
+    toolUses: [use('a', 'list_dir', {}), use('b', 'list_dir', {}), use('c', 'list_dir', {})],
+    config: config({ limits: { maxToolCalls: 5 } }),
+    toolCallsSoFar: 4,
+    nowMs: 0,
+  });
+  assert.deepEqual(turn.map(wasCutByLimit), [false, true, true]);
+  assert.equal(turn[0]?.status, 'ready');
+});
+
+test('checkDecision refuses unknown and already-decided call ids', () => {
+  const turn = planTurn({
+    toolUses: [use('x', 'run_command', { command: 'rm a' }), use('y', 'list_dir', {})],
+    config: config(),
+    toolCallsSoFar: 0,
+    nowMs: 0,
+  });
+  assert.equal(checkDecision(turn, 'x').ok, true);
+  assert.deepEqual(checkDecision(turn, 'zzz'), {
+    ok: false,
+    message: 'no pending approval with call id zzz',
+  });
+  assert.deepEqual(checkDecision(turn, 'y'), { ok: false, message: 'call y was already decided' });
+  assert.deepEqual(checkDecision(undefined, 'x'), {
+    ok: false,
+    message: 'no pending approval with call id x',
+  });
+  const approval = turn[0]?.approval;
+  if (approval)
+    approval.decision = { approved: true, approver: 'a', reason: '', decidedAt: '', via: 'signal' };
+  assert.equal(checkDecision(turn, 'x').ok, false);
+});
+
+test('tool results keep the order of the calls', () => {
+  const turn = planTurn({
+    toolUses: [use('a', 'teleport', {}), use('b', 'teleport', {})],
+    config: config(),
+    toolCallsSoFar: 0,
+    nowMs: 0,
+  });
+  assert.deepEqual(
+    toolResultBlocks(turn).map((block) => [block.tool_use_id, block.is_error]),
+    [
+      ['a', true],
+      ['b', true],
+    ],
+  );
+});
