@@ -1,0 +1,148 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import type { EditFileInput } from '../../workflows/tools/edit-file-spec';
+import { suggestCall } from '../../workflows/tools/suggest-call';
+import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
+import type { ToolImplementation } from './tool-context';
+import { escapeRegExp, failure, isSystemError, missingPathOutcome, success } from './tool-outcomes';
+import { nearestExistingDirectory, resolveWorkspacePath } from './workspace';
+
+/** Lines of context around a match suggested for reading. */
+const CONTEXT_LINES = 5;
+const LINES_LISTED = 10;
+
+export const editFile: ToolImplementation<EditFileInput> = async (input, context) => {
+  const resolution = await resolveWorkspacePath({
+    workspace: context.workspace,
+    path: input.path,
+    toolName: 'edit_file',
+  });
+  if (!resolution.ok) return resolution.outcome;
+  const { absolute, relative } = resolution.path;
+
+  let content: string;
+  try {
+    if ((await stat(absolute)).isDirectory()) {
+      return failure({
+        content: `"${relative}" is a directory; edit_file needs a file.`,
+        candidates: [
+          `${suggestCall('list_dir', { path: relative })} — find the file inside it`,
+          'Call edit_file with a file path',
+        ],
+      });
+    }
+    content = await readFile(absolute, 'utf8');
+  } catch (error) {
+    if (isSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
+      const nearestDirectory = await nearestExistingDirectory({ workspace: context.workspace, relative });
+      return missingPathOutcome({ relative, nearestDirectory, kind: 'file' });
+    }
+    throw error;
+  }
+
+  const positions = occurrences(content, input.oldString);
+  const oldLineCount = input.oldString.split('\n').length;
+  if (positions.length === 0) return notFoundOutcome({ input, relative, content, oldLineCount });
+  if (positions.length > 1) {
+    const lines = positions.map((position) => lineOf(content, position));
+    const listed = lines.slice(0, LINES_LISTED).join(', ') + (lines.length > LINES_LISTED ? ', …' : '');
+    return failure({
+      content: `oldString occurs ${positions.length} times in ${relative} (at lines ${listed}); it must occur exactly once. Nothing was changed.`,
+      candidates: [
+        ...lines
+          .slice(0, 2)
+          .map((line) => `${readAround(relative, line, oldLineCount)} — read the occurrence at line ${line}`),
+        'Make oldString longer with neighbouring lines that occur only around the place you mean, then call edit_file again',
+      ],
+      facts: { matchCount: positions.length },
+    });
+  }
+  if (input.oldString === input.newString) {
+    return failure({
+      content: `oldString and newString are identical; nothing to change in ${relative}.`,
+      candidates: [
+        `${readAround(relative, lineOf(content, positions[0] ?? 0), oldLineCount)} — check the current text`,
+        'Call edit_file with the newString you intend',
+      ],
+      facts: { matchCount: 1 },
+    });
+  }
+
+  const position = positions[0] ?? 0;
+  // Slices, not String.replace: newString may contain "$&" and similar replacement patterns.
+  const updated =
+    content.slice(0, position) + input.newString + content.slice(position + input.oldString.length);
+  await writeFile(absolute, updated, 'utf8');
+  const line = lineOf(content, position);
+  return success({
+    content: `Edited ${relative} at line ${line}: ${oldLineCount} lines replaced by ${input.newString.split('\n').length}.`,
+    facts: { matchCount: 1, bytes: Buffer.byteLength(updated, 'utf8') },
+    effects: { created: [], modified: [relative], deleted: [] },
+  });
+};
+
+/** Non-overlapping start positions of needle in text. */
+function occurrences(text: string, needle: string): number[] {
+  const positions: number[] = [];
+  for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length)) {
+    positions.push(index);
+  }
+  return positions;
+}
+
+function lineOf(text: string, position: number): number {
+  let line = 1;
+  for (
+    let index = text.indexOf('\n');
+    index !== -1 && index < position;
+    index = text.indexOf('\n', index + 1)
+  )
+    line += 1;
+  return line;
+}
+
+function readAround(relative: string, line: number, lineCount: number): string {
+  const offset = Math.max(1, line - CONTEXT_LINES);
+  return suggestCall('read_file', { path: relative, offset, limit: lineCount + 2 * CONTEXT_LINES });
+}
+
+/**
+ * Zero matches usually means the text drifted (whitespace, an earlier edit) or line numbers from
+ * read_file were copied in; point at where the first line of oldString still appears, if anywhere.
+ */
+function notFoundOutcome(options: {
+  input: EditFileInput;
+  relative: string;
+  content: string;
+  oldLineCount: number;
+}): ToolOutcome {
+  const { input, relative, content, oldLineCount } = options;
+  const firstLine =
+    input.oldString
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
+  const fileLines = content.split('\n');
+  const foundAt = firstLine === '' ? -1 : fileLines.findIndex((line) => line.includes(firstLine));
+  const notes = [`oldString was not found in ${relative}; nothing was changed.`];
+  if (/^\s*\d+\t/m.test(input.oldString)) {
+    notes.push('It seems to contain line numbers from read_file ("12\\t…"); they are not part of the file.');
+  }
+  const candidates: string[] = [];
+  if (foundAt >= 0) {
+    notes.push(`Its first line occurs at line ${foundAt + 1}; the lines after it differ.`);
+    candidates.push(`${readAround(relative, foundAt + 1, oldLineCount)} — read the current text there`);
+  } else {
+    candidates.push(
+      `${suggestCall('read_file', { path: relative, ...(fileLines.length > 200 ? { offset: 1, limit: 200 } : {}) })} — read the current text`,
+    );
+  }
+  if (firstLine !== '') {
+    candidates.push(
+      `${suggestCall('search', { pattern: escapeRegExp(firstLine), path: relative })} — find where that text is now`,
+    );
+  }
+  candidates.push(
+    'Copy oldString exactly from the file, with its whitespace and indentation, then call edit_file again',
+  );
+  return failure({ content: notes.join(' '), candidates, facts: { matchCount: 0 } });
+}

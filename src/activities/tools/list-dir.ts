@@ -1,0 +1,65 @@
+import { lstat, readdir, readlink, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ListDirInput } from '../../workflows/tools/list-dir-spec';
+import { suggestCall } from '../../workflows/tools/suggest-call';
+import type { ToolImplementation } from './tool-context';
+import { failure, isSystemError, missingPathOutcome, success } from './tool-outcomes';
+import { nearestExistingDirectory, resolveWorkspacePath } from './workspace';
+
+/** Entries listed at most; a bigger directory is better explored with search or find. */
+export const LIST_DIR_MAX_ENTRIES = 1000;
+
+export const listDir: ToolImplementation<ListDirInput> = async (input, context) => {
+  const resolution = await resolveWorkspacePath({
+    workspace: context.workspace,
+    path: input.path ?? '.',
+    toolName: 'list_dir',
+  });
+  if (!resolution.ok) return resolution.outcome;
+  const { absolute, relative } = resolution.path;
+
+  let info;
+  try {
+    info = await stat(absolute);
+  } catch (error) {
+    if (isSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
+      const nearestDirectory = await nearestExistingDirectory({ workspace: context.workspace, relative });
+      return missingPathOutcome({ relative, nearestDirectory, kind: 'directory' });
+    }
+    throw error;
+  }
+  if (!info.isDirectory()) {
+    return failure({
+      content: `"${relative}" is a file (${info.size} bytes), not a directory.`,
+      candidates: [
+        `${suggestCall('read_file', { path: relative })} — read it`,
+        `${suggestCall('list_dir', { path: path.posix.dirname(relative) })} — list the directory that holds it`,
+      ],
+    });
+  }
+
+  const entries = (await readdir(absolute, { withFileTypes: true })).sort((left, right) =>
+    left.name < right.name ? -1 : left.name > right.name ? 1 : 0,
+  );
+  const shown = entries.slice(0, LIST_DIR_MAX_ENTRIES);
+  const lines: string[] = [];
+  for (const entry of shown) lines.push(await describeEntry(path.join(absolute, entry.name), entry.name));
+  if (entries.length === 0) {
+    return success({ content: `${relative} is empty.`, facts: { emptyOutput: true, truncated: false } });
+  }
+  const truncated = entries.length > shown.length;
+  const header = `${relative} (${entries.length} entries${truncated ? `, first ${shown.length} shown` : ''}):`;
+  return success({ content: [header, ...lines].join('\n'), facts: { emptyOutput: false, truncated } });
+};
+
+async function describeEntry(absolute: string, name: string): Promise<string> {
+  try {
+    const info = await lstat(absolute);
+    if (info.isDirectory()) return `${name}/`;
+    if (info.isSymbolicLink()) return `${name} -> ${await readlink(absolute)}`;
+    if (info.isFile()) return `${name} (${info.size} bytes)`;
+    return `${name} (special file)`;
+  } catch {
+    return `${name} (unreadable)`;
+  }
+}

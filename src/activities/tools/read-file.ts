@@ -1,0 +1,230 @@
+import { open, stat } from 'node:fs/promises';
+import { READ_FILE_MAX_LINES, type ReadFileInput } from '../../workflows/tools/read-file-spec';
+import { suggestCall } from '../../workflows/tools/suggest-call';
+import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
+import type { ToolImplementation } from './tool-context';
+import {
+  escapeRegExp,
+  failure,
+  isSystemError,
+  missingPathOutcome,
+  quoteShell,
+  success,
+} from './tool-outcomes';
+import { nearestExistingDirectory, resolveWorkspacePath } from './workspace';
+
+/** Characters one read returns at most (long lines count too). */
+export const READ_FILE_MAX_CHARACTERS = 100_000;
+/** Bytes read from disk at most: enough to outline any text file a model should be reading. */
+const SCAN_LIMIT_BYTES = 16 * 1024 * 1024;
+const OUTLINE_MAX_ENTRIES = 150;
+const OUTLINE_LINE_CHARACTERS = 120;
+/** Lines suggested per ranged read in candidates. */
+const SUGGESTED_RANGE = 200;
+
+export const readFile: ToolImplementation<ReadFileInput> = async (input, context) => {
+  const resolution = await resolveWorkspacePath({
+    workspace: context.workspace,
+    path: input.path,
+    toolName: 'read_file',
+  });
+  if (!resolution.ok) return resolution.outcome;
+  const { absolute, relative } = resolution.path;
+
+  let info;
+  try {
+    // stat before open: opening a FIFO for reading would block until something writes to it.
+    info = await stat(absolute);
+  } catch (error) {
+    if (isSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
+      const nearestDirectory = await nearestExistingDirectory({ workspace: context.workspace, relative });
+      return missingPathOutcome({ relative, nearestDirectory, kind: 'file' });
+    }
+    throw error;
+  }
+  if (info.isDirectory()) return directoryOutcome(relative);
+  if (!info.isFile()) return notRegularFileOutcome(relative);
+  const size = info.size;
+  const buffer = await readHead(absolute, Math.min(size, SCAN_LIMIT_BYTES));
+
+  if (buffer.subarray(0, 8000).includes(0)) return binaryOutcome(relative, size);
+  const text = buffer.toString('utf8');
+  const lines = splitLines(text);
+  const scannedWhole = buffer.length >= size;
+  const whole = input.offset === undefined && input.limit === undefined;
+
+  if (whole) {
+    if (size === 0)
+      return success({ content: `(${relative} is empty)`, facts: { bytes: 0, emptyOutput: true } });
+    if (scannedWhole && lines.length <= READ_FILE_MAX_LINES && text.length <= READ_FILE_MAX_CHARACTERS) {
+      return success({
+        content: numbered(lines, 1),
+        facts: { bytes: size, truncated: false, emptyOutput: false },
+      });
+    }
+    return outlineOutcome({ relative, lines, size, scannedWhole });
+  }
+  return rangeOutcome({ relative, lines, size, scannedWhole, offset: input.offset ?? 1, limit: input.limit });
+};
+
+async function readHead(absolute: string, length: number): Promise<Buffer> {
+  const file = await open(absolute, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await file.read(buffer, 0, length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
+  }
+}
+
+/** Lines without their terminators; a final newline does not start another line. */
+function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+function numbered(lines: readonly string[], first: number): string {
+  return lines.map((line, index) => `${first + index}\t${line}`).join('\n');
+}
+
+function rangeOutcome(options: {
+  relative: string;
+  lines: readonly string[];
+  size: number;
+  scannedWhole: boolean;
+  offset: number;
+  limit: number | undefined;
+}): ToolOutcome {
+  const { relative, lines, size, offset } = options;
+  const total = lines.length;
+  const totalLabel = options.scannedWhole ? `${total}` : `at least ${total}`;
+  if (offset > total) {
+    if (total === 0)
+      return success({ content: `(${relative} is empty)`, facts: { bytes: size, emptyOutput: true } });
+    return failure({
+      content: `offset ${offset} is past the end of ${relative}, which has ${totalLabel} lines.`,
+      candidates: [
+        suggestCall('read_file', {
+          path: relative,
+          offset: Math.max(1, total - SUGGESTED_RANGE + 1),
+          limit: SUGGESTED_RANGE,
+        }),
+        suggestCall('read_file', { path: relative, offset: 1, limit: SUGGESTED_RANGE }),
+      ],
+      facts: { bytes: size, emptyOutput: true },
+    });
+  }
+  const wanted = lines.slice(offset - 1, offset - 1 + (options.limit ?? READ_FILE_MAX_LINES));
+  const shown: string[] = [];
+  let characters = 0;
+  let cut = false;
+  for (const line of wanted) {
+    const remaining = READ_FILE_MAX_CHARACTERS - characters;
+    if (remaining <= 0) {
+      cut = true;
+      break;
+    }
+    if (line.length > remaining) {
+      shown.push(`${line.slice(0, remaining)}[… line cut: ${line.length - remaining} more characters …]`);
+      cut = true;
+      break;
+    }
+    shown.push(line);
+    characters += line.length + 1;
+  }
+  const last = offset + shown.length - 1;
+  const parts = [`Lines ${offset}-${last} of ${totalLabel} in ${relative}:`, numbered(shown, offset)];
+  if (last < total || !options.scannedWhole) {
+    parts.push(`(more lines follow: continue with offset ${last + 1})`);
+  }
+  return success({
+    content: parts.join('\n'),
+    facts: {
+      bytes: size,
+      emptyOutput: shown.length === 0,
+      // The result shows less than the whole file.
+      truncated: cut || offset > 1 || last < total || !options.scannedWhole,
+    },
+  });
+}
+
+/**
+ * Too large to read whole: a language-neutral outline (numbered lines that start in column one
+ * and contain a letter or digit, i.e. top-level declarations, headings, sections) so the model
+ * can pick a range instead of flooding its context.
+ */
+function outlineOutcome(options: {
+  relative: string;
+  lines: readonly string[];
+  size: number;
+  scannedWhole: boolean;
+}): ToolOutcome {
+  const { relative, lines, size } = options;
+  const entries: number[] = [];
+  lines.forEach((line, index) => {
+    if (/^\S/.test(line) && /[\p{L}\p{N}]/u.test(line)) entries.push(index + 1);
+  });
+  // Too many top-level lines (logs, data): sample evenly so the outline still spans the file.
+  const step = Math.max(1, Math.ceil(entries.length / OUTLINE_MAX_ENTRIES));
+  const shown = entries.filter((_, index) => index % step === 0);
+  const outline = shown.map((lineNumber) => {
+    const line = lines[lineNumber - 1] ?? '';
+    const short = line.length > OUTLINE_LINE_CHARACTERS ? `${line.slice(0, OUTLINE_LINE_CHARACTERS)}…` : line;
+    return `${lineNumber}\t${short}`;
+  });
+  const middle = shown[Math.floor(shown.length / 2)] ?? Math.max(1, Math.floor(lines.length / 2));
+  const lineCount = options.scannedWhole
+    ? `${lines.length} lines`
+    : `at least ${lines.length} lines (first 16 MiB scanned)`;
+  const header = [
+    `${relative} is too large to read whole: ${lineCount}, ${size} bytes (one read returns at most ${READ_FILE_MAX_LINES} lines or ${READ_FILE_MAX_CHARACTERS} characters).`,
+    shown.length === 0
+      ? 'No outline: no line starts in column one.'
+      : `Outline (top-level lines, ${shown.length} of ${entries.length} shown):`,
+  ];
+  return failure({
+    content: [...header, ...outline].join('\n'),
+    candidates: [
+      `${suggestCall('read_file', { path: relative, offset: 1, limit: SUGGESTED_RANGE })} — read the beginning`,
+      `${suggestCall('read_file', { path: relative, offset: middle, limit: SUGGESTED_RANGE })} — read from line ${middle} of the outline`,
+      `${suggestCall('search', { pattern: 'WHAT_YOU_NEED', path: relative })} — find the lines you need, then read around them`,
+    ],
+    facts: { bytes: size, truncated: true, emptyOutput: false },
+  });
+}
+
+function directoryOutcome(relative: string): ToolOutcome {
+  return failure({
+    content: `"${relative}" is a directory, not a file.`,
+    candidates: [
+      `${suggestCall('list_dir', { path: relative })} — see its files`,
+      `${suggestCall('search', { pattern: 'WHAT_YOU_NEED', path: relative })} — search inside it`,
+    ],
+  });
+}
+
+function notRegularFileOutcome(relative: string): ToolOutcome {
+  return failure({
+    content: `"${relative}" is not a regular file (a device, socket or pipe); reading it could block.`,
+    candidates: [
+      `${suggestCall('run_command', { command: `ls -l ${quoteShell(relative)}` })} — see what it is`,
+      suggestCall('list_dir', {
+        path: relative.includes('/') ? relative.slice(0, relative.lastIndexOf('/')) : '.',
+      }),
+    ],
+  });
+}
+
+function binaryOutcome(relative: string, size: number): ToolOutcome {
+  return failure({
+    content: `"${relative}" looks binary (${size} bytes, contains NUL bytes); read_file only shows text.`,
+    candidates: [
+      `${suggestCall('run_command', { command: `file ${quoteShell(relative)}` })} — identify its format`,
+      `${suggestCall('search', { pattern: escapeRegExp(relative.split('/').at(-1) ?? relative) })} — find what produces or uses it`,
+    ],
+    facts: { bytes: size },
+  });
+}

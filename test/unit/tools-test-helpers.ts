@@ -1,0 +1,28 @@
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ToolContext } from '../../src/activities/tools/tool-context';
+
+/** A fresh real temp directory (symlink-resolved, as execute-tool hands it to tools). */
+export function makeWorkspace(prefix = 'keel-tools-'): string {
+  return realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+}
+
+/** Writes files given as { 'relative/path': 'content' }, creating directories. */
+export function writeFiles(root: string, files: Readonly<Record<string, string>>): void {
+  for (const [relative, content] of Object.entries(files)) {
+    const absolute = path.join(root, relative);
+    mkdirSync(path.dirname(absolute), { recursive: true });
+    writeFileSync(absolute, content);
+  }
+}
+
+export function toolContext(workspace: string, overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    workspace,
+    idempotencyKey: 'test-workflow/call-1',
+    signal: new AbortController().signal,
+    heartbeat: () => {},
+    ...overrides,
+  };
+}
