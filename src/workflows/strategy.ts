@@ -161,8 +161,9 @@ export function selectStrategy(options: {
 
 /**
  * Why not one cosine between the goal's bundle and each pattern's bundle: bundling dilutes. One
- * word shared with a 10-keyword bundle gives a cosine of about 0.25, and a goal's other words
- * (stop words, file names) push it towards 0, so a 0.55 threshold would essentially never fire.
+ * keyword against the 12-keyword Knowledge bundle gives a cosine of about 0.26, and a goal's other
+ * words (stop words, file names) push it lower: "find all TODO comments and list them" scores
+ * 0.16 against Knowledge, so a 0.55 threshold would essentially never fire.
  *
  * Instead each distinct goal word is compared with every keyword on its own (max over keywords):
  * its resonance with a pattern is that maximum cosine, kept only at or above
