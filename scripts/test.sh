@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh clone: installs what is missing, then type check, lint, format
+# check, unit tests and integration tests on a real Temporal dev server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/ensure.sh
+ensure_node_modules
+ensure_temporal
+[ -f scripts/ensure-postgres.sh ] && bash scripts/ensure-postgres.sh
+echo "keel: type check, lint, format check"
+npm run -s check
+exec node --import tsx scripts/run-tests.ts "$@"

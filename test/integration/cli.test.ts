@@ -1,0 +1,133 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  createHarness,
+  stopOwnServer,
+  temporalAddress,
+  tempDirectory,
+  type Harness,
+} from '../support/temporal';
+
+const KEEL = path.resolve(__dirname, '../../bin/keel.js');
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function keel(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [KEEL, ...args],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+function assertOneLineFailure(run: CliRun, pattern: RegExp): void {
+  assert.notEqual(run.code, 0, 'non-zero exit');
+  const lines = run.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, `one line, got:\n${run.stderr}`);
+  assert.match(lines[0] ?? '', pattern);
+  assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+}
+
+let harness: Harness;
+let address: string;
+
+before(async () => {
+  address = await temporalAddress();
+  harness = await createHarness({
+    scenarios: [
+      {
+        name: 'cli',
+        match: 'GOAL-CLI',
+        turns: [
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo from-cli > cli.txt' } }] },
+          { text: 'CLI goal done.' },
+        ],
+      },
+    ],
+  });
+});
+
+after(async () => {
+  await harness.close();
+  await stopOwnServer();
+});
+
+test('bad input: one clear line, non-zero exit, no stack trace', async () => {
+  assertOneLineFailure(await keel(['run']), /^keel: missing required argument 'goal'/);
+  assertOneLineFailure(await keel(['run', 'x', '--max-tool-calls', '-3']), /must be a positive whole number/);
+  assertOneLineFailure(
+    await keel(['run', 'x', '--approval-policy', 'maybe']),
+    /Allowed choices are auto, ask/,
+  );
+  assertOneLineFailure(await keel(['run', 'x', '--approval-timeout', 'soon']), /must be a duration/);
+  assertOneLineFailure(
+    await keel(['run', ' ']),
+    /^keel: invalid goal input: goal: goal text must not be empty/,
+  );
+  assertOneLineFailure(await keel(['frobnicate']), /^keel: unknown command 'frobnicate'/);
+  assertOneLineFailure(
+    await keel(['status', 'any', '--address', '127.0.0.1:1']),
+    /^keel: cannot reach Temporal at 127\.0\.0\.1:1/,
+  );
+  assertOneLineFailure(
+    await keel(['status', 'no-such-goal', '--address', address]),
+    /^keel: no goal with id no-such-goal/,
+  );
+});
+
+test('run, pending, approve and status work end to end from the command line', async () => {
+  const workspace = tempDirectory('keel-cli-');
+  const common = ['--address', address, '--task-queue', harness.taskQueue];
+  await harness.withWorker(async () => {
+    const started = await keel([
+      ...common,
+      'run',
+      'GOAL-CLI: write a file',
+      '--workspace',
+      workspace,
+      '--id',
+      `cli-${Date.now()}`,
+    ]);
+    assert.equal(started.code, 0, started.stderr);
+    const workflowId = /goal started: (\S+)/.exec(started.stdout)?.[1] ?? '';
+    assert.match(
+      started.stdout,
+      new RegExp(`web ui: http://localhost:8233/namespaces/default/workflows/${workflowId}`),
+    );
+
+    let pendingLine = '';
+    for (let attempt = 0; attempt < 50 && !pendingLine; attempt++) {
+      const pending = await keel([...common, 'pending']);
+      pendingLine = pending.stdout.split('\n').find((line) => line.startsWith(workflowId)) ?? '';
+      if (!pendingLine) await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    assert.match(pendingLine, /irreversible\s+run_command: echo from-cli > cli\.txt/);
+    const callId = pendingLine.split(/\s+/)[1] ?? '';
+
+    const wrong = await keel([...common, 'approve', workflowId, 'toolu_wrong']);
+    assertOneLineFailure(wrong, /^keel: refused: no pending approval with call id toolu_wrong/);
+    const approved = await keel([...common, 'approve', workflowId, callId, '--approver', 'dana']);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.match(approved.stdout, /approved: run_command: echo from-cli > cli\.txt/);
+
+    await harness.client.workflow.getHandle(workflowId).result();
+    const status = await keel([...common, 'status', workflowId]);
+    assert.match(status.stdout, /completed \(done\)/);
+    assert.match(status.stdout, /final answer: CLI goal done\./);
+  });
+  assert.ok(existsSync(path.join(workspace, 'cli.txt')));
+  assert.equal(readFileSync(path.join(workspace, 'cli.txt'), 'utf8'), 'from-cli\n');
+});

@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { KEEL_SEARCH_ATTRIBUTES } from '../../src/dev-server/search-attributes';
+
+// No Docker engine runs where keel is tested, so the compose file's structure is checked instead.
+const ROOT = path.resolve(__dirname, '../..');
+const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as {
+  services: Record<
+    string,
+    {
+      image?: string;
+      build?: string;
+      ports?: string[];
+      environment?: Record<string, string>;
+      command?: string[] | string;
+      depends_on?: unknown;
+    }
+  >;
+};
+const packageJson = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+};
+
+test('the stack has PostgreSQL, Temporal, its Web UI, the search-attribute setup and a keel worker', () => {
+  assert.deepEqual(Object.keys(compose.services).sort(), [
+    'keel-worker',
+    'postgresql',
+    'temporal',
+    'temporal-setup',
+    'temporal-ui',
+  ]);
+  assert.match(compose.services.temporal?.image ?? '', /^temporalio\/auto-setup:/);
+  assert.equal(compose.services.temporal?.environment?.DB, 'postgres12');
+  assert.equal(compose.services.temporal?.environment?.POSTGRES_SEEDS, 'postgresql');
+});
+
+test('Temporal and the Web UI publish their ports', () => {
+  assert.ok(compose.services.temporal?.ports?.includes('7233:7233'));
+  assert.ok(compose.services['temporal-ui']?.ports?.includes('8080:8080'));
+  assert.equal(compose.services['temporal-ui']?.environment?.TEMPORAL_ADDRESS, 'temporal:7233');
+});
+
+test('the worker reaches Temporal, takes the key from the environment, and runs an existing npm script', () => {
+  const worker = compose.services['keel-worker'];
+  assert.equal(worker?.build, '.');
+  assert.ok(existsSync(path.join(ROOT, 'Dockerfile')));
+  assert.equal(worker?.environment?.TEMPORAL_ADDRESS, 'temporal:7233');
+  assert.match(worker?.environment?.ANTHROPIC_API_KEY ?? '', /^\$\{ANTHROPIC_API_KEY/);
+  const command = Array.isArray(worker?.command) ? worker.command : [];
+  assert.deepEqual(command.slice(0, 2), ['npm', 'run']);
+  const script = command[2] ?? '';
+  assert.ok(packageJson.scripts[script], `package.json has a "${script}" script`);
+  assert.match(packageJson.scripts[script] ?? '', /src\/worker\.ts/);
+});
+
+test('the setup service registers exactly keel search attributes', () => {
+  const command = compose.services['temporal-setup']?.command;
+  const text = Array.isArray(command) ? command.join(' ') : String(command);
+  for (const [name, type] of Object.entries(KEEL_SEARCH_ATTRIBUTES))
+    assert.ok(text.includes(`${name}=${type}`), name);
+  assert.equal(text.match(/Keel\w+=\w+/g)?.length, Object.keys(KEEL_SEARCH_ATTRIBUTES).length);
+});
