@@ -98,6 +98,14 @@ export function stripCodeFences(text: string): string {
 }
 
 /**
+ * Bounds the brace matching. Each unparseable candidate costs a scan to its end, so text full of
+ * unclosed `{` is quadratic; workflow code must not stall (Temporal fails a workflow task that
+ * runs for seconds). A few million steps take milliseconds, and past them the best object found
+ * so far is returned: the limit depends only on the text, so replay stays deterministic.
+ */
+const MAX_SCAN_STEPS = 5_000_000;
+
+/**
  * The last balanced `{…}` in the text that parses as a JSON object. Brace matching is
  * string-aware (braces inside strings, escaped quotes), but only inside a candidate object:
  * quotes in the surrounding prose are not JSON and must not derail the scan. A candidate that
@@ -106,9 +114,10 @@ export function stripCodeFences(text: string): string {
  */
 export function findLastJsonObject(text: string): Record<string, unknown> | undefined {
   let found: Record<string, unknown> | undefined;
+  const budget = { steps: MAX_SCAN_STEPS };
   let start = text.indexOf('{');
-  while (start >= 0) {
-    const end = matchingBrace(text, start);
+  while (start >= 0 && budget.steps > 0) {
+    const end = matchingBrace(text, start, budget);
     const parsed = end === undefined ? undefined : parseJsonObject(text.slice(start, end + 1));
     if (parsed !== undefined && end !== undefined) {
       found = parsed;
@@ -120,15 +129,16 @@ export function findLastJsonObject(text: string): Record<string, unknown> | unde
   return found;
 }
 
-/** Index of the `}` closing the `{` at `start`, or undefined when it never closes. */
-function matchingBrace(text: string, start: number): number | undefined {
+/** Index of the `}` closing the `{` at `start`; undefined when it never closes (or the budget ran out). */
+function matchingBrace(text: string, start: number, budget: { steps: number }): number | undefined {
   let depth = 0;
   let inString = false;
   for (let index = start; index < text.length; index++) {
+    if (--budget.steps < 0) return undefined;
     const character = text[index];
     if (inString) {
-      if (character === '\\')
-        index++; // skip the escaped character, e.g. \" or \\
+      // Skip the escaped character, so \" does not end the string and \\ does not escape a quote.
+      if (character === '\\') index++;
       else if (character === '"') inString = false;
     } else if (character === '"') {
       inString = true;

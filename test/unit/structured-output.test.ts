@@ -169,3 +169,11 @@ test('rawFallbackRate is the share of flagged outputs', () => {
   assert.equal(rawFallbackRate([true, false, false, false]), 0.25);
   assert.equal(rawFallbackRate([true, true]), 1);
 });
+
+test('text full of unclosed braces is parsed quickly (workflow tasks must not stall)', () => {
+  const started = performance.now();
+  const result = parseBelief(`${'{'.repeat(50_000)} no JSON here`);
+  const elapsed = performance.now() - started;
+  assert.equal(result.method, 'prose');
+  assert.ok(elapsed < 2000, `took ${Math.round(elapsed)} ms`); // unbounded, this takes several seconds
+});
