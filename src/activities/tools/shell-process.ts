@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { CappedText } from './capped-text';
+
+/** After SIGTERM, how long a process group gets before SIGKILL. */
+const KILL_GRACE_MILLISECONDS = 2000;
+/** After the shell exits, how long to wait for its pipes to close before giving up on them. */
+const CLOSE_WAIT_MILLISECONDS = 2000;
+
+export interface ShellProcessResult {
+  /** Undefined when the process was ended by a signal (timeout, cancellation, crash). */
+  readonly exitCode: number | undefined;
+  readonly signal: string | undefined;
+  readonly stdout: CappedText;
+  readonly stderr: CappedText;
+  /** Bytes the command printed in total, including any omitted from stdout/stderr. */
+  readonly outputBytes: number;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+  readonly durationMilliseconds: number;
+}
+
+/**
+ * Runs `/bin/sh -c command` in its own process group, so a timeout or cancellation can kill
+ * everything it started (pipelines, background jobs), not just the shell. Never rejects for what
+ * the command does; only for failing to start a shell at all.
+ */
+export function runShellProcess(options: {
+  command: string;
+  cwd: string;
+  environment: Record<string, string>;
+  timeoutMilliseconds: number;
+  outputLimitPerStream: number;
+  signal: AbortSignal;
+  heartbeat: () => void;
+  heartbeatIntervalMilliseconds: number;
+}): Promise<ShellProcessResult> {
+  const started = Date.now();
+  const stdout = new CappedText(options.outputLimitPerStream);
+  const stderr = new CappedText(options.outputLimitPerStream);
+  let outputBytes = 0;
+  let timedOut = false;
+  let cancelled = false;
+
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', options.command], {
+      cwd: options.cwd,
+      env: options.environment,
+      detached: true, // leader of a new process group: kill(-pid) reaches all of it
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const killGroup = (signal: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+    const timers: NodeJS.Timeout[] = [];
+    const stop = (): void => {
+      killGroup('SIGTERM');
+      timers.push(setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MILLISECONDS));
+    };
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, options.timeoutMilliseconds),
+    );
+    const onAbort = (): void => {
+      cancelled = true;
+      stop();
+    };
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener('abort', onAbort, { once: true });
+    options.heartbeat();
+    const heartbeats = setInterval(options.heartbeat, options.heartbeatIntervalMilliseconds);
+
+    for (const [stream, text] of [
+      [child.stdout, stdout],
+      [child.stderr, stderr],
+    ] as const) {
+      stream.setEncoding('utf8'); // decodes characters split across chunks correctly
+      stream.on('data', (chunk: string) => {
+        outputBytes += Buffer.byteLength(chunk, 'utf8');
+        text.append(chunk);
+      });
+    }
+
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    const finish = (): void => {
+      if (settled || exit === undefined) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      clearInterval(heartbeats);
+      options.signal.removeEventListener('abort', onAbort);
+      resolve({
+        exitCode: exit.code ?? undefined,
+        signal: exit.signal ?? undefined,
+        stdout,
+        stderr,
+        outputBytes,
+        timedOut,
+        cancelled,
+        durationMilliseconds: Date.now() - started,
+      });
+    };
+    child.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      clearInterval(heartbeats);
+      reject(error);
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      // Background jobs would keep the pipes open; the command is over, so they go too.
+      killGroup('SIGKILL');
+      timers.push(
+        setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish();
+        }, CLOSE_WAIT_MILLISECONDS),
+      );
+    });
+    child.on('close', finish);
+  });
+}
