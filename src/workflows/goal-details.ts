@@ -1,0 +1,193 @@
+import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from './budget';
+import type { GoalCounters, GoalPhase, GoalStatus, TokenUsageTotals } from './goal-state';
+import type { PendingApprovalView } from './messages';
+
+/**
+ * The markdown the Temporal Web UI shows as a goal's "current details": what the goal is doing,
+ * what it has spent, and — first, because it is the one thing a reader may have to act on — each
+ * pending approval with the exact commands that approve it. Pure, so the workflow can render it on
+ * every change and replay renders the same text.
+ */
+
+export interface GoalDetailsPlanStep {
+  index: number;
+  toolName: string;
+  rationale: string;
+  status: string;
+}
+
+export interface GoalDetailsPlan {
+  attempt: number;
+  strategy: string;
+  steps: GoalDetailsPlanStep[];
+}
+
+export interface GoalDetailsInput {
+  workflowId: string;
+  status: GoalStatus;
+  phase: GoalPhase;
+  goal: string;
+  task: { index: number; text: string };
+  counters: GoalCounters;
+  usage: TokenUsageTotals;
+  elapsedMs: number;
+  usdEstimate?: number;
+  budget?: Array<{ dimension: string; spent: number; limit: number }>;
+  plan?: GoalDetailsPlan;
+  lastCheckpoint?: { atToolCall: number; at: string };
+  pendingApprovals: PendingApprovalView[];
+}
+
+/** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
+const TEXT_PREVIEW_CHARS = 160;
+
+export function renderGoalDetails(input: GoalDetailsInput): string {
+  const sections = [
+    heading(input),
+    pendingApprovalsSection(input),
+    countersSection(input),
+    budgetSection(input),
+    planSection(input.plan),
+    checkpointLine(input.lastCheckpoint),
+  ];
+  return sections.filter((section) => section !== undefined).join('\n\n');
+}
+
+function heading(input: GoalDetailsInput): string {
+  const lines = [`### Goal ${input.status} · ${input.phase}`, `**Goal:** ${preview(input.goal)}`];
+  // Task 1 is the goal itself; later tasks are follow-up messages worth naming.
+  if (input.task.index > 0) lines.push(`**Task ${input.task.index + 1}:** ${preview(input.task.text)}`);
+  // Two trailing spaces: a markdown line break, so the lines stay apart without list bullets.
+  return lines.join('  \n');
+}
+
+function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {
+  if (input.pendingApprovals.length === 0) return undefined;
+  const lines = [`#### Pending approvals (${input.pendingApprovals.length})`];
+  for (const approval of input.pendingApprovals) {
+    lines.push(
+      `- ${inlineCode(oneLine(approval.summary))} — ${approval.reversibility}, call ${inlineCode(approval.callId)}, until ${approval.deadline}`,
+    );
+    const commands = approveCommands(input.workflowId, approval.callId);
+    // Indented under the list item so each block stays with its approval.
+    lines.push(...codeBlock(commands, 'sh').map((line) => `  ${line}`));
+  }
+  return lines.join('\n');
+}
+
+/** The two ways to approve one call: keel's CLI and the plain Temporal CLI. */
+export function approveCommands(workflowId: string, callId: string): string[] {
+  const signalInput = JSON.stringify({ callId });
+  return [
+    `keel approve ${shellWord(workflowId)} ${shellWord(callId)}`,
+    `temporal workflow signal --workflow-id ${shellWord(workflowId)} --name approve --input ${shellQuote(signalInput)}`,
+  ];
+}
+
+function countersSection(input: GoalDetailsInput): string {
+  const counters = input.counters;
+  const byTier = counters.toolCallsByReversibility;
+  const usage = input.usage;
+  const cache =
+    usage.cacheCreationInputTokens + usage.cacheReadInputTokens > 0
+      ? ` (cache: ${formatInteger(usage.cacheCreationInputTokens)} written, ${formatInteger(usage.cacheReadInputTokens)} read)`
+      : '';
+  const cost = input.usdEstimate !== undefined ? ` · ~${formatUsd(input.usdEstimate)}` : '';
+  return [
+    `- Elapsed ${formatElapsed(input.elapsedMs)} · model turns ${counters.modelTurns}`,
+    `- Tool calls ${counters.toolCalls}: read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}`,
+    `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out`,
+    `- Tokens: ${formatInteger(usage.inputTokens)} in, ${formatInteger(usage.outputTokens)} out${cache}${cost}`,
+    ...(counters.unknownOutcomes > 0
+      ? [`- Unknown outcomes: ${counters.unknownOutcomes} (worker stopped mid-call)`]
+      : []),
+  ].join('\n');
+}
+
+function budgetSection(input: GoalDetailsInput): string | undefined {
+  if (!input.budget || input.budget.length === 0) return undefined;
+  const lines = ['#### Budget'];
+  for (const { dimension, spent, limit } of input.budget) {
+    const percent = limit > 0 ? `${Math.floor((spent / limit) * 100)}%` : 'n/a';
+    lines.push(
+      `- ${dimension}: ${percent} (${formatAmount(dimension, spent)} of ${formatAmount(dimension, limit)})`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function formatAmount(dimension: string, amount: number): string {
+  switch (dimension) {
+    case BudgetDimension.Usd:
+      return formatUsd(amount);
+    case BudgetDimension.WallTime:
+      return formatElapsed(amount);
+    default:
+      return Number.isInteger(amount) ? formatInteger(amount) : String(amount);
+  }
+}
+
+/** Markers read at a glance; failed and skipped also say so in words, their symbols are less known. */
+const STEP_MARKERS: Readonly<Record<string, string>> = {
+  pending: '○',
+  active: '▶',
+  completed: '✓',
+  failed: '✗ failed:',
+  skipped: '⊘ skipped:',
+};
+
+function planSection(plan: GoalDetailsPlan | undefined): string | undefined {
+  if (!plan) return undefined;
+  const lines = [`#### Plan — attempt ${plan.attempt}, strategy ${plan.strategy}`];
+  if (plan.steps.length === 0) lines.push('- (no steps)');
+  for (const step of plan.steps) {
+    const marker = STEP_MARKERS[step.status] ?? `[${step.status}]`;
+    lines.push(`- ${marker} ${step.index + 1}. ${inlineCode(step.toolName)} — ${preview(step.rationale)}`);
+  }
+  return lines.join('\n');
+}
+
+function checkpointLine(checkpoint: GoalDetailsInput['lastCheckpoint']): string | undefined {
+  if (!checkpoint) return undefined;
+  return `**Last checkpoint:** after tool call ${checkpoint.atToolCall}, at ${checkpoint.at}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function preview(text: string): string {
+  const line = oneLine(text);
+  return line.length > TEXT_PREVIEW_CHARS ? `${line.slice(0, TEXT_PREVIEW_CHARS - 1)}…` : line;
+}
+
+/**
+ * Inline code that survives backticks in the text: CommonMark lets the delimiter be any run of
+ * backticks longer than the longest run inside, with a space of padding when the text touches one.
+ */
+export function inlineCode(text: string): string {
+  const fence = '`'.repeat(longestBacktickRun(text) + 1);
+  const padding = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${padding}${text}${padding}${fence}`;
+}
+
+/** A fenced block whose fence is longer than any backtick run in its lines, so none can close it. */
+function codeBlock(lines: string[], language: string): string[] {
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(lines.join('\n')) + 1));
+  return [`${fence}${language}`, ...lines, fence];
+}
+
+function longestBacktickRun(text: string): number {
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return longest;
+}
+
+/** Ids are usually plain; anything else is quoted so the command can be pasted as is. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : shellQuote(word);
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}

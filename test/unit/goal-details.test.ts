@@ -1,0 +1,215 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  approveCommands,
+  inlineCode,
+  renderGoalDetails,
+  type GoalDetailsInput,
+} from '../../src/workflows/goal-details';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal-state';
+import type { PendingApprovalView } from '../../src/workflows/messages';
+
+function approval(overrides: Partial<PendingApprovalView> = {}): PendingApprovalView {
+  return {
+    callId: 'toolu_01',
+    toolName: 'run_command',
+    summary: 'run_command: rm -rf build',
+    reversibility: 'irreversible',
+    input: { command: 'rm -rf build' },
+    requestedAt: '2030-01-01T00:00:00.000Z',
+    deadline: '2030-01-02T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function input(overrides: Partial<GoalDetailsInput> = {}): GoalDetailsInput {
+  return {
+    workflowId: 'goal-1',
+    status: 'running',
+    phase: 'thinking',
+    goal: 'Tidy the build directory',
+    task: { index: 0, text: 'Tidy the build directory' },
+    counters: emptyCounters(),
+    usage: emptyUsage(),
+    elapsedMs: 0,
+    pendingApprovals: [],
+    ...overrides,
+  };
+}
+
+/** The lines of the section that starts with the given heading, up to the next blank line. */
+function section(markdown: string, headingStart: string): string[] {
+  const blocks = markdown.split('\n\n');
+  const block = blocks.find((candidate) => candidate.startsWith(headingStart));
+  assert.ok(block, `a section starting with ${headingStart} in:\n${markdown}`);
+  return block.split('\n');
+}
+
+test('the heading names status and phase, and the goal', () => {
+  const markdown = renderGoalDetails(input({ phase: 'awaiting-approval' }));
+  const [first, second] = markdown.split('\n');
+  assert.equal(first, '### Goal running · awaiting-approval  ');
+  assert.equal(second, '**Goal:** Tidy the build directory');
+});
+
+test('a follow-up task is named; the first task (the goal itself) is not repeated', () => {
+  assert.doesNotMatch(renderGoalDetails(input()), /\*\*Task/);
+  const markdown = renderGoalDetails(input({ task: { index: 2, text: 'now also\nclean the cache' } }));
+  assert.match(markdown, /\*\*Task 3:\*\* now also clean the cache/);
+});
+
+test('long goals are cut to one short line', () => {
+  const markdown = renderGoalDetails(input({ goal: `${'word '.repeat(100)}\nsecond line` }));
+  const goalLine = markdown.split('\n').find((line) => line.startsWith('**Goal:**')) ?? '';
+  assert.ok(goalLine.length < 200, goalLine);
+  assert.ok(goalLine.endsWith('…'));
+});
+
+test('counters: turns, tool calls by reversibility, approvals, tokens and cost', () => {
+  const counters = emptyCounters();
+  counters.modelTurns = 7;
+  counters.toolCalls = 6;
+  counters.toolCallsByReversibility = { 'read-only': 3, mutating: 2, irreversible: 1 };
+  counters.approvalsRequested = 2;
+  counters.approvalsGranted = 1;
+  counters.approvalsDenied = 1;
+  const markdown = renderGoalDetails(
+    input({
+      counters,
+      usage: { inputTokens: 12_345, outputTokens: 678, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+      elapsedMs: 210_000,
+      usdEstimate: 0.4213,
+    }),
+  );
+  const lines = section(markdown, '- Elapsed');
+  assert.deepEqual(lines, [
+    '- Elapsed 3m 30s · model turns 7',
+    '- Tool calls 6: read-only 3, mutating 2, irreversible 1',
+    '- Approvals: 2 requested, 1 granted, 1 denied, 0 timed out',
+    '- Tokens: 12,345 in, 678 out · ~$0.42',
+  ]);
+});
+
+test('cache tokens and unknown outcomes show only when there are some', () => {
+  const counters = emptyCounters();
+  counters.unknownOutcomes = 1;
+  const markdown = renderGoalDetails(
+    input({
+      counters,
+      usage: { inputTokens: 1, outputTokens: 2, cacheCreationInputTokens: 300, cacheReadInputTokens: 4000 },
+    }),
+  );
+  assert.match(markdown, /- Tokens: 1 in, 2 out \(cache: 300 written, 4,000 read\)$/m);
+  assert.match(markdown, /- Unknown outcomes: 1/);
+  assert.doesNotMatch(renderGoalDetails(input()), /cache:|Unknown outcomes|~\$/);
+});
+
+test('budget use is shown as percentages in each dimension’s unit', () => {
+  const markdown = renderGoalDetails(
+    input({
+      budget: [
+        { dimension: 'tokens', spent: 14_000, limit: 20_000 },
+        { dimension: 'usd', spent: 0.5, limit: 2 },
+        { dimension: 'wall-time', spent: 90_000, limit: 600_000 },
+        { dimension: 'tool-calls', spent: 10, limit: 10 },
+      ],
+    }),
+  );
+  assert.deepEqual(section(markdown, '#### Budget'), [
+    '#### Budget',
+    '- tokens: 70% (14,000 of 20,000)',
+    '- usd: 25% ($0.50 of $2.00)',
+    '- wall-time: 15% (1m 30s of 10m)',
+    '- tool-calls: 100% (10 of 10)',
+  ]);
+  assert.doesNotMatch(renderGoalDetails(input({ budget: [] })), /Budget/);
+});
+
+test('the plan lists steps with status markers', () => {
+  const markdown = renderGoalDetails(
+    input({
+      plan: {
+        attempt: 2,
+        strategy: 'explore-first',
+        steps: [
+          { index: 0, toolName: 'list_dir', rationale: 'see what is there', status: 'completed' },
+          { index: 1, toolName: 'run_command', rationale: 'build', status: 'failed' },
+          { index: 2, toolName: 'read_file', rationale: 'read the log', status: 'active' },
+          { index: 3, toolName: 'write_file', rationale: 'fix', status: 'pending' },
+          { index: 4, toolName: 'edit_file', rationale: 'tidy', status: 'skipped' },
+          { index: 5, toolName: 'search', rationale: 'odd', status: 'paused' },
+        ],
+      },
+    }),
+  );
+  assert.deepEqual(section(markdown, '#### Plan'), [
+    '#### Plan — attempt 2, strategy explore-first',
+    '- ✓ 1. `list_dir` — see what is there',
+    '- ✗ failed: 2. `run_command` — build',
+    '- ▶ 3. `read_file` — read the log',
+    '- ○ 4. `write_file` — fix',
+    '- ⊘ skipped: 5. `edit_file` — tidy',
+    '- [paused] 6. `search` — odd',
+  ]);
+  assert.doesNotMatch(renderGoalDetails(input()), /Plan/);
+});
+
+test('the last checkpoint is shown when there is one', () => {
+  const markdown = renderGoalDetails(
+    input({ lastCheckpoint: { atToolCall: 12, at: '2030-01-01T00:05:00.000Z' } }),
+  );
+  assert.match(markdown, /^\*\*Last checkpoint:\*\* after tool call 12, at 2030-01-01T00:05:00\.000Z$/m);
+  assert.doesNotMatch(renderGoalDetails(input()), /checkpoint/);
+});
+
+test('each pending approval comes with the exact commands that approve it', () => {
+  const markdown = renderGoalDetails(
+    input({
+      phase: 'awaiting-approval',
+      pendingApprovals: [approval(), approval({ callId: 'toolu_02', summary: 'run_command: make deploy' })],
+    }),
+  );
+  const lines = section(markdown, '#### Pending approvals');
+  assert.deepEqual(lines, [
+    '#### Pending approvals (2)',
+    '- `run_command: rm -rf build` — irreversible, call `toolu_01`, until 2030-01-02T00:00:00.000Z',
+    '  ```sh',
+    '  keel approve goal-1 toolu_01',
+    `  temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_01"}'`,
+    '  ```',
+    '- `run_command: make deploy` — irreversible, call `toolu_02`, until 2030-01-02T00:00:00.000Z',
+    '  ```sh',
+    '  keel approve goal-1 toolu_02',
+    `  temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_02"}'`,
+    '  ```',
+  ]);
+  // Right after the heading: it is what a reader may have to act on.
+  assert.ok(markdown.indexOf('#### Pending approvals') < markdown.indexOf('- Elapsed'));
+  assert.doesNotMatch(renderGoalDetails(input()), /Pending approvals/);
+});
+
+test('backticks in a summary cannot break its inline code', () => {
+  const markdown = renderGoalDetails(
+    input({ pendingApprovals: [approval({ summary: 'run_command: echo `date` ``x``\nrm -rf /tmp/a' })] }),
+  );
+  assert.match(markdown, /^- ```run_command: echo `date` ``x`` rm -rf \/tmp\/a``` — irreversible/m);
+});
+
+test('inlineCode picks a delimiter longer than any backtick run inside', () => {
+  assert.equal(inlineCode('plain'), '`plain`');
+  assert.equal(inlineCode('a `b` c'), '``a `b` c``');
+  assert.equal(inlineCode('`edge'), '`` `edge ``');
+  assert.equal(inlineCode('x ``` y'), '````x ``` y````');
+});
+
+test('approve commands quote ids the shell would split', () => {
+  assert.deepEqual(approveCommands("my goal's id", 'toolu_1'), [
+    `keel approve 'my goal'\\''s id' toolu_1`,
+    `temporal workflow signal --workflow-id 'my goal'\\''s id' --name approve --input '{"callId":"toolu_1"}'`,
+  ]);
+  const [, signal] = approveCommands('goal-1', `it's`);
+  assert.equal(
+    signal,
+    `temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"it'\\''s"}'`,
+  );
+});
