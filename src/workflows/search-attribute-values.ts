@@ -1,0 +1,110 @@
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type SearchAttributeUpdatePair,
+  type TypedSearchAttributes,
+} from '@temporalio/common';
+import type { GoalPhase, GoalStatus } from './goal-state';
+
+/**
+ * Typed keys for keel's custom search attributes, and the values a goal upserts so the Web UI can
+ * filter on them (e.g. `KeelPendingApprovals > 0`). The names and types must match what the dev
+ * server registers (src/dev-server/search-attributes.ts); a unit test holds the two together.
+ * Defined here rather than derived from that file so workflow code depends on nothing outside
+ * src/workflows.
+ */
+export const KeelSearchAttributes = {
+  status: defineSearchAttributeKey('KeelStatus', SearchAttributeType.KEYWORD),
+  phase: defineSearchAttributeKey('KeelPhase', SearchAttributeType.KEYWORD),
+  toolCalls: defineSearchAttributeKey('KeelToolCalls', SearchAttributeType.INT),
+  planAttempt: defineSearchAttributeKey('KeelPlanAttempt', SearchAttributeType.INT),
+  pendingApprovals: defineSearchAttributeKey('KeelPendingApprovals', SearchAttributeType.INT),
+  /** A Double: SQL visibility stores allow only three custom Int attributes per namespace. */
+  priority: defineSearchAttributeKey('KeelPriority', SearchAttributeType.DOUBLE),
+} as const;
+
+export interface SearchAttributeValues {
+  status: GoalStatus;
+  phase: GoalPhase;
+  toolCalls: number;
+  planAttempt: number;
+  pendingApprovals: number;
+  priority: number;
+}
+
+/** Fixed order, so the upsert command is the same on every replay. */
+const fieldsInOrder = [
+  'status',
+  'phase',
+  'toolCalls',
+  'planAttempt',
+  'pendingApprovals',
+  'priority',
+] as const satisfies ReadonlyArray<keyof SearchAttributeValues>;
+
+/** Every attribute, for the first upsert of a run. */
+export function searchAttributeUpdates(values: SearchAttributeValues): SearchAttributeUpdatePair[] {
+  return fieldsInOrder.map((field) => updatePair(field, values));
+}
+
+/**
+ * Only the attributes whose value differs from `previous` (all of them when there is none): each
+ * upsert is a history event, so unchanged values are not written again. Compared after
+ * normalisation, so 2.4 tool calls then 2 does not count as a change.
+ */
+export function changedSearchAttributes(
+  previous: Partial<SearchAttributeValues> | undefined,
+  next: SearchAttributeValues,
+): SearchAttributeUpdatePair[] {
+  return fieldsInOrder
+    .filter((field) => {
+      const before = previous?.[field];
+      return before === undefined || normalise(field, before) !== normalise(field, next[field]);
+    })
+    .map((field) => updatePair(field, next));
+}
+
+/**
+ * The values already on the workflow (e.g. `workflowInfo().typedSearchAttributes` after
+ * continue-as-new, which carries them over), as a `previous` for changedSearchAttributes.
+ */
+export function searchAttributeValuesFrom(attributes: TypedSearchAttributes): Partial<SearchAttributeValues> {
+  const values: Partial<Record<keyof SearchAttributeValues, string | number>> = {};
+  for (const field of fieldsInOrder) {
+    const value = attributes.get(KeelSearchAttributes[field]);
+    if (value !== undefined) values[field] = value;
+  }
+  return values as Partial<SearchAttributeValues>;
+}
+
+function updatePair(
+  field: (typeof fieldsInOrder)[number],
+  values: SearchAttributeValues,
+): SearchAttributeUpdatePair {
+  switch (field) {
+    case 'status':
+    case 'phase':
+      return { key: KeelSearchAttributes[field], value: values[field] };
+    case 'toolCalls':
+    case 'planAttempt':
+    case 'pendingApprovals':
+      return { key: KeelSearchAttributes[field], value: wholeNumber(values[field]) };
+    case 'priority':
+      return { key: KeelSearchAttributes.priority, value: finiteNumber(values.priority) };
+  }
+}
+
+function normalise(field: keyof SearchAttributeValues, value: string | number): string | number {
+  if (typeof value === 'string') return value;
+  return field === 'priority' ? finiteNumber(value) : wholeNumber(value);
+}
+
+/** An Int attribute refuses fractions and the upsert would fail the workflow task; round instead. */
+function wholeNumber(value: number): number {
+  return Number.isFinite(value) ? Math.round(value) : 0;
+}
+
+/** NaN or Infinity cannot be stored (JSON has neither); 0 is the neutral priority. */
+function finiteNumber(value: number): number {
+  return Number.isFinite(value) ? value : 0;
+}
