@@ -40,33 +40,34 @@ export interface StoreTaskReflectionResult {
 }
 
 export function createReflectionActivities({ store }: ReflectionActivityDependencies) {
-  return {
-    /** The prior reflection for this task, if any. Store errors are thrown so Temporal retries. */
-    async loadTaskReflection(input: LoadTaskReflectionInput): Promise<LoadTaskReflectionResult> {
-      const identity = taskIdentity(input.description);
-      const reflection = await store.retrieve(identity);
-      // Omitted rather than undefined, so the payload reads the same in history as in the type.
-      return reflection ? { taskIdentity: identity, reflection } : { taskIdentity: identity };
-    },
+  /** The prior reflection for this task, if any. Store errors are thrown so Temporal retries. */
+  async function loadTaskReflection(input: LoadTaskReflectionInput): Promise<LoadTaskReflectionResult> {
+    const identity = taskIdentity(input.description);
+    const reflection = await store.retrieve(identity);
+    // Omitted rather than undefined, so the payload reads the same in history as in the type.
+    return reflection ? { taskIdentity: identity, reflection } : { taskIdentity: identity };
+  }
 
-    /**
-     * Stores or replaces the task's reflection, keeping the description so `keel reflections`
-     * can show it. A write replaces the whole reflection, so a retried attempt is harmless.
-     */
-    async storeTaskReflection(input: StoreTaskReflectionInput): Promise<StoreTaskReflectionResult> {
-      const parsed = TaskReflectionSchema.safeParse(input.reflection);
-      if (!parsed.success) {
-        // Validated before any I/O: the same payload would fail on every retry.
-        throw ApplicationFailure.nonRetryable(
-          `invalid task reflection: ${describeIssues(parsed.error.issues)}`,
-          ReflectionFailureType.InvalidReflection,
-        );
-      }
-      const identity = taskIdentity(input.description);
-      await store.store(identity, parsed.data, { taskDescription: input.description });
-      return { taskIdentity: identity };
-    },
-  };
+  /**
+   * Stores or replaces the task's reflection, keeping the description so `keel reflections`
+   * can show it. A write replaces the whole reflection, so a retried attempt is harmless.
+   */
+  async function storeTaskReflection(input: StoreTaskReflectionInput): Promise<StoreTaskReflectionResult> {
+    const parsed = TaskReflectionSchema.safeParse(input.reflection);
+    if (!parsed.success) {
+      // Validated before any I/O: the same payload would fail on every retry.
+      throw ApplicationFailure.nonRetryable(
+        `invalid task reflection: ${describeIssues(parsed.error.issues)}`,
+        ReflectionFailureType.InvalidReflection,
+      );
+    }
+    const identity = taskIdentity(input.description);
+    await store.store(identity, parsed.data, { taskDescription: input.description });
+    return { taskIdentity: identity };
+  }
+
+  // Plain functions, not methods: the worker registers activities detached from this object.
+  return { loadTaskReflection, storeTaskReflection };
 }
 
 export type ReflectionActivities = ReturnType<typeof createReflectionActivities>;
