@@ -1,0 +1,159 @@
+import type { Client } from '@temporalio/client';
+import { goalHandle, goalStatus, type GoalHandle } from '../client/goal-client';
+import { formatElapsed, formatInteger } from '../workflows/budget';
+import type { GoalDetailsPlan } from '../workflows/goal-details';
+import type { GoalResult } from '../workflows/goal-workflow';
+import type { GoalStatusView } from '../workflows/messages';
+import { describeResult } from './follow-goal';
+
+/**
+ * `keel watch <id>`: a live terminal view of one goal for those who prefer the terminal to the
+ * Web UI. The renderer is pure; watchGoal polls the status query and redraws.
+ */
+
+/** The status view, plus the plan once the workflow reports one. */
+export type WatchableView = GoalStatusView & { plan?: GoalDetailsPlan };
+
+export interface WatchViewOptions {
+  workflowId: string;
+  /** When given, approval deadlines also say how long is left. */
+  now?: Date;
+}
+
+const TEXT_PREVIEW_CHARS = 120;
+
+const STEP_MARKERS: Readonly<Record<string, string>> = {
+  pending: '[ ]',
+  active: '[>]',
+  completed: '[x]',
+  failed: '[!]',
+  skipped: '[-]',
+};
+
+export function renderWatchView(view: WatchableView, options: WatchViewOptions): string[] {
+  const { workflowId } = options;
+  const counters = view.counters;
+  const byTier = counters.toolCallsByReversibility;
+  const lines = [
+    `keel watch ${workflowId}`,
+    `goal: ${preview(view.goal)}`,
+    ...(view.task.index > 0 ? [`task ${view.task.index + 1}: ${preview(view.task.text)}`] : []),
+    `${view.status} · ${view.phase} · turns ${counters.modelTurns} · tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible})`,
+    `approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out · tokens ${formatInteger(view.usage.inputTokens)} in, ${formatInteger(view.usage.outputTokens)} out`,
+  ];
+  if (view.plan) {
+    lines.push(`plan: attempt ${view.plan.attempt}, strategy ${view.plan.strategy}`);
+    for (const step of view.plan.steps) {
+      const marker = STEP_MARKERS[step.status] ?? `[${step.status}]`;
+      lines.push(`  ${marker} ${step.index + 1}. ${step.toolName} — ${preview(step.rationale)}`);
+    }
+  }
+  if (view.latestMessages.length > 0) {
+    lines.push('recent:');
+    for (const message of view.latestMessages) lines.push(`  ${preview(message)}`);
+  }
+  if (view.pendingApprovals.length > 0) {
+    lines.push(`pending approvals (${view.pendingApprovals.length}):`);
+    for (const approval of view.pendingApprovals) {
+      lines.push(
+        `  ! ${oneLine(approval.summary)} (${approval.reversibility}) until ${approval.deadline}${timeLeft(approval.deadline, options.now)}`,
+      );
+      lines.push(
+        `    keel approve ${workflowId} ${approval.callId}   |   keel deny ${workflowId} ${approval.callId}`,
+      );
+    }
+  }
+  if (view.finalText) lines.push(`final answer: ${preview(view.finalText)}`);
+  if (view.status !== 'running')
+    lines.push(`goal ${view.status}${view.endReason ? `: ${view.endReason}` : ''}`);
+  return lines;
+}
+
+function timeLeft(deadline: string, now: Date | undefined): string {
+  if (!now) return '';
+  const remainingMs = Date.parse(deadline) - now.getTime();
+  if (Number.isNaN(remainingMs)) return '';
+  return remainingMs > 0 ? ` (${formatElapsed(remainingMs)} left)` : ' (due now)';
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function preview(text: string): string {
+  const line = oneLine(text);
+  return line.length > TEXT_PREVIEW_CHARS ? `${line.slice(0, TEXT_PREVIEW_CHARS - 1)}…` : line;
+}
+
+export interface WatchOptions {
+  write: (text: string) => void;
+  intervalMs?: number;
+  /** Redraw the whole screen (TTY) or print only lines not shown before (logs, pipes). */
+  isTTY?: boolean;
+  /** The clock, for the time left on approvals; injectable for tests. */
+  now?: () => Date;
+}
+
+/** Clear the screen and move the cursor home. */
+const CLEAR_SCREEN = '\x1b[2J\x1b[H';
+
+/**
+ * Redraws the goal's view every interval until the workflow ends, then resolves with its result
+ * (following continue-as-new, as handle.result() does). A failed query is skipped: there is none
+ * to answer before a worker picks the goal up, nor for a moment between runs.
+ */
+export async function watchGoal(handle: GoalHandle, options: WatchOptions): Promise<GoalResult> {
+  const { write } = options;
+  const clock = options.now ?? (() => new Date());
+  let finished = false;
+  const result = handle.result().finally(() => (finished = true));
+  let shown = new Set<string>();
+  const draw = async (): Promise<void> => {
+    let view: GoalStatusView;
+    try {
+      view = await goalStatus(handle);
+    } catch {
+      return;
+    }
+    if (options.isTTY) {
+      const lines = renderWatchView(view, { workflowId: handle.workflowId, now: clock() });
+      write(`${CLEAR_SCREEN}${lines.join('\n')}\n`);
+      return;
+    }
+    // No clock here: a countdown would reprint its line on every tick of a log.
+    const lines = renderWatchView(view, { workflowId: handle.workflowId });
+    const fresh = lines.filter((line) => !shown.has(line));
+    if (fresh.length > 0) write(`${fresh.join('\n')}\n`);
+    shown = new Set(lines);
+  };
+  while (!finished) {
+    await draw();
+    await Promise.race([
+      result.catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1000)),
+    ]);
+  }
+  await draw();
+  return result;
+}
+
+export interface WatchCommandOptions {
+  client: Client;
+  workflowId: string;
+  write: (text: string) => void;
+  /** Defaults to whether stdout is a terminal. */
+  isTTY?: boolean;
+  intervalMs?: number;
+}
+
+/** The body of `keel watch <workflowId>`: the live view, then the result summary. */
+export async function watchCommandAction(options: WatchCommandOptions): Promise<GoalResult> {
+  const handle = goalHandle(options.client, options.workflowId);
+  const result = await watchGoal(handle, {
+    write: options.write,
+    isTTY: options.isTTY ?? process.stdout.isTTY === true,
+    intervalMs: options.intervalMs,
+  });
+  options.write(`${describeResult(result).join('\n')}\n`);
+  return result;
+}

@@ -1,0 +1,90 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { goalHandle } from '../../src/client/goal-client';
+import { watchCommandAction, watchGoal } from '../../src/cli/watch-view';
+import { goalWorkflow } from '../../src/workflows/goal-workflow';
+import { approveSignal, goalStatusQuery } from '../../src/workflows/messages';
+import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
+
+let harness: Harness;
+
+before(async () => {
+  harness = await createHarness({
+    scenarios: [
+      {
+        name: 'watched',
+        match: 'GOAL-WATCHED',
+        turns: [
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo watched >> effects.txt' } }] },
+          { text: 'watched and done' },
+        ],
+      },
+      {
+        name: 'watched-by-command',
+        match: 'GOAL-BY-COMMAND',
+        turns: [{ toolCalls: [{ name: 'list_dir', input: { path: '.' } }] }, { text: 'listed' }],
+      },
+    ],
+  });
+});
+
+after(async () => {
+  await harness.close();
+  await stopOwnServer();
+});
+
+async function start(goal: string) {
+  return harness.client.workflow.start(goalWorkflow, {
+    taskQueue: harness.taskQueue,
+    workflowId: `${goal.toLowerCase()}-${Date.now()}`,
+    args: [{ goal: `${goal}: append a line`, workspace: tempDirectory('keel-ws-') }],
+  });
+}
+
+test('watchGoal shows the pending approval with its command and ends with the result', async () => {
+  await harness.withWorker(async () => {
+    const started = await start('GOAL-WATCHED');
+    const handle = goalHandle(harness.client, started.workflowId);
+    const chunks: string[] = [];
+    const watching = watchGoal(handle, { write: (text) => chunks.push(text), intervalMs: 100 });
+
+    const callId = await eventually(async () => {
+      const view = await handle.query(goalStatusQuery);
+      return view.pendingApprovals[0]?.callId;
+    });
+    // The watcher must have drawn the approval before anyone acts on it.
+    const approveCommand = `keel approve ${handle.workflowId} ${callId}`;
+    await eventually(async () => chunks.join('').includes(approveCommand));
+    await handle.signal(approveSignal, { callId, approver: 'watch-test' });
+
+    const result = await watching;
+    assert.equal(result.status, 'completed');
+    const output = chunks.join('');
+    assert.match(output, /pending approvals \(1\):/);
+    assert.match(output, /! run_command: echo watched >> effects\.txt \(irreversible\)/);
+    assert.match(output, /awaiting-approval/);
+    assert.doesNotMatch(output, /\x1b\[/, 'no screen control codes when not a TTY');
+    const lines = output.trimEnd().split('\n');
+    assert.equal(lines.at(-1), 'goal completed: final answer given');
+    assert.ok(lines.includes('final answer: watched and done'), output);
+  });
+});
+
+test('watchCommandAction redraws the screen on a TTY and ends with the result summary', async () => {
+  await harness.withWorker(async () => {
+    const started = await start('GOAL-BY-COMMAND');
+    const chunks: string[] = [];
+    const result = await watchCommandAction({
+      client: harness.client,
+      workflowId: started.workflowId,
+      write: (text) => chunks.push(text),
+      isTTY: true,
+      intervalMs: 100,
+    });
+    assert.equal(result.status, 'completed');
+    const frames = chunks.filter((chunk) => chunk.startsWith('\x1b[2J\x1b[H'));
+    assert.ok(frames.length >= 1, 'at least one full-screen frame');
+    assert.match(frames.at(-1) ?? '', /^\x1b\[2J\x1b\[Hkeel watch /);
+    assert.match(chunks.at(-1) ?? '', /^goal completed: final answer given\nfinal answer: listed\n/);
+  });
+});

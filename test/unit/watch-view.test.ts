@@ -1,0 +1,129 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { renderWatchView, type WatchableView } from '../../src/cli/watch-view';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal-state';
+
+function view(overrides: Partial<WatchableView> = {}): WatchableView {
+  return {
+    goal: 'Tidy the build directory',
+    status: 'running',
+    phase: 'thinking',
+    task: { index: 0, text: 'Tidy the build directory' },
+    counters: emptyCounters(),
+    usage: emptyUsage(),
+    pendingApprovals: [],
+    latestMessages: [],
+    continuedAsNew: 0,
+    ...overrides,
+  };
+}
+
+test('progress and counters', () => {
+  const counters = emptyCounters();
+  counters.modelTurns = 3;
+  counters.toolCalls = 4;
+  counters.toolCallsByReversibility = { 'read-only': 2, mutating: 1, irreversible: 1 };
+  counters.approvalsRequested = 1;
+  counters.approvalsGranted = 1;
+  const lines = renderWatchView(
+    view({
+      phase: 'running-tools',
+      counters,
+      usage: { inputTokens: 12_000, outputTokens: 345, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+    }),
+    { workflowId: 'goal-1' },
+  );
+  assert.deepEqual(lines, [
+    'keel watch goal-1',
+    'goal: Tidy the build directory',
+    'running · running-tools · turns 3 · tool calls 4 (read-only 2, mutating 1, irreversible 1)',
+    'approvals: 1 requested, 1 granted, 0 denied, 0 timed out · tokens 12,000 in, 345 out',
+  ]);
+});
+
+test('a follow-up task and the recent messages, each on one line', () => {
+  const lines = renderWatchView(
+    view({
+      task: { index: 1, text: 'also clean\nthe cache' },
+      latestMessages: ['user: hello', 'assistant: tool_use list_dir {"path":"."}'],
+    }),
+    { workflowId: 'goal-1' },
+  );
+  assert.ok(lines.includes('task 2: also clean the cache'));
+  const recent = lines.indexOf('recent:');
+  assert.deepEqual(lines.slice(recent + 1, recent + 3), [
+    '  user: hello',
+    '  assistant: tool_use list_dir {"path":"."}',
+  ]);
+});
+
+test('pending approvals come with the approve and deny commands', () => {
+  const pendingApprovals = [
+    {
+      callId: 'toolu_01',
+      toolName: 'run_command',
+      summary: 'run_command: rm -rf build',
+      reversibility: 'irreversible' as const,
+      input: { command: 'rm -rf build' },
+      requestedAt: '2030-01-01T00:00:00.000Z',
+      deadline: '2030-01-02T00:00:00.000Z',
+    },
+  ];
+  const lines = renderWatchView(view({ phase: 'awaiting-approval', pendingApprovals }), {
+    workflowId: 'goal-1',
+  });
+  const start = lines.indexOf('pending approvals (1):');
+  assert.ok(start > 0, lines.join('\n'));
+  assert.deepEqual(lines.slice(start + 1), [
+    '  ! run_command: rm -rf build (irreversible) until 2030-01-02T00:00:00.000Z',
+    '    keel approve goal-1 toolu_01   |   keel deny goal-1 toolu_01',
+  ]);
+  const timed = renderWatchView(view({ pendingApprovals }), {
+    workflowId: 'goal-1',
+    now: new Date('2030-01-01T22:30:00.000Z'),
+  });
+  assert.ok(
+    timed.includes(
+      '  ! run_command: rm -rf build (irreversible) until 2030-01-02T00:00:00.000Z (1h 30m left)',
+    ),
+  );
+  const late = renderWatchView(view({ pendingApprovals }), {
+    workflowId: 'goal-1',
+    now: new Date('2031-01-01'),
+  });
+  assert.ok(late.some((line) => line.endsWith('(due now)')));
+});
+
+test('the plan, when the view carries one', () => {
+  const lines = renderWatchView(
+    view({
+      plan: {
+        attempt: 1,
+        strategy: 'direct',
+        steps: [
+          { index: 0, toolName: 'list_dir', rationale: 'look', status: 'completed' },
+          { index: 1, toolName: 'run_command', rationale: 'build', status: 'active' },
+        ],
+      },
+    }),
+    { workflowId: 'goal-1' },
+  );
+  const start = lines.indexOf('plan: attempt 1, strategy direct');
+  assert.ok(start > 0);
+  assert.deepEqual(lines.slice(start + 1, start + 3), [
+    '  [x] 1. list_dir — look',
+    '  [>] 2. run_command — build',
+  ]);
+  assert.ok(!renderWatchView(view(), { workflowId: 'goal-1' }).some((line) => line.startsWith('plan:')));
+});
+
+test('an ended goal shows its final answer and how it ended', () => {
+  const lines = renderWatchView(
+    view({ status: 'completed', phase: 'done', finalText: 'All tidy.', endReason: 'final answer given' }),
+    { workflowId: 'goal-1' },
+  );
+  assert.deepEqual(lines.slice(-2), ['final answer: All tidy.', 'goal completed: final answer given']);
+  assert.ok(
+    !renderWatchView(view(), { workflowId: 'goal-1' }).some((line) => line.startsWith('goal running')),
+  );
+});
