@@ -75,3 +75,12 @@ test('snapshots of different kinds cannot be diffed', () => {
     /Cannot diff/,
   );
 });
+
+test('a workspace that its git repository ignores is walked like a plain directory', async () => {
+  const repository = makeWorkspace('keel-git-');
+  execFileSync('git', ['init', '-q'], { cwd: repository });
+  writeFiles(repository, { '.gitignore': 'state/\n', 'state/workspace/a.txt': 'a' });
+  const snapshot = await takeWorkspaceSnapshot({ workspace: path.join(repository, 'state/workspace') });
+  assert.equal(snapshot.kind, 'files');
+  assert.deepEqual(Object.keys(snapshot.entries), ['a.txt']);
+});

@@ -55,8 +55,7 @@ export async function takeWorkspaceSnapshot(options: {
 }): Promise<WorkspaceSnapshot> {
   const maxFiles = options.maxFiles ?? SNAPSHOT_MAX_FILES;
   const kind =
-    options.kind ??
-    ((await gitTopLevel(options.workspace)) === undefined ? SnapshotKind.Files : SnapshotKind.Git);
+    options.kind ?? ((await inGitWorkTree(options.workspace)) ? SnapshotKind.Git : SnapshotKind.Files);
   const hashBudget = { remaining: HASH_BUDGET_BYTES };
   const entries: Record<string, SnapshotEntry> = {};
   let complete = true;
@@ -165,6 +164,20 @@ async function gitTopLevel(workspace: string): Promise<string | undefined> {
     return (await git(workspace, ['rev-parse', '--show-toplevel'])).trim();
   } catch {
     return undefined; // not a work tree, or no git installed
+  }
+}
+
+/**
+ * Inside a git work tree and not ignored by it: an ignored workspace (say, under a gitignored
+ * state directory) would make `git status` report nothing, so it is walked like a plain one.
+ */
+async function inGitWorkTree(workspace: string): Promise<boolean> {
+  if ((await gitTopLevel(workspace)) === undefined) return false;
+  try {
+    await git(workspace, ['check-ignore', '-q', '--', workspace]);
+    return false; // exit 0: ignored
+  } catch (error) {
+    return (error as { code?: unknown }).code === 1; // 1: not ignored; anything else: unsure
   }
 }
 
