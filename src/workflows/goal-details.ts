@@ -63,16 +63,19 @@ function heading(input: GoalDetailsInput): string {
 
 function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {
   if (input.pendingApprovals.length === 0) return undefined;
-  const lines = [`#### Pending approvals (${input.pendingApprovals.length})`];
+  const blocks = [`#### Pending approvals (${input.pendingApprovals.length})`];
   for (const approval of input.pendingApprovals) {
-    lines.push(
-      `- ${inlineCode(oneLine(approval.summary))} — ${approval.reversibility}, call ${inlineCode(approval.callId)}, until ${approval.deadline}`,
+    blocks.push(
+      `${inlineCode(oneLine(approval.summary))} — ${approval.reversibility}, call ${inlineCode(approval.callId)}, until ${approval.deadline}`,
     );
-    const commands = approveCommands(input.workflowId, approval.callId);
-    // Indented under the list item so each block stays with its approval.
-    lines.push(...codeBlock(commands, 'sh').map((line) => `  ${line}`));
+    // A flat list of inline code after each approval: the Web UI's panel shows nested lists run
+    // together, and inline code wraps where a fenced block would hide the long signal command
+    // behind a scroll bar. The paragraphs between keep one approval's list from merging with
+    // the next one's.
+    const [keelCommand = '', temporalCommand = ''] = approveCommands(input.workflowId, approval.callId);
+    blocks.push(`- approve: ${inlineCode(keelCommand)}\n- or: ${inlineCode(temporalCommand)}`);
   }
-  return lines.join('\n');
+  return blocks.join('\n\n');
 }
 
 /** The two ways to approve one call: keel's CLI and the plain Temporal CLI. */
@@ -93,7 +96,9 @@ function countersSection(input: GoalDetailsInput): string {
       ? ` (cache: ${formatInteger(usage.cacheCreationInputTokens)} written, ${formatInteger(usage.cacheReadInputTokens)} read)`
       : '';
   const cost = input.usdEstimate !== undefined ? ` · ~${formatUsd(input.usdEstimate)}` : '';
+  // A heading of its own: two lists separated only by a blank line would merge into one.
   return [
+    '#### Progress',
     `- Elapsed ${formatElapsed(input.elapsedMs)} · model turns ${counters.modelTurns}`,
     `- Tool calls ${counters.toolCalls}: read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}`,
     `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out`,
@@ -169,12 +174,6 @@ export function inlineCode(text: string): string {
   const fence = '`'.repeat(longestBacktickRun(text) + 1);
   const padding = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
   return `${fence}${padding}${text}${padding}${fence}`;
-}
-
-/** A fenced block whose fence is longer than any backtick run in its lines, so none can close it. */
-function codeBlock(lines: string[], language: string): string[] {
-  const fence = '`'.repeat(Math.max(3, longestBacktickRun(lines.join('\n')) + 1));
-  return [`${fence}${language}`, ...lines, fence];
 }
 
 function longestBacktickRun(text: string): number {

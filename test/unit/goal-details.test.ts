@@ -81,8 +81,8 @@ test('counters: turns, tool calls by reversibility, approvals, tokens and cost',
       usdEstimate: 0.4213,
     }),
   );
-  const lines = section(markdown, '- Elapsed');
-  assert.deepEqual(lines, [
+  assert.deepEqual(section(markdown, '#### Progress'), [
+    '#### Progress',
     '- Elapsed 3m 30s · model turns 7',
     '- Tool calls 6: read-only 3, mutating 2, irreversible 1',
     '- Approvals: 2 requested, 1 granted, 1 denied, 0 timed out',
@@ -169,22 +169,25 @@ test('each pending approval comes with the exact commands that approve it', () =
       pendingApprovals: [approval(), approval({ callId: 'toolu_02', summary: 'run_command: make deploy' })],
     }),
   );
-  const lines = section(markdown, '#### Pending approvals');
-  assert.deepEqual(lines, [
+  const start = markdown.indexOf('#### Pending approvals');
+  const end = markdown.indexOf('#### Progress');
+  assert.deepEqual(markdown.slice(start, end).split('\n'), [
     '#### Pending approvals (2)',
-    '- `run_command: rm -rf build` — irreversible, call `toolu_01`, until 2030-01-02T00:00:00.000Z',
-    '  ```sh',
-    '  keel approve goal-1 toolu_01',
-    `  temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_01"}'`,
-    '  ```',
-    '- `run_command: make deploy` — irreversible, call `toolu_02`, until 2030-01-02T00:00:00.000Z',
-    '  ```sh',
-    '  keel approve goal-1 toolu_02',
-    `  temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_02"}'`,
-    '  ```',
+    '',
+    '`run_command: rm -rf build` — irreversible, call `toolu_01`, until 2030-01-02T00:00:00.000Z',
+    '',
+    '- approve: `keel approve goal-1 toolu_01`',
+    `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_01"}'\``,
+    '',
+    '`run_command: make deploy` — irreversible, call `toolu_02`, until 2030-01-02T00:00:00.000Z',
+    '',
+    '- approve: `keel approve goal-1 toolu_02`',
+    `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_02"}'\``,
+    '',
+    '',
   ]);
   // Right after the heading: it is what a reader may have to act on.
-  assert.ok(markdown.indexOf('#### Pending approvals') < markdown.indexOf('- Elapsed'));
+  assert.ok(start > 0 && start < end);
   assert.doesNotMatch(renderGoalDetails(input()), /Pending approvals/);
 });
 
@@ -192,7 +195,7 @@ test('backticks in a summary cannot break its inline code', () => {
   const markdown = renderGoalDetails(
     input({ pendingApprovals: [approval({ summary: 'run_command: echo `date` ``x``\nrm -rf /tmp/a' })] }),
   );
-  assert.match(markdown, /^- ```run_command: echo `date` ``x`` rm -rf \/tmp\/a``` — irreversible/m);
+  assert.match(markdown, /^```run_command: echo `date` ``x`` rm -rf \/tmp\/a``` — irreversible/m);
 });
 
 test('inlineCode picks a delimiter longer than any backtick run inside', () => {
