@@ -1,0 +1,131 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { startGoal, type GoalHandle } from '../../src/client/goal-client';
+import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
+import { approveSignal, goalStatusQuery } from '../../src/workflows/messages';
+import { launchChromium } from '../support/browser';
+import { createHarnessAt } from '../support/harness-at';
+import { eventually, tempDirectory, type Harness } from '../support/temporal';
+
+/**
+ * The Temporal Web UI shows a goal waiting for approval so a human can act without reading raw
+ * payloads: the goal as the summary, keel's current details, and the pending call. Runs its own
+ * dev server because the shared test server has no UI.
+ */
+
+const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
+const GOAL = 'GOAL-WEB-UI: record the date in effects.txt';
+const UI_TIMEOUT_MS = 20_000;
+
+let server: DevServer | undefined;
+let harness: Harness | undefined;
+let browser: Browser | undefined;
+let page: Page;
+let handle: GoalHandle;
+let callId: string;
+let uiPort: number;
+let stopWorker: () => void = () => undefined;
+let workerRun: Promise<void> | undefined;
+
+before(async () => {
+  // First, so a missing browser fails at once with its one-line fix.
+  browser = await launchChromium();
+  uiPort = await freePort();
+  server = await startDevServer({ ephemeral: true, uiPort });
+  harness = await createHarnessAt({
+    address: server.address,
+    scenarios: [
+      {
+        name: 'web-ui',
+        match: 'GOAL-WEB-UI',
+        turns: [
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo "$(date)" >> effects.txt' } }] },
+          { text: 'date recorded' },
+        ],
+      },
+    ],
+  });
+  const workerStopped = new Promise<void>((resolve) => (stopWorker = resolve));
+  const running = harness;
+  workerRun = running.withWorker(() => workerStopped);
+  handle = await startGoal(running.client, {
+    input: { goal: GOAL, workspace: tempDirectory('keel-ws-') },
+    taskQueue: running.taskQueue,
+    workflowId: `web-ui-${Date.now()}`,
+  });
+  callId = await eventually(async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId);
+  page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
+  await page.goto(`http://127.0.0.1:${uiPort}/namespaces/default/workflows/${handle.workflowId}`);
+  // Summary and current details live on the "User Metadata" tab of the workflow page.
+  await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
+  mkdirSync(ARTIFACTS, { recursive: true });
+});
+
+after(async () => {
+  // Approve so the goal finishes, then stop everything this file started, whatever failed above.
+  try {
+    if (handle && callId) {
+      await handle.signal(approveSignal, { callId, approver: 'web-ui-test' });
+      const result = await handle.result();
+      assert.equal(result.status, 'completed');
+    }
+  } finally {
+    stopWorker();
+    await workerRun?.catch(() => undefined);
+    await browser?.close();
+    await harness?.close();
+    await server?.stop();
+  }
+});
+
+/** The rendered markdown frame of the summary. */
+function summaryFrame(): FrameLocator {
+  return page.frameLocator('iframe#user-metadata-summary');
+}
+
+/** The rendered markdown frame of the current details: the other output frame of the tab. */
+function currentDetailsFrame(): FrameLocator {
+  return page.frameLocator('iframe[title="output"]:not(#user-metadata-summary)').first();
+}
+
+async function screenshot(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
+}
+
+test('the summary shows the goal', async () => {
+  await summaryFrame().getByText(GOAL).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+});
+
+test('the current details show the pending approval and the command that approves it', async () => {
+  try {
+    const details = currentDetailsFrame();
+    await details.getByText('Pending approvals (1)').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await details
+      .getByText(`keel approve ${handle.workflowId} ${callId}`)
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await details
+      .getByText('run_command: echo "$(date)" >> effects.txt', { exact: true })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  } finally {
+    // Kept whether or not the assertions held: it shows what the page looked like.
+    await screenshot('web-ui-pending-approval.png');
+  }
+});
+
+test('the timeline names the approval wait and the status query shows the pending call id', async () => {
+  await page.getByRole('tab', { name: 'Timeline' }).click({ timeout: UI_TIMEOUT_MS });
+  await page
+    .getByText('approval wait: run_command: echo "$(date)" >> effects.txt')
+    .first()
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await page.getByRole('tab', { name: 'Queries' }).click({ timeout: UI_TIMEOUT_MS });
+  await page.getByRole('button', { name: 'Run Query' }).click({ timeout: UI_TIMEOUT_MS });
+  try {
+    await page.getByText(`"callId": "${callId}"`).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  } finally {
+    await screenshot('web-ui-status-query.png');
+  }
+});
