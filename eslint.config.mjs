@@ -68,4 +68,10 @@ export default tseslint.config(
     files: ['**/*.mjs', 'bin/**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
+  {
+    // The CLI launcher is plain CommonJS run by Node.
+    files: ['bin/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

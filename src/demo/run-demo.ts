@@ -34,7 +34,7 @@ async function main(): Promise<void> {
 
   const scripted = !process.env.ANTHROPIC_API_KEY;
   let anthropic: Anthropic;
-  let closeModel = async () => undefined as void;
+  let closeModel: () => Promise<void> = () => Promise.resolve();
   if (scripted) {
     const scenario = loadScenarioFile(path.join(ROOT, 'scenarios/demo.yaml'));
     const endpoint = await startScriptedMessagesServer({ scenarios: [scenario] });

@@ -27,6 +27,20 @@ export const scriptedTurnSchema = z
   })
   .strict();
 
+/**
+ * An answer to a structured call (plan, belief, review, reflection): the forced tool's input, or
+ * text to exercise the parser's fallbacks. `when` picks the entry for requests containing it.
+ */
+export const scriptedStructuredSchema = z
+  .object({
+    tool: z.string().min(1),
+    when: z.string().optional(),
+    input: z.record(z.string(), z.unknown()).optional(),
+    text: z.string().optional(),
+    failures: z.array(scriptedFailureSchema).default([]),
+  })
+  .strict();
+
 export const scenarioSchema = z
   .object({
     name: z.string().min(1),
@@ -34,12 +48,14 @@ export const scenarioSchema = z
     /** Chosen for requests whose first user message contains this text; the fallback when absent. */
     match: z.string().optional(),
     turns: z.array(scriptedTurnSchema).min(1),
+    structured: z.array(scriptedStructuredSchema).default([]),
   })
   .strict();
 
 export type Scenario = z.output<typeof scenarioSchema>;
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 export type ScriptedTurn = z.output<typeof scriptedTurnSchema>;
+export type ScriptedStructured = z.output<typeof scriptedStructuredSchema>;
 
 export function parseScenario(raw: unknown, source = 'scenario'): Scenario {
   const result = scenarioSchema.safeParse(raw);

@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parseScenario, type Scenario, type ScenarioInput, type ScriptedTurn } from './scenario';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  parseScenario,
+  type Scenario,
+  type ScenarioInput,
+  type ScriptedStructured,
+  type ScriptedTurn,
+} from './scenario';
 
 /**
  * A loopback HTTP endpoint that speaks the Anthropic Messages wire format and replays scripted
@@ -10,7 +16,10 @@ import { parseScenario, type Scenario, type ScenarioInput, type ScriptedTurn } f
  */
 export interface RecordedRequest {
   scenario: string;
+  /** The agent turn answered; -1 for a structured call. */
   turnIndex: number;
+  /** The forced tool of a structured call. */
+  structuredTool?: string;
   body: MessagesRequestBody;
   apiKeyPresent: boolean;
   status: number;
@@ -21,6 +30,7 @@ interface MessagesRequestBody {
   messages?: Array<{ role: string; content: unknown }>;
   system?: unknown;
   tools?: unknown[];
+  tool_choice?: { type?: string; name?: string };
   [key: string]: unknown;
 }
 
@@ -54,7 +64,7 @@ export async function startScriptedMessagesServer(options: {
   const scenarios = options.scenarios.map((scenario) => parseScenario(scenario));
   const requests: RecordedRequest[] = [];
   const attempts = new Map<string, number>();
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
 
   const server: Server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
@@ -77,6 +87,10 @@ export async function startScriptedMessagesServer(options: {
       sendJson(response, 400, errorBody(400, 'no scripted scenario matches this request'));
       return;
     }
+    if (body.tool_choice?.type === 'tool' && body.tool_choice.name) {
+      answerStructured(scenario, body, body.tool_choice.name, request, response);
+      return;
+    }
     const turnIndex = (body.messages ?? []).filter((message) => message.role === 'assistant').length;
     const key = `${scenario.name}#${turnIndex}`;
     const attempt = attempts.get(key) ?? 0;
@@ -91,7 +105,7 @@ export async function startScriptedMessagesServer(options: {
       scenario: scenario.name,
       turnIndex,
       body,
-      apiKeyPresent: typeof request.headers['x-api-key'] === 'string',
+      apiKeyPresent: hasCredentials(request),
       status: 200,
     };
     requests.push(record);
@@ -107,6 +121,67 @@ export async function startScriptedMessagesServer(options: {
     sendJson(response, 200, messageBody({ body, scenario, turnIndex, turn }));
   }
 
+  function answerStructured(
+    scenario: Scenario,
+    body: MessagesRequestBody,
+    tool: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): void {
+    const requestText = JSON.stringify(body.messages ?? []);
+    const candidates = scenario.structured.filter((entry) => entry.tool === tool);
+    const entry: ScriptedStructured | undefined =
+      candidates.find(
+        (candidate) => candidate.when !== undefined && requestText.includes(jsonEscaped(candidate.when)),
+      ) ?? candidates.find((candidate) => candidate.when === undefined);
+    const record: RecordedRequest = {
+      scenario: scenario.name,
+      turnIndex: -1,
+      structuredTool: tool,
+      body,
+      apiKeyPresent: hasCredentials(request),
+      status: 200,
+    };
+    requests.push(record);
+    if (!entry) {
+      record.status = 400;
+      sendJson(
+        response,
+        400,
+        errorBody(400, `scenario "${scenario.name}" has no structured answer for ${tool}`),
+      );
+      return;
+    }
+    const key = `${scenario.name}#${tool}#${entry.when ?? ''}`;
+    const attempt = attempts.get(key) ?? 0;
+    attempts.set(key, attempt + 1);
+    const failure = entry.failures[attempt];
+    if (failure) {
+      record.status = failure.status;
+      sendJson(response, failure.status, errorBody(failure.status, failure.message, failure.type));
+      return;
+    }
+    const content =
+      entry.input !== undefined
+        ? [{ type: 'tool_use', id: `toolu_${tool}_${attempt + 1}`, name: tool, input: entry.input }]
+        : [{ type: 'text', text: entry.text ?? '' }];
+    sendJson(response, 200, {
+      id: `msg_${tool}_${attempt + 1}`,
+      type: 'message',
+      role: 'assistant',
+      model: body.model ?? 'scripted',
+      content,
+      stop_reason: entry.input !== undefined ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage: {
+        input_tokens: Math.ceil(requestText.length / 4),
+        output_tokens: Math.ceil(JSON.stringify(content).length / 4),
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
+    });
+  }
+
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -115,7 +190,7 @@ export async function startScriptedMessagesServer(options: {
     completedTurnCounts() {
       const counts = new Map<string, number>();
       for (const request of requests) {
-        if (request.status !== 200) continue;
+        if (request.status !== 200 || request.turnIndex < 0) continue;
         const key = `${request.scenario}#${request.turnIndex}`;
         counts.set(key, (counts.get(key) ?? 0) + 1);
       }
@@ -209,4 +284,11 @@ function readBody(request: IncomingMessage): Promise<string> {
     request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
   });
+}
+
+/** The SDK sends its key as X-Api-Key or as a bearer token, depending on its version and setup. */
+function hasCredentials(request: IncomingMessage): boolean {
+  return (
+    typeof request.headers['x-api-key'] === 'string' || typeof request.headers.authorization === 'string'
+  );
 }

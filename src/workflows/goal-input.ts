@@ -3,7 +3,7 @@ import { z } from 'zod';
 export const ApprovalPolicy = { Auto: 'auto', Ask: 'ask' } as const;
 export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy];
 
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 export const modelSettingsSchema = z

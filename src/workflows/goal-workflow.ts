@@ -195,19 +195,16 @@ class GoalRun {
     const turn = this.state.counters.modelTurns + 1;
     let result;
     try {
-      result = await this.activities.model.callModel.executeWithOptions(
-        { staticSummary: `model turn ${turn}` },
-        [
-          {
-            model: this.config.model,
-            system: systemPrompt(this.config),
-            messages: this.state.transcript,
-            toolNames: offeredTools(this.config),
-            goalId: wf.workflowInfo().workflowId,
-            turn,
-          },
-        ],
-      );
+      result = await this.activities.model.callModel.executeWithOptions({ summary: `model turn ${turn}` }, [
+        {
+          model: this.config.model,
+          system: systemPrompt(this.config),
+          messages: this.state.transcript,
+          toolNames: offeredTools(this.config),
+          goalId: wf.workflowInfo().workflowId,
+          turn,
+        },
+      ]);
     } catch (error) {
       throw modelFailure(error);
     }
@@ -303,7 +300,7 @@ class GoalRun {
     const tools =
       call.reversibility === 'irreversible' ? this.activities.onceOnlyTools : this.activities.tools;
     try {
-      const outcome = await tools.executeTool.executeWithOptions({ staticSummary: call.summary }, [
+      const outcome = await tools.executeTool.executeWithOptions({ summary: call.summary }, [
         {
           toolName: call.toolName,
           input: call.input,

@@ -19,3 +19,25 @@ export interface ModelCallResult {
   usage: TokenUsageTotals;
   model: string;
 }
+
+/**
+ * A model call whose answer is data (a plan, a belief, a review, a reflection). The activity
+ * asks for it through a forced tool call; `raw` is that call's input as JSON, or the reply's text
+ * when an endpoint ignored the tool, and the workflow's structured-output parser takes it from
+ * there (it is the safety net for endpoints without tool forcing).
+ */
+export interface StructuredCallInput {
+  model: ModelSettings;
+  system: string;
+  prompt: string;
+  output: { toolName: string; description: string; jsonSchema: Record<string, unknown> };
+  goalId: string;
+  purpose: string;
+}
+
+export interface StructuredCallResult {
+  raw: string;
+  /** True when the answer came as the forced tool call, false when it fell back to text. */
+  viaTool: boolean;
+  usage: TokenUsageTotals;
+}

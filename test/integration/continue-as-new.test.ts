@@ -1,7 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import Anthropic from '@anthropic-ai/sdk';
 import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import {
@@ -79,7 +80,7 @@ test(
       const runWhileWaiting = (await handle.describe()).runId;
       // Signals grow history while the goal waits (these name no pending call and are ignored),
       // until Temporal suggests continue-as-new in the middle of the approval wait.
-      for (let index = 0; index < 12; index++)
+      for (let index = 0; index < 30; index++)
         await handle.signal(approveSignal, { callId: `toolu_unknown_${index}` });
       const carried = await eventually(async () => {
         const description = await handle.describe();

@@ -154,7 +154,7 @@ test('malformed input fails the workflow with a clear, non-retryable error', asy
       .execute(goalWorkflow, {
         taskQueue: harness.taskQueue,
         workflowId: `malformed-${Date.now()}`,
-        args: [{ goal: '', workspace: 'relative/path', limits: { maxToolCalls: -1 } } as never],
+        args: [{ goal: '', workspace: 'relative/path', limits: { maxToolCalls: -1 } }],
       })
       .then(
         () => undefined,

@@ -67,21 +67,23 @@ after(async () => {
 });
 
 test('the model activity maps every status to a retryable or a named non-retryable failure', async () => {
-  const { callModel } = createModelActivities({
+  const activities = createModelActivities({
     client: new Anthropic({ apiKey: 'k', baseURL: direct.url, maxRetries: 0 }),
   });
   for (const [status, type] of [...NON_RETRYABLE, ...RETRYABLE]) {
-    const error = await callModel({
-      model: { name: 'claude-test', maxTokens: 100 },
-      system: 's',
-      messages: [{ role: 'user', content: [{ type: 'text', text: `DIRECT-${status}` }] }],
-      toolNames: [],
-      goalId: 'g',
-      turn: 1,
-    }).then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await activities
+      .callModel({
+        model: { name: 'claude-test', maxTokens: 100 },
+        system: 's',
+        messages: [{ role: 'user', content: [{ type: 'text', text: `DIRECT-${status}` }] }],
+        toolNames: [],
+        goalId: 'g',
+        turn: 1,
+      })
+      .then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
     assert.ok(error instanceof ApplicationFailure, `status ${status} gives an ApplicationFailure`);
     assert.equal(error.type, type, `status ${status}`);
     assert.equal(

@@ -72,7 +72,7 @@ test(
     await handle.signal(approveSignal, { callId: firstCallId, approver: 'test' });
 
     // 2. Crash while the model activity of turn 2 is in flight.
-    await eventually(async () => requestsFor(1) >= 1);
+    await eventually(() => Promise.resolve(requestsFor(1) >= 1));
     await worker.kill9();
     worker = await startWorker();
 

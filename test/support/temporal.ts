@@ -2,7 +2,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
 import {
   bundleWorkflowCode,
+  DefaultLogger,
   NativeConnection,
+  Runtime,
   type Worker,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
@@ -16,6 +18,9 @@ import {
 } from '../../src/scripted-model/scripted-messages-server';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import { createKeelWorker, WORKFLOWS_PATH } from '../../src/worker';
+
+// Workers log every state change at INFO; tests only want to hear about problems.
+Runtime.install({ logger: new DefaultLogger('WARN') });
 
 /**
  * Integration tests share one real dev server: the test runner starts it and passes
@@ -117,12 +122,14 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+  const detail = lastError instanceof Error ? `: ${lastError.message}` : '';
+  throw new Error(`condition not met within ${timeoutMs} ms${detail}`);
 }
 
 /** A history as text with every payload decoded, so assertions can search what was stored. */
 export function historyText(history: unknown): string {
-  return JSON.stringify(history, (_key, value: unknown) =>
-    value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value,
+  // The history's own toJSON renders payload bytes as base64 strings under `data`.
+  return JSON.stringify(history, (key, value: unknown) =>
+    key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
   );
 }

@@ -45,7 +45,7 @@ test('goal input: defaults applied, every bad field named on one line', () => {
   if (ok.ok) {
     assert.equal(ok.config.approvalPolicy, 'auto');
     assert.equal(ok.config.limits.approvalTimeoutMs, 24 * 3600 * 1000);
-    assert.equal(ok.config.model.name, 'claude-sonnet-4-5');
+    assert.equal(ok.config.model.name, 'claude-sonnet-4-6');
   }
   const bad = parseGoalInput({ goal: ' ', workspace: 'w', approvalPolicy: 'maybe', apiKey: 'sk-no' });
   assert.equal(bad.ok, false);

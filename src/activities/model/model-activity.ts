@@ -1,7 +1,12 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../workflows/failure-types';
-import type { ModelCallInput, ModelCallResult } from '../../workflows/model-call';
+import type {
+  ModelCallInput,
+  ModelCallResult,
+  StructuredCallInput,
+  StructuredCallResult,
+} from '../../workflows/model-call';
 import { toolDefinitionsForModel } from '../../workflows/tools/tool-registry';
 import type { ContentBlock } from '../../workflows/transcript';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
@@ -13,34 +18,61 @@ export interface ModelActivityDependencies {
 }
 
 export function createModelActivities({ client }: ModelActivityDependencies) {
+  /** Runs one Messages request with heartbeats and cancellation; errors become Temporal failures. */
+  async function send(body: Anthropic.MessageCreateParamsNonStreaming): Promise<Anthropic.Message> {
+    const context = activityContextOrUndefined();
+    // Heartbeats let Temporal notice a dead worker long before the start-to-close timeout.
+    const heartbeat = context
+      ? setInterval(() => context.heartbeat(), heartbeatIntervalMs(context))
+      : undefined;
+    try {
+      return await client.messages.create(body, context ? { signal: context.cancellationSignal } : {});
+    } catch (error) {
+      throw toModelFailure(error);
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
+    }
+  }
+
   return {
     /** One model turn over the Messages API. Retries belong to Temporal, not to the SDK. */
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
-      const context = activityContextOrUndefined();
-      // Heartbeats let Temporal notice a dead worker long before the start-to-close timeout.
-      const heartbeat = context
-        ? setInterval(() => context.heartbeat(), heartbeatIntervalMs(context))
-        : undefined;
-      try {
-        const tools = toolDefinitionsForModel(input.toolNames);
-        const response = await client.messages.create(
+      const tools = toolDefinitionsForModel(input.toolNames);
+      const response = await send({
+        model: input.model.name,
+        max_tokens: input.model.maxTokens,
+        system: input.system,
+        messages: input.messages,
+        ...(tools.length > 0 ? { tools: tools } : {}),
+        ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
+      });
+      return toResult(response);
+    },
+
+    /** A structured answer through a forced tool call (see StructuredCallInput). */
+    async callStructured(input: StructuredCallInput): Promise<StructuredCallResult> {
+      const response = await send({
+        model: input.model.name,
+        max_tokens: input.model.maxTokens,
+        system: input.system,
+        messages: [{ role: 'user', content: input.prompt }],
+        tools: [
           {
-            model: input.model.name,
-            max_tokens: input.model.maxTokens,
-            system: input.system,
-            messages: input.messages as Anthropic.MessageParam[],
-            ...(tools.length > 0 ? { tools: tools as Anthropic.Tool[] } : {}),
-            ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
+            name: input.output.toolName,
+            description: input.output.description,
+            input_schema: { ...input.output.jsonSchema, type: 'object' },
           },
-          context ? { signal: context.cancellationSignal } : {},
-        );
-        return toResult(response);
-      } catch (error) {
-        if (error instanceof ApplicationFailure) throw error;
-        throw toModelFailure(error);
-      } finally {
-        if (heartbeat) clearInterval(heartbeat);
-      }
+        ],
+        tool_choice: { type: 'tool', name: input.output.toolName },
+      });
+      const result = toResult(response);
+      const call = result.content.find(
+        (block) => block.type === 'tool_use' && block.name === input.output.toolName,
+      );
+      if (call?.type === 'tool_use')
+        return { raw: JSON.stringify(call.input), viaTool: true, usage: result.usage };
+      const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+      return { raw: text, viaTool: false, usage: result.usage };
     },
   };
 }

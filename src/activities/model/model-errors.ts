@@ -27,14 +27,15 @@ export function toModelFailure(error: unknown): ApplicationFailure {
   }
   if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
     const status = error.status;
-    const message = `model endpoint answered ${status}: ${apiErrorMessage(error)}`;
+    const details = error as { error?: unknown; message: string; headers?: Headers };
+    const message = `model endpoint answered ${status}: ${apiErrorMessage(details)}`;
     const permanent = NON_RETRYABLE_BY_STATUS[status];
     if (permanent) return ApplicationFailure.nonRetryable(message, permanent);
     return ApplicationFailure.create({
       message,
       type: retryableType(status),
       nonRetryable: false,
-      nextRetryDelay: retryAfterMs(error.headers),
+      nextRetryDelay: retryAfterMs(details.headers),
     });
   }
   // Unknown statuses and anything else: let Temporal retry within the policy's limit.
@@ -51,7 +52,7 @@ function retryableType(status: number): string {
 }
 
 /** Anthropic's error body is {"type":"error","error":{"type":"...","message":"..."}}. */
-function apiErrorMessage(error: InstanceType<typeof Anthropic.APIError>): string {
+function apiErrorMessage(error: { error?: unknown; message: string }): string {
   const body = error.error as { error?: { type?: unknown; message?: unknown } } | undefined;
   const type = typeof body?.error?.type === 'string' ? body.error.type : undefined;
   const message = typeof body?.error?.message === 'string' ? body.error.message : error.message;
@@ -63,6 +64,8 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
   const value = headers?.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0) return undefined;
+  // "0" means "now": the retry policy's own backoff is the better guide (and Temporal treats a
+  // zero next-retry delay as no retry at all).
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
   return Math.min(seconds, 300) * 1000;
 }
