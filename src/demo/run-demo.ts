@@ -4,7 +4,7 @@
  * SCRIPTED (scenarios/demo.yaml replayed by a loopback Messages endpoint).
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -27,6 +27,7 @@ const TASK_QUEUE = 'keel-demo';
 const print = (line: string) => console.log(line);
 
 async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') }); // the worker's INFO chatter hides the story
   mkdirSync(STATE_DIR, { recursive: true });
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !process.env.CI;
   const server = await ensureDevServer();
@@ -78,10 +79,8 @@ async function main(): Promise<void> {
     return followGoal(handle, {
       print,
       onPendingApproval: async (approval) => {
-        const approve = `keel approve ${handle.workflowId} ${approval.callId}`;
-        print(
-          `  approve from another terminal:  npx keel --task-queue ${TASK_QUEUE} approve ${handle.workflowId} ${approval.callId}`,
-        );
+        const approve = `npx keel approve ${handle.workflowId} ${approval.callId}`;
+        print(`  approve from another terminal:  ${approve}`);
         print(
           `  or with the Temporal CLI:       temporal workflow signal --workflow-id ${handle.workflowId} --name approve --input '{"callId":"${approval.callId}","approver":"you"}'`,
         );
