@@ -3,6 +3,10 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import os from 'node:os';
 import path from 'node:path';
 import { createActivities } from './activities';
+import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
+import { createReflectionStore, reflectionStoreConfigFromEnv } from './activities/reflection-store/create-reflection-store';
+import type { ReflectionStore } from './activities/reflection-store/reflection-store';
+import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { loadScenarioFile } from './scripted-model/scenario';
 import {
@@ -15,7 +19,12 @@ export interface KeelWorkerOptions {
   namespace: string;
   taskQueue: string;
   anthropic: Anthropic;
+  /** Each of these falls back to the worker's environment (see README, Configuration). */
   journalDirectory?: string;
+  backupDirectory?: string;
+  reflectionStore?: ReflectionStore;
+  ledgerSinks?: readonly LedgerSink[];
+  reflectionCadence?: number;
   /** A prebuilt workflow bundle (tests build one and share it); built from source otherwise. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -23,22 +32,29 @@ export interface KeelWorkerOptions {
 export const WORKFLOWS_PATH = require.resolve('./workflows');
 
 export async function createKeelWorker(options: KeelWorkerOptions): Promise<Worker> {
+  const env = process.env;
+  const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
+  const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
+  const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: WORKFLOWS_PATH }),
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities({
       anthropic: options.anthropic,
-      journalDirectory: options.journalDirectory ?? defaultJournalDirectory(),
+      journalDirectory: options.journalDirectory ?? keelDirectory(env, 'KEEL_JOURNAL_DIR', 'journal'),
+      backupDirectory: options.backupDirectory ?? keelDirectory(env, 'KEEL_BACKUP_DIR', 'backups'),
+      reflectionStore: options.reflectionStore ?? createReflectionStore(reflectionStoreConfigFromEnv(env)),
+      ledgerSinks,
+      ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
     }),
   });
 }
 
-export function defaultJournalDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  return env.KEEL_JOURNAL_DIR ?? path.join(os.homedir(), '.keel', 'journal');
+/** ~/.keel/<name> unless the variable names another directory. */
+export function keelDirectory(env: NodeJS.ProcessEnv, variable: string, name: string): string {
+  return env[variable] ?? path.join(os.homedir(), '.keel', name);
 }
 
 /**

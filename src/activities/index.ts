@@ -1,12 +1,23 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { LedgerSink } from './ledger-sinks';
+import { createLedgerSinkActivities } from './ledger-sinks';
 import { createModelActivities } from './model/model-activity';
+import { createReflectionActivities } from './reflection/reflection-activities';
+import type { ReflectionStore } from './reflection-store/reflection-store';
+import { createBackupActivities } from './rollback/workspace-backups';
 import { createToolActivities } from './tools/execute-tool';
+import { createWorkerDefaultsActivities } from './worker-defaults';
 
 export interface ActivityDependencies {
   /** The Anthropic client, built by the worker from its environment. */
   anthropic: Anthropic;
   /** Where the at-most-once journal of irreversible calls is kept. */
   journalDirectory: string;
+  /** Where workspace backups for rollbackOnBacktrack are kept. */
+  backupDirectory: string;
+  reflectionStore: ReflectionStore;
+  ledgerSinks: readonly LedgerSink[];
+  reflectionCadence?: number;
 }
 
 /** Every activity keel registers, with its dependencies injected. */
@@ -14,6 +25,13 @@ export function createActivities(dependencies: ActivityDependencies) {
   return {
     ...createModelActivities({ client: dependencies.anthropic }),
     ...createToolActivities({ journalDirectory: dependencies.journalDirectory }),
+    ...createReflectionActivities({ store: dependencies.reflectionStore }),
+    ...createLedgerSinkActivities({ sinks: dependencies.ledgerSinks }),
+    ...createBackupActivities({ backupDirectory: dependencies.backupDirectory }),
+    ...createWorkerDefaultsActivities({
+      ...(dependencies.reflectionCadence !== undefined ? { reflectionCadence: dependencies.reflectionCadence } : {}),
+      ledgerSinks: dependencies.ledgerSinks.length > 0,
+    }),
   };
 }
 

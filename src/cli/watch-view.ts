@@ -12,7 +12,7 @@ import { describeResult } from './follow-goal';
  */
 
 /** The status view, plus the plan once the workflow reports one. */
-export type WatchableView = GoalStatusView & { plan?: GoalDetailsPlan };
+export type WatchableView = GoalStatusView;
 
 export interface WatchViewOptions {
   workflowId: string;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { principleSettingsSchema } from './principles';
 
 export const ApprovalPolicy = { Auto: 'auto', Ask: 'ask' } as const;
 export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy];
@@ -51,21 +52,51 @@ export const goalInputSchema = z
     goal: z.string().trim().min(1, 'goal text must not be empty'),
     successCriteria: z.array(z.string().trim().min(1)).default([]),
     workspace: z.string().startsWith('/', 'workspace must be an absolute path'),
-    model: modelSettingsSchema.default({ name: DEFAULT_MODEL, maxTokens: 4096 }),
-    limits: goalLimitsSchema.default({
-      maxToolCalls: 100,
-      maxTurns: 50,
-      approvalTimeoutMs: DEFAULT_APPROVAL_TIMEOUT_MS,
-    }),
+    model: modelSettingsSchema.prefault({}),
+    limits: goalLimitsSchema.prefault({}),
     /** Mutating calls: run at once (auto) or wait for a human (ask). Irreversible calls always wait. */
     approvalPolicy: z.enum([ApprovalPolicy.Auto, ApprovalPolicy.Ask]).default(ApprovalPolicy.Auto),
     /** After the final answer, how long to wait for a follow-up message before completing. */
     followUpWindowMs: z.number().int().nonnegative().default(0),
-    timing: activityTimingSchema.default({
-      modelTimeoutMs: 5 * 60_000,
-      toolTimeoutMs: 11 * 60_000,
-      heartbeatTimeoutMs: 30_000,
-    }),
+    timing: activityTimingSchema.prefault({}),
+    /** The four harness principles (hypothesis, actionable failure, cadence, cost); see README. */
+    principles: principleSettingsSchema.prefault({}),
+    /** Plans and backtracking (seed 001): off unless asked for, as it costs a model call per plan. */
+    planning: z
+      .object({
+        enabled: z.boolean().default(false),
+        maxBacktrackAttempts: z.number().int().min(1).max(10).default(3),
+        rollbackOnBacktrack: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+    /** Periodic self-assessment every `interval` model turns (0 disables). */
+    assessment: z
+      .object({
+        interval: z.number().int().nonnegative().default(5),
+        /** The context budget memory pressure is measured against, in transcript characters. */
+        contextBudgetChars: z.number().int().positive().default(600_000),
+        keepLatestMessages: z.number().int().min(2).default(6),
+      })
+      .strict()
+      .prefault({}),
+    /** Cross-run task reflection (seed 002), after the output is accepted by a review. */
+    reflection: z
+      .object({
+        enabled: z.boolean().default(false),
+        /** A separate (cheaper) model for the review and the reflection; the goal's model otherwise. */
+        model: z.string().min(1).optional(),
+        review: z.enum(['llm', 'human', 'none']).default('llm'),
+        expectedOutput: z.string().optional(),
+        /** A custom strategy: a prompt template with {description} {expectedOutput} {output} {prior}. */
+        promptTemplate: z.string().min(1).optional(),
+      })
+      .strict()
+      .prefault({}),
+    ledger: z
+      .object({ maxEvents: z.number().int().min(10).max(10_000).default(500) })
+      .strict()
+      .prefault({}),
     /** Restrict the tools offered to the model; all tools when omitted. */
     tools: z.array(z.string()).optional(),
     systemPrompt: z.string().optional(),

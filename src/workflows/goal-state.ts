@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { goalInputSchema } from './goal-input';
+import { LedgerSchema } from './ledger';
+import { PlanSchema } from './plan';
+import { principlesStateSchema } from './principles';
+import { Strategy } from './strategy';
 import { transcriptMessageSchema } from './transcript';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
@@ -10,6 +14,7 @@ export const GoalStatus = {
   Completed: 'completed',
   Failed: 'failed',
   Limit: 'limit',
+  BudgetExhausted: 'budget_exhausted',
   Cancelled: 'cancelled',
 } as const;
 export type GoalStatus = (typeof GoalStatus)[keyof typeof GoalStatus];
@@ -19,6 +24,8 @@ export const GoalPhase = {
   RunningTools: 'running-tools',
   AwaitingApproval: 'awaiting-approval',
   AwaitingFollowUp: 'awaiting-follow-up',
+  Planning: 'planning',
+  Reviewing: 'reviewing',
   Done: 'done',
 } as const;
 export type GoalPhase = (typeof GoalPhase)[keyof typeof GoalPhase];
@@ -101,12 +108,41 @@ export const taskRecordSchema = z.object({
 });
 export type TaskRecord = z.infer<typeof taskRecordSchema>;
 
+export const planningStateSchema = z.object({
+  plan: PlanSchema.optional(),
+  selection: z
+    .object({ strategy: z.enum(Strategy), method: z.string(), scores: z.record(z.string(), z.number()) })
+    .optional(),
+  failedToolCalls: z.array(z.object({ toolName: z.string(), toolInput: z.record(z.string(), z.unknown()) })),
+  failures: z.array(z.object({ attempt: z.number().int(), reason: z.string() })),
+  /** What the harness saw during the active step, to fail it when the model will not. */
+  step: z.object({
+    consecutiveFailedCalls: z.number().int().nonnegative(),
+    hypothesisMismatches: z.number().int().nonnegative(),
+    approvalDenied: z.boolean(),
+  }),
+  /** Files as they were before this attempt's first mutating step (rollbackOnBacktrack). */
+  snapshotId: z.string().optional(),
+});
+export type PlanningState = z.infer<typeof planningStateSchema>;
+
+export const assessmentStateSchema = z.object({
+  priority: z.number().min(0).max(255),
+  count: z.number().int().nonnegative(),
+  lastAssessmentCycle: z.number().int().nonnegative(),
+  lastProgressCycle: z.number().int().nonnegative().optional(),
+  toolStats: z.record(z.string(), z.object({ calls: z.number().int(), successes: z.number().int() })),
+  requested: z.boolean(),
+  consolidations: z.number().int().nonnegative(),
+});
+export type AssessmentState = z.infer<typeof assessmentStateSchema>;
+
 /** Everything the goal knows. One object, so continue-as-new can carry it whole. */
 export const goalStateSchema = z.object({
   schemaVersion: z.literal(GOAL_STATE_SCHEMA_VERSION),
   config: goalInputSchema,
-  status: z.enum(['running', 'completed', 'failed', 'limit', 'cancelled']),
-  phase: z.enum(['thinking', 'running-tools', 'awaiting-approval', 'awaiting-follow-up', 'done']),
+  status: z.enum(GoalStatus),
+  phase: z.enum(GoalPhase),
   transcript: z.array(transcriptMessageSchema),
   /** The tool calls of the turn in progress; survives continue-as-new during approval waits. */
   currentTurn: z.array(toolCallRecordSchema).optional(),
@@ -115,10 +151,35 @@ export const goalStateSchema = z.object({
   usage: tokenUsageSchema,
   /** Follow-up user messages not yet given to the model. */
   inbox: z.array(z.string()),
+  /** Harness notes (checkpoints, mismatches, plan changes) to give the model before its next turn. */
+  notes: z.array(z.string()),
   finalText: z.string().optional(),
   endReason: z.string().optional(),
   startedAtMs: z.number(),
   continuedAsNew: z.number().int().nonnegative(),
+  /** What the worker said at the goal's start (its config is read once, through an activity). */
+  workerDefaults: z.object({
+    reflectionCadence: z.number().int().nonnegative().optional(),
+    ledgerSinks: z.boolean(),
+  }),
+  principles: principlesStateSchema,
+  ledger: LedgerSchema,
+  /** The last ledger sequence handed to the sinks (publishing is at least once, in order). */
+  ledgerPublishedThrough: z.number().int().nonnegative(),
+  planning: planningStateSchema,
+  assessment: assessmentStateSchema,
+  reflection: z.object({
+    taskIdentity: z.string().optional(),
+    notesApplied: z.boolean(),
+    review: z.object({ accepted: z.boolean(), by: z.string(), notes: z.string() }).optional(),
+    outcome: z.string().optional(),
+  }),
+  /** Structured LLM outputs parsed, and how many needed the prose fallback (seed 004). */
+  structured: z.object({
+    calls: z.number().int().nonnegative(),
+    rawFallbacks: z.number().int().nonnegative(),
+  }),
+  lastModel: z.string().optional(),
 });
 export type GoalState = z.infer<typeof goalStateSchema>;
 

@@ -12,6 +12,10 @@ export const LedgerEventKind = {
   PlanCreated: 'plan.created',
   PlanFailed: 'plan.failed',
   PlanBacktracked: 'plan.backtracked',
+  /** Files changed by a failed plan were restored from the backup taken before it (a compensation). */
+  PlanRolledBack: 'plan.rolled_back',
+  /** A reply after a checkpoint was judged (response tracking). */
+  ReflectionAnswered: 'reflection.answered',
   ReflectionCheckpoint: 'reflection.checkpoint',
   AgentReflected: 'agent.reflected',
   ReviewCompleted: 'review.completed',

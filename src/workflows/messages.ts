@@ -1,6 +1,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { GoalCounters, GoalPhase, GoalStatus, TokenUsageTotals } from './goal-state';
+import type { LedgerEvent } from './ledger';
+import type { Plan } from './plan';
 import type { Reversibility } from './reversibility';
 
 /**
@@ -48,6 +50,25 @@ export interface PendingApprovalView {
   deadline: string;
 }
 
+/** Numbers that show how the harness principles acted on this goal. */
+export interface GoalStats {
+  hypothesesGiven: number;
+  hypothesisMismatches: number;
+  checkpoints: number;
+  checkpointsAddressed: number;
+  /** Share of checkpoints whose next reply answered them; undefined without tracking or checkpoints. */
+  reflectionResponseRate?: number;
+  /** Read-only calls per mutating (incl. irreversible) call; null when nothing mutated. */
+  explorationRatio: number | null;
+  usdEstimate: number;
+  usdPriced: boolean;
+  elapsedMs: number;
+  structuredCalls: number;
+  rawFallbackRate: number;
+  assessments: number;
+  consolidations: number;
+}
+
 export interface GoalStatusView {
   goal: string;
   status: GoalStatus;
@@ -60,9 +81,32 @@ export interface GoalStatusView {
   finalText?: string;
   endReason?: string;
   continuedAsNew: number;
+  stats: GoalStats;
+  priority: number;
+  plan?: Plan;
+  lastCheckpoint?: { atToolCall: number; at: string };
+  budget?: Array<{ dimension: string; spent: number; limit: number }>;
+  awaitingReview: boolean;
+  model?: string;
 }
 
 export const goalStatusQuery = defineQuery<GoalStatusView>('status');
+export const planQuery = defineQuery<Plan | undefined>('plan');
+export const ledgerQuery = defineQuery<LedgerEvent[], [{ afterSequence?: number }?]>('ledger');
+
+/** Ask for a self-assessment at the next turn boundary, whatever the cadence says. */
+export const assessNowSignal = defineSignal<[]>('assessNow');
+
+export const reviewPayloadSchema = z
+  .object({
+    accepted: z.boolean(),
+    reviewer: z.string().min(1).default('unknown'),
+    notes: z.string().default(''),
+  })
+  .strict();
+export type ReviewPayload = z.input<typeof reviewPayloadSchema>;
+/** A human's review of the goal's output, for goals whose reflection asks for one. */
+export const submitReviewUpdate = defineUpdate<{ accepted: boolean }, [ReviewPayload]>('submitReview');
 
 export const DESCRIPTIONS = {
   approve: 'Approve a pending tool call: {"callId": "...", "approver": "...", "reason": "..."}',
@@ -70,4 +114,8 @@ export const DESCRIPTIONS = {
   decideApproval: 'Approve or deny a pending tool call and learn at once whether the decision was accepted',
   userMessage: 'Send a follow-up message; it starts a new task inside the goal: {"text": "..."}',
   status: 'Status, counters, pending approvals and the latest messages of the goal',
+  plan: 'The current plan with step statuses and its attempt',
+  ledger: 'Notable events of the goal (plans, checkpoints, approvals, budgets, reflections)',
+  assessNow: 'Run a self-assessment at the next turn boundary',
+  submitReview: 'Accept or reject the goal output (when its reflection asks for a human review)',
 } as const;

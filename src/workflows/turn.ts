@@ -1,7 +1,8 @@
 import { requiresHumanApproval } from './approval-policy';
 import type { GoalConfig } from './goal-input';
 import type { ApprovalDecision, ToolCallRecord } from './goal-state';
-import { classifyToolCall, TOOL_NAMES } from './tools/tool-registry';
+import { classifyToolCall, isHarnessTool, TOOL_NAMES } from './tools/tool-registry';
+import { REPORT_STEP_TOOL } from './tools/report-step-spec';
 import type { ToolResultBlock, ToolUseBlock } from './transcript';
 
 /**
@@ -30,6 +31,16 @@ export function planTurn(options: {
     }
     const classified = classifyToolCall(toolUse.name, toolUse.input);
     if (!classified.ok) return done(base, 'read-only', toolUse.name, classified.error);
+    if (isHarnessTool(toolUse.name)) {
+      // Harness tools change only the goal's own state: no limit, no approval, no activity.
+      return {
+        ...base,
+        input: classified.input,
+        reversibility: 'read-only',
+        summary: classified.summary,
+        status: 'ready',
+      };
+    }
     if (remainingCalls <= 0) {
       return done(
         base,
@@ -39,7 +50,12 @@ export function planTurn(options: {
       );
     }
     remainingCalls -= 1;
-    const record = { ...base, reversibility: classified.reversibility, summary: classified.summary };
+    const record = {
+      ...base,
+      input: classified.input,
+      reversibility: classified.reversibility,
+      summary: classified.summary,
+    };
     if (!requiresHumanApproval(classified.reversibility, config.approvalPolicy)) {
       return { ...record, status: 'ready' };
     }
@@ -63,8 +79,10 @@ function done(
   return { ...base, reversibility, summary, status: 'done', result: { content, isError: true } };
 }
 
+/** The tools the model is offered: the goal's choice (or all), plus report_step when it plans. */
 export function offeredTools(config: GoalConfig): string[] {
-  return config.tools ?? [...TOOL_NAMES];
+  const tools = config.tools ?? [...TOOL_NAMES];
+  return config.planning.enabled ? [...tools, REPORT_STEP_TOOL] : tools;
 }
 
 export function wasCutByLimit(call: ToolCallRecord): boolean {

@@ -7,8 +7,7 @@ import { startGoal, type GoalHandle } from '../../src/client/goal-client';
 import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import { approveSignal, goalStatusQuery } from '../../src/workflows/messages';
 import { launchChromium } from '../support/browser';
-import { createHarnessAt } from '../support/harness-at';
-import { eventually, tempDirectory, type Harness } from '../support/temporal';
+import { createHarness, eventually, tempDirectory, type Harness } from '../support/temporal';
 
 /**
  * The Temporal Web UI shows a goal waiting for approval so a human can act without reading raw
@@ -35,7 +34,7 @@ before(async () => {
   browser = await launchChromium();
   uiPort = await freePort();
   server = await startDevServer({ ephemeral: true, uiPort });
-  harness = await createHarnessAt({
+  harness = await createHarness({
     address: server.address,
     scenarios: [
       {

@@ -18,6 +18,9 @@ import {
 } from '../../src/scripted-model/scripted-messages-server';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import { createKeelWorker, WORKFLOWS_PATH } from '../../src/worker';
+import type { LedgerSink } from '../../src/activities/ledger-sinks';
+import { createFileReflectionStore } from '../../src/activities/reflection-store/file-reflection-store';
+import type { ReflectionStore } from '../../src/activities/reflection-store/reflection-store';
 
 // Workers log every state change at INFO; tests only want to hear about problems.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -62,6 +65,8 @@ export interface Harness {
   scripted: ScriptedMessagesServer;
   taskQueue: string;
   journalDirectory: string;
+  /** Where this harness's workers keep reflections (a file store), unless one was passed. */
+  reflectionDirectory: string;
   /** Runs a worker for the duration of fn. */
   withWorker<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -70,18 +75,26 @@ export interface Harness {
 let queueCounter = 0;
 
 /** A client, a scripted Messages endpoint and a task queue of its own for one test. */
-export async function createHarness(options: { scenarios: ScenarioInput[] }): Promise<Harness> {
-  const address = await temporalAddress();
+export async function createHarness(options: {
+  scenarios: ScenarioInput[];
+  /** A server of the test's own (e.g. one with the Web UI); the shared, headless one otherwise. */
+  address?: string;
+  reflectionStore?: ReflectionStore;
+  ledgerSinks?: LedgerSink[];
+}): Promise<Harness> {
+  const address = options.address ?? (await temporalAddress());
   const connection = await Connection.connect({ address });
   const client = new Client({ connection });
   const scripted = await startScriptedMessagesServer({ scenarios: options.scenarios });
   const taskQueue = `keel-test-${process.pid}-${++queueCounter}-${Date.now()}`;
   const journalDirectory = tempDirectory('keel-journal-');
+  const reflectionDirectory = tempDirectory('keel-reflections-');
   return {
     client,
     scripted,
     taskQueue,
     journalDirectory,
+    reflectionDirectory,
     async withWorker(fn) {
       const workerConnection = await NativeConnection.connect({ address });
       const worker: Worker = await createKeelWorker({
@@ -94,6 +107,10 @@ export async function createHarness(options: { scenarios: ScenarioInput[] }): Pr
           maxRetries: 0,
         }),
         journalDirectory,
+        backupDirectory: tempDirectory('keel-backups-'),
+        reflectionStore:
+          options.reflectionStore ?? createFileReflectionStore({ directory: reflectionDirectory }),
+        ledgerSinks: options.ledgerSinks ?? [],
         workflowBundle: await workflowBundle(),
       });
       try {

@@ -14,6 +14,22 @@ function view(overrides: Partial<WatchableView> = {}): WatchableView {
     pendingApprovals: [],
     latestMessages: [],
     continuedAsNew: 0,
+    stats: {
+      hypothesesGiven: 0,
+      hypothesisMismatches: 0,
+      checkpoints: 0,
+      checkpointsAddressed: 0,
+      explorationRatio: null,
+      usdEstimate: 0,
+      usdPriced: true,
+      elapsedMs: 0,
+      structuredCalls: 0,
+      rawFallbackRate: 0,
+      assessments: 0,
+      consolidations: 0,
+    },
+    priority: 128,
+    awaitingReview: false,
     ...overrides,
   };
 }
@@ -98,17 +114,34 @@ test('the plan, when the view carries one', () => {
   const lines = renderWatchView(
     view({
       plan: {
+        goalId: 'goal-1',
+        status: 'active',
+        metaStrategy: 'reason-first',
         attempt: 1,
-        strategy: 'direct',
+        strategy: 'external',
         steps: [
-          { index: 0, toolName: 'list_dir', rationale: 'look', status: 'completed' },
-          { index: 1, toolName: 'run_command', rationale: 'build', status: 'active' },
+          {
+            index: 0,
+            toolName: 'list_dir',
+            toolInput: {},
+            expectedEffects: [],
+            rationale: 'look',
+            status: 'completed',
+          },
+          {
+            index: 1,
+            toolName: 'run_command',
+            toolInput: {},
+            expectedEffects: [],
+            rationale: 'build',
+            status: 'active',
+          },
         ],
       },
     }),
     { workflowId: 'goal-1' },
   );
-  const start = lines.indexOf('plan: attempt 1, strategy direct');
+  const start = lines.indexOf('plan: attempt 1, strategy external');
   assert.ok(start > 0);
   assert.deepEqual(lines.slice(start + 1, start + 3), [
     '  [x] 1. list_dir — look',

@@ -3,6 +3,7 @@ import type { Reversibility } from '../reversibility';
 import { editFileSpec } from './edit-file-spec';
 import { listDirSpec } from './list-dir-spec';
 import { readFileSpec } from './read-file-spec';
+import { REPORT_STEP_TOOL, reportStepSpec } from './report-step-spec';
 import { runCommandSpec } from './run-command-spec';
 import { searchSpec } from './search-spec';
 import type { ToolSpec } from './tool-spec';
@@ -24,7 +25,15 @@ export function isToolName(name: string): name is ToolName {
   return Object.hasOwn(toolSpecs, name);
 }
 
+/** Tools the workflow runs itself (they change only the goal's own state). */
+export const HARNESS_TOOL_NAMES: readonly string[] = [REPORT_STEP_TOOL];
+
+export function isHarnessTool(name: string): boolean {
+  return HARNESS_TOOL_NAMES.includes(name);
+}
+
 export function getToolSpec(name: string): ToolSpec | undefined {
+  if (name === REPORT_STEP_TOOL) return reportStepSpec;
   return isToolName(name) ? toolSpecs[name] : undefined;
 }
 

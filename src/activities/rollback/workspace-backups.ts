@@ -1,0 +1,71 @@
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { walkFiles } from '../tools/walk-files';
+
+export interface WorkspaceBackupInput {
+  workspace: string;
+  /** Stable per goal and plan attempt, so a retried backup overwrites rather than duplicates. */
+  backupId: string;
+}
+
+const MAX_BACKUP_FILES = 5000;
+const MAX_BACKUP_BYTES = 200 * 1024 * 1024;
+
+/**
+ * Copies of the workspace's files, taken before a plan's first mutating step, so a backtrack with
+ * rollbackOnBacktrack can put the files back the way they were (a compensation, not an undo of
+ * effects outside the workspace). node_modules and .git are not copied.
+ */
+export function createBackupActivities(options: { backupDirectory: string }) {
+  const directoryOf = (backupId: string) =>
+    path.join(options.backupDirectory, backupId.replace(/[^A-Za-z0-9._-]+/g, '_'));
+
+  return {
+    async backupWorkspace(input: WorkspaceBackupInput): Promise<{ files: number }> {
+      const target = directoryOf(input.backupId);
+      await rm(target, { recursive: true, force: true });
+      await mkdir(path.join(target, 'files'), { recursive: true });
+      const files: string[] = [];
+      let bytes = 0;
+      for await (const file of walkFiles({ root: input.workspace })) {
+        if (file.kind !== 'file') continue;
+        if (files.length >= MAX_BACKUP_FILES || bytes + file.size > MAX_BACKUP_BYTES) {
+          throw new Error(`workspace too large to back up (over ${MAX_BACKUP_FILES} files or ${MAX_BACKUP_BYTES} bytes)`);
+        }
+        const destination = path.join(target, 'files', file.relative);
+        await mkdir(path.dirname(destination), { recursive: true });
+        await copyFile(file.absolute, destination);
+        files.push(file.relative);
+        bytes += file.size;
+      }
+      // The manifest is written last: a backup without one is incomplete and is not restored.
+      await writeFile(path.join(target, 'manifest.json'), JSON.stringify({ files }));
+      return { files: files.length };
+    },
+
+    async restoreWorkspace(input: WorkspaceBackupInput): Promise<{ restored: string[]; removed: string[] }> {
+      const source = directoryOf(input.backupId);
+      const manifest = JSON.parse(await readFile(path.join(source, 'manifest.json'), 'utf8')) as { files: string[] };
+      const kept = new Set(manifest.files);
+      const removed: string[] = [];
+      for await (const file of walkFiles({ root: input.workspace })) {
+        if (!kept.has(file.relative)) {
+          await rm(file.absolute, { force: true });
+          removed.push(file.relative);
+        }
+      }
+      const restored: string[] = [];
+      for (const relative of manifest.files) {
+        const destination = path.join(input.workspace, relative);
+        const original = path.join(source, 'files', relative);
+        const current = await readFile(destination).catch(() => undefined);
+        const saved = await readFile(original);
+        if (current && current.equals(saved)) continue;
+        await mkdir(path.dirname(destination), { recursive: true });
+        await copyFile(original, destination);
+        restored.push(relative);
+      }
+      return { restored, removed };
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import type { GoalDetailsInput } from './goal-details';
+import type { GoalState } from './goal-state';
+import type { GoalStats, GoalStatusView, PendingApprovalView } from './messages';
+import { costPicture } from './principles';
+import { explorationRatio, reflectionResponseRate } from './reflection-response';
+import { rawFallbackRate } from './structured-output';
+import type { SearchAttributeValues } from './search-attribute-values';
+import { describeMessage } from './transcript';
+
+/**
+ * Read-only projections of the goal state: the status query, the Web UI's current details, the
+ * search attributes. Pure, so what a human sees is derived from state alone and never drifts.
+ */
+export function pendingApprovals(state: GoalState): PendingApprovalView[] {
+  return (state.currentTurn ?? [])
+    .filter((call) => call.status === 'awaiting-approval' && call.approval && !call.approval.decision)
+    .map((call) => ({
+      callId: call.callId,
+      toolName: call.toolName,
+      summary: call.summary,
+      reversibility: call.reversibility,
+      input: call.input,
+      requestedAt: call.approval?.requestedAt ?? '',
+      deadline: new Date(call.approval?.deadlineMs ?? 0).toISOString(),
+    }));
+}
+
+export function goalCost(state: GoalState, nowMs: number) {
+  return costPicture({
+    usage: state.usage,
+    model: state.config.model.name,
+    settings: state.config.principles,
+    elapsedMs: nowMs - state.startedAtMs,
+    toolCalls: state.counters.toolCalls,
+  });
+}
+
+export function goalStats(state: GoalState, nowMs: number): GoalStats {
+  const cadence = state.principles.cadence;
+  const byTier = state.counters.toolCallsByReversibility;
+  const cost = goalCost(state, nowMs);
+  const tracked = state.config.principles.cadence.trackResponses || state.config.principles.cadence.enforce;
+  const rate = tracked
+    ? reflectionResponseRate({ checkpoints: cadence.checkpoints, addressed: cadence.addressed })
+    : undefined;
+  return {
+    hypothesesGiven: state.principles.hypotheses.given,
+    hypothesisMismatches: state.principles.hypotheses.mismatches,
+    checkpoints: cadence.checkpoints,
+    checkpointsAddressed: cadence.addressed,
+    ...(rate !== undefined ? { reflectionResponseRate: rate } : {}),
+    explorationRatio: explorationRatio({
+      readOnlyCalls: byTier['read-only'],
+      mutatingCalls: byTier.mutating + byTier.irreversible,
+    }).ratio,
+    usdEstimate: cost.usd,
+    usdPriced: cost.priced,
+    elapsedMs: cost.spent.wallTimeMs,
+    structuredCalls: state.structured.calls,
+    rawFallbackRate: rawFallbackRate(
+      Array.from({ length: state.structured.calls }, (_, index) => index < state.structured.rawFallbacks),
+    ),
+    assessments: state.assessment.count,
+    consolidations: state.assessment.consolidations,
+  };
+}
+
+export function budgetUse(state: GoalState, nowMs: number): GoalStatusView['budget'] {
+  const budget = state.config.principles.budget;
+  if (!budget) return undefined;
+  const spent = goalCost(state, nowMs).spent;
+  const uses: NonNullable<GoalStatusView['budget']> = [];
+  if (budget.maxTokens) uses.push({ dimension: 'tokens', spent: spent.tokens, limit: budget.maxTokens });
+  if (budget.maxUsd) uses.push({ dimension: 'usd', spent: spent.usd, limit: budget.maxUsd });
+  if (budget.maxWallTimeMs)
+    uses.push({ dimension: 'wall-time', spent: spent.wallTimeMs, limit: budget.maxWallTimeMs });
+  if (budget.maxToolCalls)
+    uses.push({ dimension: 'tool-calls', spent: spent.toolCalls, limit: budget.maxToolCalls });
+  return uses;
+}
+
+export function statusView(
+  state: GoalState,
+  options: { nowMs: number; awaitingReview: boolean },
+): GoalStatusView {
+  const task = state.tasks[state.tasks.length - 1] ?? { index: 0, text: state.config.goal };
+  const budget = budgetUse(state, options.nowMs);
+  const lastCheckpoint = state.principles.cadence.lastCheckpoint;
+  return {
+    goal: state.config.goal,
+    status: state.status,
+    phase: state.phase,
+    task: { index: task.index, text: task.text },
+    counters: state.counters,
+    usage: state.usage,
+    pendingApprovals: pendingApprovals(state),
+    latestMessages: state.transcript.slice(-8).map((message) => describeMessage(message)),
+    ...(state.finalText !== undefined ? { finalText: state.finalText } : {}),
+    ...(state.endReason !== undefined ? { endReason: state.endReason } : {}),
+    continuedAsNew: state.continuedAsNew,
+    stats: goalStats(state, options.nowMs),
+    priority: state.assessment.priority,
+    ...(state.planning.plan ? { plan: state.planning.plan } : {}),
+    ...(lastCheckpoint ? { lastCheckpoint } : {}),
+    ...(budget ? { budget } : {}),
+    awaitingReview: options.awaitingReview,
+    ...(state.lastModel !== undefined ? { model: state.lastModel } : {}),
+  };
+}
+
+export function detailsInput(
+  state: GoalState,
+  options: { workflowId: string; nowMs: number },
+): GoalDetailsInput {
+  const view = statusView(state, { nowMs: options.nowMs, awaitingReview: false });
+  return {
+    workflowId: options.workflowId,
+    status: view.status,
+    phase: view.phase,
+    goal: view.goal,
+    task: view.task,
+    counters: view.counters,
+    usage: view.usage,
+    elapsedMs: view.stats.elapsedMs,
+    ...(view.stats.usdPriced ? { usdEstimate: view.stats.usdEstimate } : {}),
+    ...(view.budget ? { budget: view.budget } : {}),
+    ...(view.plan ? { plan: view.plan } : {}),
+    ...(view.lastCheckpoint ? { lastCheckpoint: view.lastCheckpoint } : {}),
+    pendingApprovals: view.pendingApprovals,
+  };
+}
+
+export function searchAttributeValuesOf(state: GoalState): SearchAttributeValues {
+  return {
+    status: state.status,
+    phase: state.phase,
+    toolCalls: state.counters.toolCalls,
+    planAttempt: state.planning.plan?.attempt ?? 0,
+    pendingApprovals: pendingApprovals(state).length,
+    priority: state.assessment.priority,
+  };
+}
