@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 source scripts/lib/ensure.sh
 ensure_node_modules
 ensure_temporal
-[ -f scripts/ensure-postgres.sh ] && bash scripts/ensure-postgres.sh
+bash scripts/ensure-postgres.sh
+bash scripts/ensure-chromium.sh
 echo "keel: type check, lint, format check"
 npm run -s check
 exec node --import tsx scripts/run-tests.ts "$@"

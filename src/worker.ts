@@ -4,7 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { createActivities } from './activities';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
-import { createReflectionStore, reflectionStoreConfigFromEnv } from './activities/reflection-store/create-reflection-store';
+import {
+  createReflectionStore,
+  reflectionStoreConfigFromEnv,
+} from './activities/reflection-store/create-reflection-store';
 import type { ReflectionStore } from './activities/reflection-store/reflection-store';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
@@ -40,7 +43,9 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities({
       anthropic: options.anthropic,
       journalDirectory: options.journalDirectory ?? keelDirectory(env, 'KEEL_JOURNAL_DIR', 'journal'),

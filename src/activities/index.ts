@@ -29,7 +29,9 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createLedgerSinkActivities({ sinks: dependencies.ledgerSinks }),
     ...createBackupActivities({ backupDirectory: dependencies.backupDirectory }),
     ...createWorkerDefaultsActivities({
-      ...(dependencies.reflectionCadence !== undefined ? { reflectionCadence: dependencies.reflectionCadence } : {}),
+      ...(dependencies.reflectionCadence !== undefined
+        ? { reflectionCadence: dependencies.reflectionCadence }
+        : {}),
       ledgerSinks: dependencies.ledgerSinks.length > 0,
     }),
   };

@@ -14,7 +14,9 @@ export function workerDefaultsFromEnv(env: NodeJS.ProcessEnv, ledgerSinks: boole
   if (raw === undefined || raw.trim() === '') return { ledgerSinks };
   const cadence = Number(raw);
   if (!Number.isInteger(cadence) || cadence < 0) {
-    throw new Error(`KEEL_REFLECTION_CADENCE must be a whole number of tool calls (0 disables), got "${raw}"`);
+    throw new Error(
+      `KEEL_REFLECTION_CADENCE must be a whole number of tool calls (0 disables), got "${raw}"`,
+    );
   }
   return { reflectionCadence: cadence, ledgerSinks };
 }

@@ -16,6 +16,10 @@ import { parseGoalInput, type GoalInput } from '../workflows/goal-input';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
 import { describeResult, followGoal } from './follow-goal';
+import { registerReflectionCommands } from './reflections-command';
+import { watchCommandAction } from './watch-view';
+import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/messages';
+import { renderPlan } from '../workflows/plan';
 
 interface GlobalOptions {
   address?: string;
@@ -29,6 +33,13 @@ function positiveInteger(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number <= 0)
     throw new InvalidArgumentError('must be a positive whole number');
+  return number;
+}
+
+function wholeNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0)
+    throw new InvalidArgumentError('must be a whole number (0 or more)');
   return number;
 }
 
@@ -88,6 +99,13 @@ export function buildProgram(): Command {
     .option('--max-tool-calls <n>', 'tool-call limit', positiveInteger)
     .option('--max-turns <n>', 'model-turn limit', positiveInteger)
     .option('--approval-timeout <duration>', 'how long an approval may wait (default 24h)', duration)
+    .option(
+      '--reflection-cadence <n>',
+      'a checkpoint every N tool calls (0 disables; overrides the worker)',
+      wholeNumber,
+    )
+    .option('--plan', 'plan before acting and backtrack when a step fails')
+    .option('--reflect', 'learn from this run for the next run of the same goal (after review)')
     .option('--id <workflowId>', 'workflow id (generated when omitted)')
     .option('--wait', 'follow progress until the goal ends')
     .action(async (goalWords: string[], options: RunOptions, command: Command) => {
@@ -102,6 +120,11 @@ export function buildProgram(): Command {
           ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
           ...(options.approvalTimeout ? { approvalTimeoutMs: options.approvalTimeout } : {}),
         },
+        ...(options.reflectionCadence !== undefined
+          ? { principles: { cadence: { every: options.reflectionCadence } } }
+          : {}),
+        ...(options.plan ? { planning: { enabled: true } } : {}),
+        ...(options.reflect ? { reflection: { enabled: true } } : {}),
       };
       // Validated before connecting: bad input is reported even when no server is running.
       const parsed = parseGoalInput(input);
@@ -198,6 +221,65 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('watch')
+    .description('a live view of a goal (progress, plan, counters, pending approvals) until it ends')
+    .argument('<workflowId>')
+    .action(async (workflowId: string, _options: unknown, command: Command) => {
+      await withClient(command, async (client) => {
+        const result = await watchCommandAction({
+          client,
+          workflowId,
+          write: (text) => process.stdout.write(text),
+          isTTY: Boolean(process.stdout.isTTY),
+        });
+        if (result.status !== 'completed') process.exitCode = 1;
+      });
+    });
+
+  program
+    .command('plan')
+    .description("a goal's current plan: steps, their statuses and the attempt")
+    .argument('<workflowId>')
+    .action(async (workflowId: string, _options: unknown, command: Command) => {
+      await withClient(command, async (client) => {
+        const plan = await goalHandle(client, workflowId).query(planQuery);
+        print(plan ? renderPlan(plan) : `${workflowId} has no plan (planning is off for this goal)`);
+      });
+    });
+
+  program
+    .command('assess')
+    .description('ask a goal for a self-assessment at its next turn boundary')
+    .argument('<workflowId>')
+    .action(async (workflowId: string, _options: unknown, command: Command) => {
+      await withClient(command, async (client) => {
+        await goalHandle(client, workflowId).signal(assessNowSignal);
+        print(`assessment requested for ${workflowId}`);
+      });
+    });
+
+  program
+    .command('ledger')
+    .description("a goal's notable events (plans, checkpoints, approvals, budgets, reflections)")
+    .argument('<workflowId>')
+    .option('--json', 'print the events as JSON lines')
+    .action(async (workflowId: string, options: { json?: boolean }, command: Command) => {
+      await withClient(command, async (client) => {
+        const events = await goalHandle(client, workflowId).query(ledgerQuery, {});
+        for (const event of events) {
+          print(
+            options.json
+              ? JSON.stringify(event)
+              : `${event.sequence}  ${event.at}  ${event.kind}  ${event.summary}`,
+          );
+        }
+        if (events.length === 0) print('no events');
+      });
+    });
+
+  registerReflectionCommands(program);
+
+  program
     .command('cancel')
     .description('cancel a goal')
     .argument('<workflowId>')
@@ -230,6 +312,9 @@ interface RunOptions {
   maxToolCalls?: number;
   maxTurns?: number;
   approvalTimeout?: number;
+  reflectionCadence?: number;
+  plan?: boolean;
+  reflect?: boolean;
   id?: string;
   wait?: boolean;
 }

@@ -1,7 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { goalHandle, goalStatus, type GoalHandle } from '../client/goal-client';
 import { formatElapsed, formatInteger } from '../workflows/budget';
-import type { GoalDetailsPlan } from '../workflows/goal-details';
 import type { GoalResult } from '../workflows/goal-workflow';
 import type { GoalStatusView } from '../workflows/messages';
 import { describeResult } from './follow-goal';

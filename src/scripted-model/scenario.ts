@@ -38,6 +38,7 @@ export const scriptedStructuredSchema = z
     input: z.record(z.string(), z.unknown()).optional(),
     text: z.string().optional(),
     failures: z.array(scriptedFailureSchema).default([]),
+    delayMs: z.number().int().nonnegative().default(0),
   })
   .strict();
 

@@ -88,7 +88,7 @@ export async function startScriptedMessagesServer(options: {
       return;
     }
     if (body.tool_choice?.type === 'tool' && body.tool_choice.name) {
-      answerStructured(scenario, body, body.tool_choice.name, request, response);
+      await answerStructured(scenario, body, body.tool_choice.name, request, response);
       return;
     }
     const turnIndex = (body.messages ?? []).filter((message) => message.role === 'assistant').length;
@@ -121,13 +121,13 @@ export async function startScriptedMessagesServer(options: {
     sendJson(response, 200, messageBody({ body, scenario, turnIndex, turn }));
   }
 
-  function answerStructured(
+  async function answerStructured(
     scenario: Scenario,
     body: MessagesRequestBody,
     tool: string,
     request: IncomingMessage,
     response: ServerResponse,
-  ): void {
+  ): Promise<void> {
     const requestText = JSON.stringify(body.messages ?? []);
     const candidates = scenario.structured.filter((entry) => entry.tool === tool);
     const entry: ScriptedStructured | undefined =
@@ -152,6 +152,7 @@ export async function startScriptedMessagesServer(options: {
       );
       return;
     }
+    if (entry.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, entry.delayMs));
     const key = `${scenario.name}#${tool}#${entry.when ?? ''}`;
     const attempt = attempts.get(key) ?? 0;
     attempts.set(key, attempt + 1);

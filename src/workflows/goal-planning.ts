@@ -117,12 +117,7 @@ export class GoalPlanning {
       maxBacktrackAttempts: this.goal.state.config.planning.maxBacktrackAttempts,
       lastFailureReason: reason,
     });
-    if (decision.kind === 'give-up') {
-      const reasons = this.planning.failures.map(
-        (failure) => `attempt ${failure.attempt}: ${failure.reason}`,
-      );
-      return { kind: 'give-up', reason: `every plan attempt failed (${reasons.join('; ')})` };
-    }
+    if (decision.kind === 'give-up') return { kind: 'give-up', reason: `every ${this.failureSummary()}` };
     this.planning.plan = supersede(failed);
     await this.rollbackIfAsked(failed);
     this.goal.record(
@@ -134,7 +129,15 @@ export class GoalPlanning {
         metaStrategy: decision.metaStrategy,
       },
     );
-    return this.planAttempt(decision.nextAttempt, failed, reason);
+    const next = await this.planAttempt(decision.nextAttempt, failed, reason);
+    return next.kind === 'give-up'
+      ? { kind: 'give-up', reason: `${this.failureSummary()}; ${next.reason}` }
+      : next;
+  }
+
+  private failureSummary(): string {
+    const reasons = this.planning.failures.map((failure) => `attempt ${failure.attempt}: ${failure.reason}`);
+    return `plan attempts failed (${reasons.join('; ')})`;
   }
 
   /** rollbackOnBacktrack: put the files back as they were before the failed plan mutated them. */

@@ -616,8 +616,7 @@ class GoalRun {
       });
     }
     this.planning.observeCall(ok, observed.prompt !== undefined);
-    const spent = this.costNow().spent;
-    checkBudget(this.state.principles, this.config.principles, spent);
+    this.checkBudget(); // warnings ride on this turn's results; exhaustion ends the goal at the turn's end
   }
 
   private failedCallResult(call: ToolCallRecord, error: unknown): NonNullable<ToolCallRecord['result']> {
@@ -651,15 +650,20 @@ class GoalRun {
 
   /** Principle 4: at 100% of any budget the workflow ends the goal, whatever the model says. */
   private async budgetExhausted(): Promise<GoalResult | undefined> {
+    const exhausted = this.checkBudget();
+    if (!exhausted) return undefined;
+    const reason = `${exhausted.dimension} budget exhausted (${Math.round(exhausted.spent * 1000) / 1000} of ${exhausted.limit})`;
+    this.record(LedgerEventKind.BudgetExhausted, reason, { ...exhausted });
+    return this.finish(GoalStatus.BudgetExhausted, reason);
+  }
+
+  private checkBudget() {
     const warnedBefore = this.state.principles.budgetWarned.length;
     const exhausted = checkBudget(this.state.principles, this.config.principles, this.costNow().spent);
     for (const key of this.state.principles.budgetWarned.slice(warnedBefore)) {
       this.record(LedgerEventKind.BudgetWarning, `budget warning ${key}`, { key });
     }
-    if (!exhausted) return undefined;
-    const reason = `${exhausted.dimension} budget exhausted (${Math.round(exhausted.spent * 1000) / 1000} of ${exhausted.limit})`;
-    this.record(LedgerEventKind.BudgetExhausted, reason, { ...exhausted });
-    return this.finish(GoalStatus.BudgetExhausted, reason);
+    return exhausted;
   }
 
   private costNow() {

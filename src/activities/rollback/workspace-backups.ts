@@ -30,7 +30,9 @@ export function createBackupActivities(options: { backupDirectory: string }) {
       for await (const file of walkFiles({ root: input.workspace })) {
         if (file.kind !== 'file') continue;
         if (files.length >= MAX_BACKUP_FILES || bytes + file.size > MAX_BACKUP_BYTES) {
-          throw new Error(`workspace too large to back up (over ${MAX_BACKUP_FILES} files or ${MAX_BACKUP_BYTES} bytes)`);
+          throw new Error(
+            `workspace too large to back up (over ${MAX_BACKUP_FILES} files or ${MAX_BACKUP_BYTES} bytes)`,
+          );
         }
         const destination = path.join(target, 'files', file.relative);
         await mkdir(path.dirname(destination), { recursive: true });
@@ -45,7 +47,9 @@ export function createBackupActivities(options: { backupDirectory: string }) {
 
     async restoreWorkspace(input: WorkspaceBackupInput): Promise<{ restored: string[]; removed: string[] }> {
       const source = directoryOf(input.backupId);
-      const manifest = JSON.parse(await readFile(path.join(source, 'manifest.json'), 'utf8')) as { files: string[] };
+      const manifest = JSON.parse(await readFile(path.join(source, 'manifest.json'), 'utf8')) as {
+        files: string[];
+      };
       const kept = new Set(manifest.files);
       const removed: string[] = [];
       for await (const file of walkFiles({ root: input.workspace })) {
