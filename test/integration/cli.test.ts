@@ -73,6 +73,7 @@ test('bad input: one clear line, non-zero exit, no stack trace', async () => {
     /Allowed choices are auto, ask/,
   );
   assertOneLineFailure(await keel(['run', 'x', '--approval-timeout', 'soon']), /must be a duration/);
+  assertOneLineFailure(await keel(['run', 'x', '--reflection-cadence', '-1']), /must be a whole number/);
   assertOneLineFailure(
     await keel(['run', ' ']),
     /^keel: invalid goal input: goal: goal text must not be empty/,
@@ -127,6 +128,13 @@ test('run, pending, approve and status work end to end from the command line', a
     const status = await keel([...common, 'status', workflowId]);
     assert.match(status.stdout, /completed \(done\)/);
     assert.match(status.stdout, /final answer: CLI goal done\./);
+
+    const ledger = await keel([...common, 'ledger', workflowId]);
+    assert.match(ledger.stdout, /approval\.requested\s+approval requested: run_command/);
+    assert.match(ledger.stdout, /approval\.decided\s+approved by dana/);
+    assert.match(ledger.stdout, /goal\.completed/);
+    const plan = await keel([...common, 'plan', workflowId]);
+    assert.match(plan.stdout, /has no plan \(planning is off for this goal\)/);
   });
   assert.ok(existsSync(path.join(workspace, 'cli.txt')));
   assert.equal(readFileSync(path.join(workspace, 'cli.txt'), 'utf8'), 'from-cli\n');
