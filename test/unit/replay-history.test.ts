@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { WORKFLOWS_PATH } from '../../src/worker';
+import { REPRESENTATIVE_WORKFLOW_ID } from '../fixtures/representative-goal';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+// A recorded goal (planning, backtracking, a checkpoint, an approval, a budget warning) replayed
+// against today's workflow code: a change that breaks determinism fails here, before it ships and
+// strands running goals. Re-record with scripts/record-history.ts only for a versioned change.
+test('the recorded representative goal replays without nondeterminism', async () => {
+  const file = path.resolve(__dirname, '../fixtures/histories/representative-goal.json');
+  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const events = (history as { events: Array<{ eventType: string }> }).events;
+  assert.ok(events.length > 50, 'a substantial history');
+  assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  // Decoded with the proto classes themselves (the SDK's JSON path trips over duplicate protobufjs copies).
+  const decoded = temporal.api.history.v1.History.fromObject(history as Record<string, unknown>);
+  await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, decoded, REPRESENTATIVE_WORKFLOW_ID);
+});
