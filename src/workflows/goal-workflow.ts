@@ -1,78 +1,36 @@
 import * as wf from '@temporalio/workflow';
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import { z } from 'zod';
 import { proxiesFor, type ActivityProxies } from './activity-proxies';
-import { DEFAULT_PRIORITY, temporalPriorityKey } from './assessment';
-import { FailureType } from './failure-types';
+import { temporalPriorityKey } from './assessment';
 import type { StructuredAnswer } from './goal-context';
 import { GoalAssessment } from './goal-assessment';
-import { renderGoalDetails } from './goal-details';
-import { parseGoalInput, type GoalConfig, type GoalInput } from './goal-input';
-import { GoalPlanning, type PlanningOutcome } from './goal-planning';
+import { describeFailure, heldBack, modelFailure } from './goal-failures';
+import { registerGoalHandlers } from './goal-handlers';
+import { newGoalState, resumeGoalState } from './goal-start';
+import { GoalToolCalls } from './goal-tool-calls';
+import { GoalVisibility } from './goal-visibility';
+import { type GoalConfig, type GoalInput } from './goal-input';
+import { GoalPlanning } from './goal-planning';
 import { GoalReflection, type Review } from './goal-reflection';
-import {
-  emptyCounters,
-  emptyUsage,
-  GOAL_STATE_SCHEMA_VERSION,
-  GoalPhase,
-  GoalStatus,
-  loadGoalState,
-  type ApprovalDecision,
-  type GoalState,
-  type ToolCallRecord,
-} from './goal-state';
-import { detailsInput, goalCost, goalStats, searchAttributeValuesOf, statusView } from './goal-view';
-import { appendEvent, emptyLedger, eventsAfter, LedgerEventKind } from './ledger';
-import {
-  approvalSignalPayloadSchema,
-  approvalUpdatePayloadSchema,
-  approveSignal,
-  assessNowSignal,
-  decideApprovalUpdate,
-  denySignal,
-  DESCRIPTIONS,
-  goalStatusQuery,
-  ledgerQuery,
-  planQuery,
-  reviewPayloadSchema,
-  submitReviewUpdate,
-  userMessagePayloadSchema,
-  userMessageSignal,
-  type GoalStats,
-} from './messages';
+import { GoalPhase, GoalStatus, type GoalState, type ToolCallRecord } from './goal-state';
+import { goalCost, goalStats } from './goal-view';
+import { LedgerEventKind } from './ledger';
+import { type GoalStats } from './messages';
 import type { ModelCallResult } from './model-call';
 import {
   checkBudget,
   checkpointAfterTurn,
   initialPrinciplesState,
   judgeReplyAfterCheckpoint,
-  observeDenial,
-  observeToolCall,
   resolveCadence,
   startTask,
   takeMetaNote,
 } from './principles';
 import { followUpMessage, goalMessage, systemPrompt } from './prompts';
-import { unexecutedToolCallNote } from './reflection-response';
-import {
-  changedSearchAttributes,
-  searchAttributeValuesFrom,
-  type SearchAttributeValues,
-} from './search-attribute-values';
 import { parseStructuredOutput } from './structured-output';
-import { reportStepInputSchema } from './tools/report-step-spec';
-import { formatToolResult, isHarnessTool } from './tools/tool-registry';
-import type { ToolOutcome } from './tools/tool-outcome';
+import { isHarnessTool } from './tools/tool-registry';
 import { appendUserBlocks, textOf, toolUsesOf, userText, type TranscriptMessage } from './transcript';
-import {
-  checkDecision,
-  denialText,
-  offeredTools,
-  planTurn,
-  toolResultBlocks,
-  unknownOutcomeText,
-  wasCutByLimit,
-} from './turn';
+import { offeredTools, planTurn, toolResultBlocks, wasCutByLimit } from './turn';
 
 export interface GoalResult {
   status: GoalStatus;
@@ -107,81 +65,41 @@ export async function goalWorkflow(input: GoalInput, carried?: unknown): Promise
   }
 }
 
-function newGoalState(input: GoalInput): GoalState {
-  const parsed = parseGoalInput(input);
-  if (!parsed.ok) throw ApplicationFailure.nonRetryable(parsed.message, FailureType.InvalidGoalInput);
-  const config = parsed.config;
-  const now = Date.now(); // the workflow clock: deterministic on replay
-  return {
-    schemaVersion: GOAL_STATE_SCHEMA_VERSION,
-    config,
-    status: GoalStatus.Running,
-    phase: GoalPhase.Thinking,
-    transcript: [],
-    tasks: [{ index: 0, text: config.goal, startedAt: new Date(now).toISOString(), startedAtTurn: 0 }],
-    counters: emptyCounters(),
-    usage: emptyUsage(),
-    inbox: [],
-    notes: [],
-    startedAtMs: now,
-    continuedAsNew: 0,
-    // Filled from the worker on the first run (see prepare); a placeholder until then.
-    workerDefaults: { ledgerSinks: false },
-    principles: initialPrinciplesState(0),
-    ledger: emptyLedger(),
-    ledgerPublishedThrough: 0,
-    planning: {
-      failedToolCalls: [],
-      failures: [],
-      step: { consecutiveFailedCalls: 0, hypothesisMismatches: 0, approvalDenied: false },
-    },
-    assessment: {
-      priority: DEFAULT_PRIORITY,
-      count: 0,
-      lastAssessmentCycle: 0,
-      toolStats: {},
-      requested: false,
-      consolidations: 0,
-    },
-    reflection: { notesApplied: false },
-    structured: { calls: 0, rawFallbacks: 0 },
-  };
-}
-
-function resumeGoalState(carried: unknown): GoalState {
-  const loaded = loadGoalState(carried);
-  if (!loaded.ok) throw ApplicationFailure.nonRetryable(loaded.message, FailureType.InvalidGoalState);
-  return loaded.state;
-}
-
 class GoalRun {
   private readonly activities: ActivityProxies;
   private readonly workflowId = wf.workflowInfo().workflowId;
   private readonly planning: GoalPlanning;
   private readonly assessment: GoalAssessment;
   private readonly reflection: GoalReflection;
-  private publishing: Promise<unknown> = Promise.resolve();
-  private published: Partial<SearchAttributeValues>;
+  private readonly visibility: GoalVisibility;
   private awaitingReview = false;
-  /** Set when a reported step failure used up every plan attempt; checked at the turn's end. */
-  private planningGaveUp: PlanningOutcome | undefined;
+  private readonly toolCalls: GoalToolCalls;
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
+    this.visibility = new GoalVisibility(state, this.workflowId, this.activities.ledger);
     const context = {
       state,
       activities: this.activities,
       workflowId: this.workflowId,
       record: (kind: LedgerEventKind, summary: string, data: Record<string, unknown> = {}) =>
-        this.record(kind, summary, data),
+        this.visibility.record(kind, summary, data),
       note: (text: string) => state.notes.push(text),
       structured: this.structured.bind(this),
     };
     this.planning = new GoalPlanning(context);
     this.assessment = new GoalAssessment(context);
     this.reflection = new GoalReflection(context, () => this.awaitHumanReview());
-    // Search attributes survive continue-as-new; start from what the run already carries.
-    this.published = searchAttributeValuesFrom(wf.workflowInfo().typedSearchAttributes);
+    this.toolCalls = new GoalToolCalls({
+      state,
+      activities: this.activities,
+      workflowId: this.workflowId,
+      planning: this.planning,
+      visibility: this.visibility,
+      priority: () => this.priority(),
+      checkBudget: () => this.checkBudget(),
+      continueAsNew: () => this.continueAsNew(),
+    });
   }
 
   private get config(): GoalConfig {
@@ -189,87 +107,10 @@ class GoalRun {
   }
 
   registerHandlers(): void {
-    const decideBySignal = (approved: boolean) => (raw: unknown) => {
-      const payload = approvalSignalPayloadSchema.safeParse(raw);
-      if (!payload.success) {
-        wf.log.warn('ignored malformed approval signal', { error: payload.error.message });
-        return;
-      }
-      const check = checkDecision(this.state.currentTurn, payload.data.callId);
-      if (!check.ok) {
-        wf.log.warn('ignored approval signal', { reason: check.message });
-        return;
-      }
-      this.decide(check.call, { approved, ...payload.data, via: 'signal' });
-    };
-    wf.setHandler(approveSignal, decideBySignal(true), { description: DESCRIPTIONS.approve });
-    wf.setHandler(denySignal, decideBySignal(false), { description: DESCRIPTIONS.deny });
-    wf.setHandler(
-      decideApprovalUpdate,
-      (raw) => {
-        const payload = approvalUpdatePayloadSchema.parse(raw);
-        const check = checkDecision(this.state.currentTurn, payload.callId);
-        if (!check.ok) throw ApplicationFailure.nonRetryable(check.message, 'ApprovalRejected');
-        this.decide(check.call, { ...payload, via: 'update' });
-        return { callId: check.call.callId, approved: payload.approved, toolSummary: check.call.summary };
-      },
-      {
-        description: DESCRIPTIONS.decideApproval,
-        // The validator runs before anything is written to history: an unknown or already
-        // decided call id is refused and the caller learns at once.
-        validator: (raw) => {
-          const payload = approvalUpdatePayloadSchema.safeParse(raw);
-          if (!payload.success)
-            throw new Error(`invalid decision: ${payload.error.issues[0]?.message ?? ''}`);
-          const check = checkDecision(this.state.currentTurn, payload.data.callId);
-          if (!check.ok) throw new Error(check.message);
-        },
-      },
-    );
-    wf.setHandler(
-      userMessageSignal,
-      (raw) => {
-        const payload = userMessagePayloadSchema.safeParse(raw);
-        if (payload.success) this.state.inbox.push(payload.data.text);
-        else wf.log.warn('ignored malformed user message', { error: payload.error.message });
-      },
-      { description: DESCRIPTIONS.userMessage },
-    );
-    wf.setHandler(
-      assessNowSignal,
-      () => {
-        this.state.assessment.requested = true;
-      },
-      { description: DESCRIPTIONS.assessNow },
-    );
-    wf.setHandler(
-      submitReviewUpdate,
-      (raw) => {
-        const review = reviewPayloadSchema.parse(raw);
-        this.state.reflection.review = {
-          accepted: review.accepted,
-          by: review.reviewer,
-          notes: review.notes,
-        };
-        return { accepted: review.accepted };
-      },
-      {
-        description: DESCRIPTIONS.submitReview,
-        validator: (raw) => {
-          const parsed = reviewPayloadSchema.safeParse(raw);
-          if (!parsed.success) throw new Error(`invalid review: ${parsed.error.issues[0]?.message ?? ''}`);
-          if (!this.awaitingReview) throw new Error('this goal is not waiting for a review');
-        },
-      },
-    );
-    wf.setHandler(
-      goalStatusQuery,
-      () => statusView(this.state, { nowMs: Date.now(), awaitingReview: this.awaitingReview }),
-      { description: DESCRIPTIONS.status },
-    );
-    wf.setHandler(planQuery, () => this.state.planning.plan, { description: DESCRIPTIONS.plan });
-    wf.setHandler(ledgerQuery, (options) => eventsAfter(this.state.ledger, options?.afterSequence ?? 0), {
-      description: DESCRIPTIONS.ledger,
+    registerGoalHandlers({
+      state: this.state,
+      decide: (call, decision) => this.toolCalls.decide(call, decision),
+      isAwaitingReview: () => this.awaitingReview,
     });
   }
 
@@ -279,7 +120,7 @@ class GoalRun {
       if (failure) return this.finish(GoalStatus.Failed, failure);
     }
     for (;;) {
-      this.show();
+      this.visibility.show();
       if (this.state.currentTurn) {
         const ended = await this.finishTurn(this.state.currentTurn);
         if (ended) return ended;
@@ -300,7 +141,7 @@ class GoalRun {
         textOf(reply),
       );
       if (judgement.addressed !== undefined) {
-        this.record(
+        this.visibility.record(
           LedgerEventKind.ReflectionAnswered,
           `checkpoint ${judgement.addressed ? 'answered' : 'not answered'}`,
           {
@@ -317,14 +158,14 @@ class GoalRun {
               toolCallsSoFar: this.state.counters.toolCalls,
               nowMs: Date.now(),
             });
-        this.requestApprovals(this.state.currentTurn);
+        this.toolCalls.requestApprovals(this.state.currentTurn);
         continue;
       }
       this.state.finalText = textOf(reply);
       if (await this.awaitFollowUp()) continue;
       if (this.config.reflection.enabled) {
         this.state.phase = GoalPhase.Reviewing;
-        this.show();
+        this.visibility.show();
         await this.reflection.afterFinalAnswer(this.state.finalText);
       }
       return this.finish(GoalStatus.Completed, 'final answer given');
@@ -340,13 +181,13 @@ class GoalRun {
     );
     const withNotes = this.config.reflection.enabled ? await this.reflection.openingMessage() : undefined;
     this.state.transcript = [userText(withNotes ?? goalMessage(this.config))];
-    this.record(LedgerEventKind.GoalStarted, `goal started: ${this.config.goal}`, {
+    this.visibility.record(LedgerEventKind.GoalStarted, `goal started: ${this.config.goal}`, {
       cadence: this.state.principles.cadence.base,
       notesApplied: this.state.reflection.notesApplied,
     });
     if (!this.config.planning.enabled) return undefined;
     this.state.phase = GoalPhase.Planning;
-    this.show();
+    this.visibility.show();
     const outcome = await this.planning.start();
     return outcome.kind === 'give-up' ? outcome.reason : undefined;
   }
@@ -354,7 +195,7 @@ class GoalRun {
   private async modelTurn(): Promise<TranscriptMessage> {
     this.state.phase = GoalPhase.Thinking;
     this.giveNotes();
-    this.show();
+    this.visibility.show();
     const turn = this.state.counters.modelTurns + 1;
     const planContext = this.planning.planContext();
     let result: ModelCallResult;
@@ -432,7 +273,7 @@ class GoalRun {
 
   /** Runs the turn's calls, then gives the results (and any notes) back; a result ends the goal. */
   private async finishTurn(turn: ToolCallRecord[]): Promise<GoalResult | undefined> {
-    await this.runToolCalls(turn);
+    await this.toolCalls.run(turn);
     const results = toolResultBlocks(turn);
     const metaNote = takeMetaNote(this.state.principles);
     const last = results[results.length - 1];
@@ -444,188 +285,12 @@ class GoalRun {
     }
     const exhausted = await this.budgetExhausted();
     if (exhausted) return exhausted;
-    if (this.planningGaveUp?.kind === 'give-up')
-      return this.finish(GoalStatus.Failed, this.planningGaveUp.reason);
+    if (this.toolCalls.planningGaveUp?.kind === 'give-up')
+      return this.finish(GoalStatus.Failed, this.toolCalls.planningGaveUp.reason);
     if (turn.some((call) => !isHarnessTool(call.toolName) && call.status === 'done')) this.checkpoint();
     const planning = await this.planning.checkStep();
     if (planning.kind === 'give-up') return this.finish(GoalStatus.Failed, planning.reason);
     return undefined;
-  }
-
-  /** Runs every call of the turn in its own lane. */
-  private async runToolCalls(turn: ToolCallRecord[]): Promise<void> {
-    const lanes = Promise.all(turn.map((call) => this.runLane(call)));
-    // A wait for humans can be long and still grow history (signals, updates, timers); when
-    // Temporal suggests it, the waiting turn is carried over to a new run. The watcher lives in
-    // its own scope so it is removed once the turn is over instead of piling up turn by turn.
-    const watcher = new wf.CancellationScope();
-    const canContinue = watcher.run(() => wf.condition(() => this.canContinueAsNewMidTurn(turn)));
-    const first = await Promise.race([
-      lanes.then(() => 'done' as const),
-      canContinue.then(() => 'continue' as const),
-    ]);
-    if (first === 'continue') await this.continueAsNew();
-    watcher.cancel();
-    canContinue.catch(() => undefined); // the cancellation of an unneeded watcher is expected
-  }
-
-  private canContinueAsNewMidTurn(turn: ToolCallRecord[]): boolean {
-    return (
-      wf.workflowInfo().continueAsNewSuggested &&
-      !turn.some((call) => call.status === 'running' || call.status === 'ready') &&
-      turn.some((call) => call.status === 'awaiting-approval')
-    );
-  }
-
-  private requestApprovals(turn: ToolCallRecord[]): void {
-    for (const call of turn) {
-      if (!call.approval) continue;
-      this.state.counters.approvalsRequested += 1;
-      this.record(LedgerEventKind.ApprovalRequested, `approval requested: ${call.summary}`, {
-        callId: call.callId,
-        reversibility: call.reversibility,
-      });
-    }
-  }
-
-  private async runLane(call: ToolCallRecord): Promise<void> {
-    if (call.status === 'done') return;
-    if (call.status === 'awaiting-approval') {
-      const decision = await this.awaitDecision(call);
-      if (!decision.approved) {
-        call.status = 'done';
-        call.result = { content: denialText(decision), isError: true };
-        observeDenial(this.state.principles, this.config.principles);
-        this.planning.observeDenial();
-        return;
-      }
-      call.status = 'ready';
-    }
-    if (isHarnessTool(call.toolName)) await this.runHarnessTool(call);
-    else await this.execute(call);
-  }
-
-  private async runHarnessTool(call: ToolCallRecord): Promise<void> {
-    const input = reportStepInputSchema.parse(call.input);
-    const report = await this.planning.report(input);
-    call.result = { content: report.result, isError: false };
-    call.status = 'done';
-    if (report.outcome.kind === 'give-up') this.planningGaveUp = report.outcome;
-  }
-
-  private async awaitDecision(call: ToolCallRecord): Promise<ApprovalDecision> {
-    const approval = call.approval;
-    if (!approval) throw new Error(`call ${call.callId} awaits approval without an approval record`);
-    this.state.phase = GoalPhase.AwaitingApproval;
-    this.show();
-    const remainingMs = Math.max(0, approval.deadlineMs - Date.now());
-    const decided = await wf.condition(() => approval.decision !== undefined, remainingMs, {
-      summary: `approval wait: ${call.summary}`,
-    });
-    if (!decided) {
-      this.state.counters.approvalsTimedOut += 1;
-      approval.decision = {
-        approved: false,
-        approver: 'keel',
-        reason: 'approval timed out',
-        decidedAt: new Date().toISOString(),
-        via: 'timeout',
-      };
-      this.record(LedgerEventKind.ApprovalTimedOut, `approval timed out: ${call.summary}`, {
-        callId: call.callId,
-      });
-    }
-    return approval.decision as ApprovalDecision;
-  }
-
-  private decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>): void {
-    if (!call.approval) return;
-    call.approval.decision = { ...decision, decidedAt: new Date().toISOString() };
-    if (decision.approved) this.state.counters.approvalsGranted += 1;
-    else this.state.counters.approvalsDenied += 1;
-    this.record(
-      LedgerEventKind.ApprovalDecided,
-      `${decision.approved ? 'approved' : 'denied'} by ${decision.approver}: ${call.summary}`,
-      {
-        callId: call.callId,
-        approved: decision.approved,
-        approver: decision.approver,
-        reason: decision.reason,
-        via: decision.via,
-      },
-    );
-    this.show();
-  }
-
-  private async execute(call: ToolCallRecord): Promise<void> {
-    if (call.reversibility !== 'read-only') await this.planning.beforeMutatingCall();
-    this.state.phase = GoalPhase.RunningTools;
-    call.status = 'running';
-    const counters = this.state.counters;
-    counters.toolCalls += 1;
-    counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
-    counters.toolCallsByReversibility[call.reversibility] += 1;
-    this.show();
-    const tools =
-      call.reversibility === 'irreversible' ? this.activities.onceOnlyTools : this.activities.tools;
-    let outcome: ToolOutcome | undefined;
-    try {
-      outcome = await tools.executeTool.executeWithOptions(
-        { summary: call.summary, priority: this.priority() },
-        [
-          {
-            toolName: call.toolName,
-            input: call.input,
-            workspace: this.config.workspace,
-            callId: call.callId,
-            // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
-            idempotencyKey: `${this.workflowId}/${call.callId}`,
-            reversibility: call.reversibility,
-          },
-        ],
-      );
-      const shown = this.config.principles.actionableFailure ? outcome : { ...outcome, candidates: [] };
-      call.result = { content: formatToolResult(shown), isError: !outcome.ok };
-    } catch (error) {
-      if (wf.isCancellation(error)) throw error;
-      call.result = this.failedCallResult(call, error);
-    }
-    call.status = 'done';
-    this.afterCall(call, outcome);
-  }
-
-  /** Principles 1 and 3, planning and assessment bookkeeping after one executed call. */
-  private afterCall(call: ToolCallRecord, outcome: ToolOutcome | undefined): void {
-    const ok = outcome?.ok ?? false;
-    const stats = (this.state.assessment.toolStats[call.toolName] ??= { calls: 0, successes: 0 });
-    stats.calls += 1;
-    if (ok) stats.successes += 1;
-    if (ok && call.reversibility !== 'read-only')
-      this.state.assessment.lastProgressCycle = this.state.counters.modelTurns;
-    const observed = observeToolCall(this.state.principles, this.config.principles, {
-      input: call.input,
-      reversibility: call.reversibility,
-      summary: call.summary,
-      outcome: outcome ?? { ok: false, content: call.result?.content ?? '', candidates: [], facts: {} },
-    });
-    if (observed.prompt) {
-      this.state.notes.push(observed.prompt);
-      this.record(LedgerEventKind.HypothesisMismatch, `hypothesis mismatch: ${call.summary}`, {
-        callId: call.callId,
-        reason: observed.mismatchReason,
-      });
-    }
-    this.planning.observeCall(ok, observed.prompt !== undefined);
-    this.checkBudget(); // warnings ride on this turn's results; exhaustion ends the goal at the turn's end
-  }
-
-  private failedCallResult(call: ToolCallRecord, error: unknown): NonNullable<ToolCallRecord['result']> {
-    const detail = describeFailure(error);
-    if (call.reversibility === 'irreversible') {
-      this.state.counters.unknownOutcomes += 1;
-      return { content: unknownOutcomeText(call.summary, detail), isError: true, unknownOutcome: true };
-    }
-    return { content: `The tool could not run: ${detail}.`, isError: true };
   }
 
   /** Principle 3: after a turn that used tools, once its calls are counted. */
@@ -638,7 +303,7 @@ class GoalRun {
     if (!prompt) return;
     this.state.transcript = appendUserBlocks(this.state.transcript, [{ type: 'text', text: prompt }]);
     const marker = this.state.principles.cadence.lastCheckpoint;
-    this.record(
+    this.visibility.record(
       LedgerEventKind.ReflectionCheckpoint,
       `checkpoint after ${marker?.atToolCall ?? 0} tool calls of the task`,
       {
@@ -653,7 +318,7 @@ class GoalRun {
     const exhausted = this.checkBudget();
     if (!exhausted) return undefined;
     const reason = `${exhausted.dimension} budget exhausted (${Math.round(exhausted.spent * 1000) / 1000} of ${exhausted.limit})`;
-    this.record(LedgerEventKind.BudgetExhausted, reason, { ...exhausted });
+    this.visibility.record(LedgerEventKind.BudgetExhausted, reason, { ...exhausted });
     return this.finish(GoalStatus.BudgetExhausted, reason);
   }
 
@@ -661,7 +326,7 @@ class GoalRun {
     const warnedBefore = this.state.principles.budgetWarned.length;
     const exhausted = checkBudget(this.state.principles, this.config.principles, this.costNow().spent);
     for (const key of this.state.principles.budgetWarned.slice(warnedBefore)) {
-      this.record(LedgerEventKind.BudgetWarning, `budget warning ${key}`, { key });
+      this.visibility.record(LedgerEventKind.BudgetWarning, `budget warning ${key}`, { key });
     }
     return exhausted;
   }
@@ -702,13 +367,13 @@ class GoalRun {
     if (this.state.inbox.length > 0) return true;
     if (this.config.followUpWindowMs === 0) return false;
     this.state.phase = GoalPhase.AwaitingFollowUp;
-    this.show();
+    this.visibility.show();
     return wf.condition(() => this.state.inbox.length > 0, this.config.followUpWindowMs);
   }
 
   private async awaitHumanReview(): Promise<Review | undefined> {
     this.awaitingReview = true;
-    this.show();
+    this.visibility.show();
     await wf.condition(
       () => this.state.reflection.review !== undefined,
       this.config.limits.approvalTimeoutMs,
@@ -726,13 +391,12 @@ class GoalRun {
 
   private async continueAsNew(): Promise<never> {
     this.state.continuedAsNew += 1;
-    this.record(
+    this.visibility.record(
       LedgerEventKind.GoalContinuedAsNew,
       `continued as new (run ${this.state.continuedAsNew + 1})`,
       {},
     );
-    this.publishLedger();
-    await this.publishing;
+    await this.visibility.flush();
     // Handlers still running would be cut off by the new run; let them finish first.
     await wf.condition(wf.allHandlersFinished);
     return wf.continueAsNew<typeof goalWorkflow>(this.config, this.state);
@@ -748,11 +412,10 @@ class GoalRun {
         : status === GoalStatus.Cancelled
           ? LedgerEventKind.GoalCancelled
           : LedgerEventKind.GoalFailed;
-    this.record(kind, `goal ${status}: ${reason}`, { status, reason });
-    this.show();
+    this.visibility.record(kind, `goal ${status}: ${reason}`, { status, reason });
+    this.visibility.show();
     // The last events reach the listeners before the workflow closes (closing would stop retries).
-    this.publishLedger();
-    await this.publishing;
+    await this.visibility.flush();
     return {
       status,
       reason,
@@ -766,45 +429,6 @@ class GoalRun {
     };
   }
 
-  private record(kind: LedgerEventKind, summary: string, data: Record<string, unknown>): void {
-    this.state.ledger = appendEvent(
-      this.state.ledger,
-      { at: new Date().toISOString(), kind, summary, data },
-      { maxEvents: this.config.ledger.maxEvents },
-    );
-  }
-
-  /**
-   * Hands new ledger events to the sinks as an activity the loop does not wait for, so a slow
-   * listener never blocks the goal; batches go out one after another, in order.
-   */
-  private publishLedger(): void {
-    if (!this.state.workerDefaults.ledgerSinks) return;
-    const events = eventsAfter(this.state.ledger, this.state.ledgerPublishedThrough);
-    const last = events[events.length - 1];
-    if (!last) return;
-    this.state.ledgerPublishedThrough = last.sequence;
-    this.publishing = this.publishing
-      .then(() => this.activities.ledger.publishLedgerEvents({ workflowId: this.workflowId, events }))
-      .catch((error: unknown) =>
-        wf.log.warn('ledger events not delivered', { error: describeFailure(error) }),
-      );
-  }
-
-  /** Keeps what humans see current: Web UI details, search attributes, ledger listeners. */
-  private show(): void {
-    wf.setCurrentDetails(
-      renderGoalDetails(detailsInput(this.state, { workflowId: this.workflowId, nowMs: Date.now() })),
-    );
-    const next = searchAttributeValuesOf(this.state);
-    const changed = changedSearchAttributes(this.published, next);
-    if (changed.length > 0) {
-      wf.upsertSearchAttributes(changed);
-      this.published = next;
-    }
-    this.publishLedger();
-  }
-
   private priority() {
     return { priorityKey: temporalPriorityKey(this.state.assessment.priority) };
   }
@@ -816,40 +440,4 @@ class GoalRun {
     total.cacheCreationInputTokens += usage.cacheCreationInputTokens;
     total.cacheReadInputTokens += usage.cacheReadInputTokens;
   }
-}
-
-/** A call held back under hard enforcement: returned unexecuted with a request for the answer. */
-function heldBack(callId: string, toolName: string, input: unknown): ToolCallRecord {
-  return {
-    callId,
-    toolName,
-    input,
-    reversibility: 'read-only',
-    summary: `${toolName} (held back)`,
-    status: 'done',
-    result: { content: unexecutedToolCallNote(), isError: true },
-  };
-}
-
-function describeFailure(error: unknown): string {
-  if (error instanceof ActivityFailure) {
-    const cause = error.cause;
-    if (cause instanceof TimeoutFailure)
-      return `the call timed out (${cause.timeoutType}) — the worker may have stopped mid-call`;
-    if (cause) return cause.message;
-  }
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** A model call that failed for good fails the goal with the same, non-retryable type. */
-function modelFailure(error: unknown): unknown {
-  if (wf.isCancellation(error)) return error;
-  if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-    const cause = error.cause;
-    return ApplicationFailure.nonRetryable(
-      `model call failed: ${cause.message}`,
-      cause.type ?? 'ModelCallFailed',
-    );
-  }
-  return ApplicationFailure.nonRetryable(`model call failed: ${describeFailure(error)}`, 'ModelCallFailed');
 }

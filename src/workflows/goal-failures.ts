@@ -1,0 +1,40 @@
+import * as wf from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import type { ToolCallRecord } from './goal-state';
+import { unexecutedToolCallNote } from './reflection-response';
+
+/** A call held back under hard enforcement: returned unexecuted with a request for the answer. */
+export function heldBack(callId: string, toolName: string, input: unknown): ToolCallRecord {
+  return {
+    callId,
+    toolName,
+    input,
+    reversibility: 'read-only',
+    summary: `${toolName} (held back)`,
+    status: 'done',
+    result: { content: unexecutedToolCallNote(), isError: true },
+  };
+}
+
+export function describeFailure(error: unknown): string {
+  if (error instanceof ActivityFailure) {
+    const cause = error.cause;
+    if (cause instanceof TimeoutFailure)
+      return `the call timed out (${cause.timeoutType}) — the worker may have stopped mid-call`;
+    if (cause) return cause.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A model call that failed for good fails the goal with the same, non-retryable type. */
+export function modelFailure(error: unknown): unknown {
+  if (wf.isCancellation(error)) return error;
+  if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+    const cause = error.cause;
+    return ApplicationFailure.nonRetryable(
+      `model call failed: ${cause.message}`,
+      cause.type ?? 'ModelCallFailed',
+    );
+  }
+  return ApplicationFailure.nonRetryable(`model call failed: ${describeFailure(error)}`, 'ModelCallFailed');
+}

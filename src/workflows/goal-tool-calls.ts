@@ -1,0 +1,219 @@
+import * as wf from '@temporalio/workflow';
+import type { ActivityProxies } from './activity-proxies';
+import { describeFailure } from './goal-failures';
+import type { GoalPlanning, PlanningOutcome } from './goal-planning';
+import { GoalPhase, type ApprovalDecision, type GoalState, type ToolCallRecord } from './goal-state';
+import type { GoalVisibility } from './goal-visibility';
+import { LedgerEventKind } from './ledger';
+import { observeDenial, observeToolCall } from './principles';
+import { reportStepInputSchema } from './tools/report-step-spec';
+import type { ToolOutcome } from './tools/tool-outcome';
+import { formatToolResult, isHarnessTool } from './tools/tool-registry';
+import { denialText, unknownOutcomeText } from './turn';
+
+export interface ToolCallsHost {
+  readonly state: GoalState;
+  readonly activities: ActivityProxies;
+  readonly workflowId: string;
+  readonly planning: GoalPlanning;
+  readonly visibility: GoalVisibility;
+  priority(): { priorityKey: number };
+  checkBudget(): unknown;
+  continueAsNew(): Promise<never>;
+}
+
+/**
+ * The tool calls of one turn, each in its own lane: wait for a human when the call needs one,
+ * run it as an activity (irreversible calls at most once), and record what the harness learns
+ * from it. Lanes run in parallel; the turn ends when every lane is done.
+ */
+export class GoalToolCalls {
+  /** Set when a reported step failure used up every plan attempt; checked at the turn's end. */
+  planningGaveUp: PlanningOutcome | undefined;
+
+  constructor(private readonly goal: ToolCallsHost) {}
+
+  private get state(): GoalState {
+    return this.goal.state;
+  }
+
+  /** Runs every call of the turn in its own lane. */
+  async run(turn: ToolCallRecord[]): Promise<void> {
+    const lanes = Promise.all(turn.map((call) => this.runLane(call)));
+    // A wait for humans can be long and still grow history (signals, updates, timers); when
+    // Temporal suggests it, the waiting turn is carried over to a new run. The watcher lives in
+    // its own scope so it is removed once the turn is over instead of piling up turn by turn.
+    const watcher = new wf.CancellationScope();
+    const canContinue = watcher.run(() => wf.condition(() => this.canContinueAsNewMidTurn(turn)));
+    const first = await Promise.race([
+      lanes.then(() => 'done' as const),
+      canContinue.then(() => 'continue' as const),
+    ]);
+    if (first === 'continue') await this.goal.continueAsNew();
+    watcher.cancel();
+    canContinue.catch(() => undefined); // the cancellation of an unneeded watcher is expected
+  }
+
+  private canContinueAsNewMidTurn(turn: ToolCallRecord[]): boolean {
+    return (
+      wf.workflowInfo().continueAsNewSuggested &&
+      !turn.some((call) => call.status === 'running' || call.status === 'ready') &&
+      turn.some((call) => call.status === 'awaiting-approval')
+    );
+  }
+
+  requestApprovals(turn: ToolCallRecord[]): void {
+    for (const call of turn) {
+      if (!call.approval) continue;
+      this.state.counters.approvalsRequested += 1;
+      this.goal.visibility.record(LedgerEventKind.ApprovalRequested, `approval requested: ${call.summary}`, {
+        callId: call.callId,
+        reversibility: call.reversibility,
+      });
+    }
+  }
+
+  private async runLane(call: ToolCallRecord): Promise<void> {
+    if (call.status === 'done') return;
+    if (call.status === 'awaiting-approval') {
+      const decision = await this.awaitDecision(call);
+      if (!decision.approved) {
+        call.status = 'done';
+        call.result = { content: denialText(decision), isError: true };
+        observeDenial(this.state.principles, this.state.config.principles);
+        this.goal.planning.observeDenial();
+        return;
+      }
+      call.status = 'ready';
+    }
+    if (isHarnessTool(call.toolName)) await this.runHarnessTool(call);
+    else await this.execute(call);
+  }
+
+  private async runHarnessTool(call: ToolCallRecord): Promise<void> {
+    const input = reportStepInputSchema.parse(call.input);
+    const report = await this.goal.planning.report(input);
+    call.result = { content: report.result, isError: false };
+    call.status = 'done';
+    if (report.outcome.kind === 'give-up') this.planningGaveUp = report.outcome;
+  }
+
+  private async awaitDecision(call: ToolCallRecord): Promise<ApprovalDecision> {
+    const approval = call.approval;
+    if (!approval) throw new Error(`call ${call.callId} awaits approval without an approval record`);
+    this.state.phase = GoalPhase.AwaitingApproval;
+    this.goal.visibility.show();
+    const remainingMs = Math.max(0, approval.deadlineMs - Date.now());
+    const decided = await wf.condition(() => approval.decision !== undefined, remainingMs, {
+      summary: `approval wait: ${call.summary}`,
+    });
+    if (!decided) {
+      this.state.counters.approvalsTimedOut += 1;
+      approval.decision = {
+        approved: false,
+        approver: 'keel',
+        reason: 'approval timed out',
+        decidedAt: new Date().toISOString(),
+        via: 'timeout',
+      };
+      this.goal.visibility.record(LedgerEventKind.ApprovalTimedOut, `approval timed out: ${call.summary}`, {
+        callId: call.callId,
+      });
+    }
+    return approval.decision as ApprovalDecision;
+  }
+
+  decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>): void {
+    if (!call.approval) return;
+    call.approval.decision = { ...decision, decidedAt: new Date().toISOString() };
+    if (decision.approved) this.state.counters.approvalsGranted += 1;
+    else this.state.counters.approvalsDenied += 1;
+    this.goal.visibility.record(
+      LedgerEventKind.ApprovalDecided,
+      `${decision.approved ? 'approved' : 'denied'} by ${decision.approver}: ${call.summary}`,
+      {
+        callId: call.callId,
+        approved: decision.approved,
+        approver: decision.approver,
+        reason: decision.reason,
+        via: decision.via,
+      },
+    );
+    this.goal.visibility.show();
+  }
+
+  private async execute(call: ToolCallRecord): Promise<void> {
+    if (call.reversibility !== 'read-only') await this.goal.planning.beforeMutatingCall();
+    this.state.phase = GoalPhase.RunningTools;
+    call.status = 'running';
+    const counters = this.state.counters;
+    counters.toolCalls += 1;
+    counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
+    counters.toolCallsByReversibility[call.reversibility] += 1;
+    this.goal.visibility.show();
+    const tools =
+      call.reversibility === 'irreversible' ? this.goal.activities.onceOnlyTools : this.goal.activities.tools;
+    let outcome: ToolOutcome | undefined;
+    try {
+      outcome = await tools.executeTool.executeWithOptions(
+        { summary: call.summary, priority: this.goal.priority() },
+        [
+          {
+            toolName: call.toolName,
+            input: call.input,
+            workspace: this.state.config.workspace,
+            callId: call.callId,
+            // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
+            idempotencyKey: `${this.goal.workflowId}/${call.callId}`,
+            reversibility: call.reversibility,
+          },
+        ],
+      );
+      const shown = this.state.config.principles.actionableFailure ? outcome : { ...outcome, candidates: [] };
+      call.result = { content: formatToolResult(shown), isError: !outcome.ok };
+    } catch (error) {
+      if (wf.isCancellation(error)) throw error;
+      call.result = this.failedCallResult(call, error);
+    }
+    call.status = 'done';
+    this.afterCall(call, outcome);
+  }
+
+  /** Principles 1 and 3, planning and assessment bookkeeping after one executed call. */
+  private afterCall(call: ToolCallRecord, outcome: ToolOutcome | undefined): void {
+    const ok = outcome?.ok ?? false;
+    const stats = (this.state.assessment.toolStats[call.toolName] ??= { calls: 0, successes: 0 });
+    stats.calls += 1;
+    if (ok) stats.successes += 1;
+    if (ok && call.reversibility !== 'read-only')
+      this.state.assessment.lastProgressCycle = this.state.counters.modelTurns;
+    const observed = observeToolCall(this.state.principles, this.state.config.principles, {
+      input: call.input,
+      reversibility: call.reversibility,
+      summary: call.summary,
+      outcome: outcome ?? { ok: false, content: call.result?.content ?? '', candidates: [], facts: {} },
+    });
+    if (observed.prompt) {
+      this.state.notes.push(observed.prompt);
+      this.goal.visibility.record(
+        LedgerEventKind.HypothesisMismatch,
+        `hypothesis mismatch: ${call.summary}`,
+        {
+          callId: call.callId,
+          reason: observed.mismatchReason,
+        },
+      );
+    }
+    this.goal.planning.observeCall(ok, observed.prompt !== undefined);
+    this.goal.checkBudget(); // warnings ride on this turn's results; exhaustion ends the goal at the turn's end
+  }
+
+  private failedCallResult(call: ToolCallRecord, error: unknown): NonNullable<ToolCallRecord['result']> {
+    const detail = describeFailure(error);
+    if (call.reversibility === 'irreversible') {
+      this.state.counters.unknownOutcomes += 1;
+      return { content: unknownOutcomeText(call.summary, detail), isError: true, unknownOutcome: true };
+    }
+    return { content: `The tool could not run: ${detail}.`, isError: true };
+  }
+}

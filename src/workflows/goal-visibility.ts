@@ -1,0 +1,75 @@
+import * as wf from '@temporalio/workflow';
+import type { ActivityProxies } from './activity-proxies';
+import { describeFailure } from './goal-failures';
+import { renderGoalDetails } from './goal-details';
+import type { GoalState } from './goal-state';
+import { detailsInput, searchAttributeValuesOf } from './goal-view';
+import { appendEvent, eventsAfter, type LedgerEventKind } from './ledger';
+import {
+  changedSearchAttributes,
+  searchAttributeValuesFrom,
+  type SearchAttributeValues,
+} from './search-attribute-values';
+
+/**
+ * What humans and listeners see of a goal: the ledger and its sinks, the Web UI's current
+ * details, and the search attributes (upserted only when they change: each upsert is an event).
+ */
+export class GoalVisibility {
+  private publishing: Promise<unknown> = Promise.resolve();
+  private published: Partial<SearchAttributeValues>;
+
+  constructor(
+    private readonly state: GoalState,
+    private readonly workflowId: string,
+    private readonly ledgerActivities: ActivityProxies['ledger'],
+  ) {
+    // Search attributes survive continue-as-new; start from what the run already carries.
+    this.published = searchAttributeValuesFrom(wf.workflowInfo().typedSearchAttributes);
+  }
+
+  /** Hands every unpublished event to the sinks and waits: before closing or continuing as new. */
+  async flush(): Promise<void> {
+    this.publishLedger();
+    await this.publishing;
+  }
+
+  record(kind: LedgerEventKind, summary: string, data: Record<string, unknown>): void {
+    this.state.ledger = appendEvent(
+      this.state.ledger,
+      { at: new Date().toISOString(), kind, summary, data },
+      { maxEvents: this.state.config.ledger.maxEvents },
+    );
+  }
+
+  /**
+   * Hands new ledger events to the sinks as an activity the loop does not wait for, so a slow
+   * listener never blocks the goal; batches go out one after another, in order.
+   */
+  private publishLedger(): void {
+    if (!this.state.workerDefaults.ledgerSinks) return;
+    const events = eventsAfter(this.state.ledger, this.state.ledgerPublishedThrough);
+    const last = events[events.length - 1];
+    if (!last) return;
+    this.state.ledgerPublishedThrough = last.sequence;
+    this.publishing = this.publishing
+      .then(() => this.ledgerActivities.publishLedgerEvents({ workflowId: this.workflowId, events }))
+      .catch((error: unknown) =>
+        wf.log.warn('ledger events not delivered', { error: describeFailure(error) }),
+      );
+  }
+
+  /** Keeps what humans see current: Web UI details, search attributes, ledger listeners. */
+  show(): void {
+    wf.setCurrentDetails(
+      renderGoalDetails(detailsInput(this.state, { workflowId: this.workflowId, nowMs: Date.now() })),
+    );
+    const next = searchAttributeValuesOf(this.state);
+    const changed = changedSearchAttributes(this.published, next);
+    if (changed.length > 0) {
+      wf.upsertSearchAttributes(changed);
+      this.published = next;
+    }
+    this.publishLedger();
+  }
+}
