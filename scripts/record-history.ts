@@ -9,7 +9,11 @@ import path from 'node:path';
 import { goalWorkflow } from '../src/workflows/goal-workflow';
 import { approveSignal, goalStatusQuery } from '../src/workflows/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory } from '../test/support/temporal';
-import { REPRESENTATIVE_GOAL, REPRESENTATIVE_WORKFLOW_ID, representativeScenario } from '../test/fixtures/representative-goal';
+import {
+  REPRESENTATIVE_GOAL,
+  REPRESENTATIVE_WORKFLOW_ID,
+  representativeScenario,
+} from '../test/fixtures/representative-goal';
 
 async function main(): Promise<void> {
   const harness = await createHarness({ scenarios: [representativeScenario] });
@@ -21,7 +25,9 @@ async function main(): Promise<void> {
         workflowId,
         args: [{ ...REPRESENTATIVE_GOAL, workspace: tempDirectory('keel-record-') }],
       });
-      const callId = await eventually(async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId);
+      const callId = await eventually(
+        async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,
+      );
       await handle.signal(approveSignal, { callId, approver: 'recorder' });
       await handle.result();
       const file = path.resolve(__dirname, '../test/fixtures/histories/representative-goal.json');
