@@ -2,7 +2,8 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+# npm install rather than npm ci: see scripts/lib/ensure.sh
+RUN npm install --omit=dev --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY scenarios ./scenarios

@@ -5,8 +5,10 @@ TEMPORAL_CLI_VERSION=1.9.1
 
 ensure_node_modules() {
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    echo "keel: installing npm dependencies (npm ci)"
-    npm ci --no-audit --no-fund --loglevel=error >/dev/null
+    # npm install, not npm ci: the lock lacks @swc/core's binaries for other platforms (the
+    # registry reachable here has none of them), which npm ci treats as a lock out of sync.
+    echo "keel: installing npm dependencies (npm install from package-lock.json)"
+    npm install --no-audit --no-fund --loglevel=error >/dev/null
   fi
 }
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { condensedTurnsIn } from '../workflows/consolidation';
 import {
   parseScenario,
   type Scenario,
@@ -91,7 +92,10 @@ export async function startScriptedMessagesServer(options: {
       await answerStructured(scenario, body, body.tool_choice.name, request, response);
       return;
     }
-    const turnIndex = (body.messages ?? []).filter((message) => message.role === 'assistant').length;
+    // Turns already taken: the assistant messages present, plus any a consolidation condensed away.
+    const turnIndex =
+      (body.messages ?? []).filter((message) => message.role === 'assistant').length +
+      condensedTurnsIn(JSON.stringify(body.messages?.[0]?.content ?? ''));
     const key = `${scenario.name}#${turnIndex}`;
     const attempt = attempts.get(key) ?? 0;
     attempts.set(key, attempt + 1);

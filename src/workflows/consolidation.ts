@@ -3,6 +3,19 @@ import { describeMessage, type TranscriptMessage } from './transcript';
 
 export const BELIEF_MARKER = '[Belief from consolidated turns]';
 
+/** Says how many model turns the belief stands for (the scripted model counts on it too). */
+export function beliefHeading(condensedTurns: number): string {
+  return `${BELIEF_MARKER} (replaces ${condensedTurns} earlier model turns)`;
+}
+
+/** The model turns condensed away, read back from a transcript's first message. */
+export function condensedTurnsIn(firstMessageText: string): number {
+  let total = 0;
+  for (const match of firstMessageText.matchAll(/replaces (\d+) earlier model turns/g))
+    total += Number(match[1]);
+  return total;
+}
+
 /**
  * Which prefix of the transcript to condense into one belief (seed 004), or undefined. The cut
  * always ends on a user message, so the messages kept after it start with an assistant turn and
@@ -43,9 +56,10 @@ export function replaceWithBelief(
 ): TranscriptMessage[] {
   const [task, ...rest] = transcript;
   if (!task) return [...transcript];
+  const condensedTurns = rest.slice(0, through).filter((message) => message.role === 'assistant').length;
   const withBelief: TranscriptMessage = {
     role: 'user',
-    content: [...task.content, { type: 'text', text: `${BELIEF_MARKER} ${belief}` }],
+    content: [...task.content, { type: 'text', text: `${beliefHeading(condensedTurns)} ${belief}` }],
   };
   return [withBelief, ...rest.slice(through)];
 }

@@ -81,6 +81,8 @@ export async function createHarness(options: {
   address?: string;
   reflectionStore?: ReflectionStore;
   ledgerSinks?: LedgerSink[];
+  /** The worker's default checkpoint cadence (its KEEL_REFLECTION_CADENCE). */
+  reflectionCadence?: number;
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
   const connection = await Connection.connect({ address });
@@ -111,6 +113,7 @@ export async function createHarness(options: {
         reflectionStore:
           options.reflectionStore ?? createFileReflectionStore({ directory: reflectionDirectory }),
         ledgerSinks: options.ledgerSinks ?? [],
+        ...(options.reflectionCadence !== undefined ? { reflectionCadence: options.reflectionCadence } : {}),
         workflowBundle: await workflowBundle(),
       });
       try {

@@ -1,0 +1,97 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { goalWorkflow } from '../../src/workflows/goal-workflow';
+import { BELIEF_MARKER } from '../../src/workflows/consolidation';
+import { ledgerQuery } from '../../src/workflows/messages';
+import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
+
+const list = { name: 'list_dir', input: { path: '.' } };
+
+let harness: Harness;
+
+before(async () => {
+  harness = await createHarness({
+    // this worker's own default cadence, as KEEL_REFLECTION_CADENCE would set it
+    reflectionCadence: 2,
+    scenarios: [
+      {
+        name: 'long-context',
+        match: 'GOAL-LONG-CONTEXT',
+        turns: [
+          ...Array.from({ length: 6 }, () => ({ text: 'x'.repeat(400), toolCalls: [list] })),
+          { text: 'done' },
+        ],
+        structured: [
+          {
+            tool: 'submit_belief',
+            input: { kind: 'agent.reflected', text: 'The workspace holds one file.' },
+          },
+        ],
+      },
+      {
+        name: 'worker-cadence',
+        match: 'GOAL-WORKER-CADENCE',
+        turns: [{ toolCalls: [list] }, { toolCalls: [list] }, { text: 'done' }],
+      },
+    ],
+  });
+});
+
+after(async () => {
+  await harness.close();
+  await stopOwnServer();
+});
+
+function run(goal: string, extra: Record<string, unknown> = {}) {
+  return harness.withWorker(async () => {
+    const workflowId = `${goal.toLowerCase()}-${Date.now()}`;
+    const result = await harness.client.workflow.execute(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [{ goal: `${goal}: keep listing`, workspace: tempDirectory(), ...extra }],
+    });
+    return { result, ledger: await harness.client.workflow.getHandle(workflowId).query(ledgerQuery, {}) };
+  });
+}
+
+test('self-assessment under memory pressure condenses old turns into one belief, keeping a valid conversation', async () => {
+  const { result, ledger } = await run('GOAL-LONG-CONTEXT', {
+    assessment: { interval: 2, contextBudgetChars: 3000, keepLatestMessages: 2 },
+    principles: { cadence: { every: 0 } },
+  });
+  assert.equal(result.status, 'completed');
+  assert.ok(result.stats.assessments >= 2);
+  assert.ok(result.stats.consolidations >= 1);
+  const belief = ledger.find((event) => event.kind === 'agent.reflected');
+  assert.equal(belief?.data.text, 'The workspace holds one file.');
+  assert.ok(ledger.some((event) => event.kind === 'assessment.completed'));
+
+  const requests = harness.scripted.requests.filter((r) => r.scenario === 'long-context' && r.turnIndex >= 0);
+  const condensed = requests.find((r) => JSON.stringify(r.body.messages?.[0]).includes(BELIEF_MARKER));
+  assert.ok(condensed, 'a later request carries the belief in its first message');
+  const messages = (condensed.body.messages ?? []) as Array<{
+    role: string;
+    content: Array<{ type: string; id?: string; tool_use_id?: string }>;
+  }>;
+  assert.ok(messages.length < 1 + 2 * 6, 'fewer messages than without consolidation');
+  // roles alternate and every tool_result answers a tool_use of the message before it
+  messages.forEach((message, index) => {
+    assert.equal(message.role, index % 2 === 0 ? 'user' : 'assistant');
+    const previous = messages[index - 1];
+    for (const block of message.content.filter((b) => b.type === 'tool_result')) {
+      assert.ok(
+        previous?.content.some((b) => b.type === 'tool_use' && b.id === block.tool_use_id),
+        'paired tool_result',
+      );
+    }
+  });
+});
+
+test("the worker's default cadence applies when the goal sets none; the goal's own 0 overrides it", async () => {
+  const byWorker = await run('GOAL-WORKER-CADENCE');
+  assert.equal(byWorker.ledger.find((event) => event.kind === 'goal.started')?.data.cadence, 2);
+  assert.equal(byWorker.result.stats.checkpoints, 1);
+  const disabled = await run('GOAL-WORKER-CADENCE', { principles: { cadence: { every: 0 } } });
+  assert.equal(disabled.ledger.find((event) => event.kind === 'goal.started')?.data.cadence, 0);
+  assert.equal(disabled.result.stats.checkpoints, 0);
+});
