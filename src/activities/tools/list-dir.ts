@@ -1,33 +1,26 @@
-import { lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { lstat, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ListDirInput } from '../../workflows/tools/list-dir-spec';
 import { suggestCall } from '../../workflows/tools/suggest-call';
 import type { ToolImplementation } from './tool-context';
-import { failure, isSystemError, missingPathOutcome, success } from './tool-outcomes';
-import { nearestExistingDirectory, resolveWorkspacePath } from './workspace';
+import { failure, success } from './tool-outcomes';
+import { statWorkspacePath } from './workspace';
 
 /** Entries listed at most; a bigger directory is better explored with search or find. */
 export const LIST_DIR_MAX_ENTRIES = 1000;
 
 export const listDir: ToolImplementation<ListDirInput> = async (input, context) => {
-  const resolution = await resolveWorkspacePath({
+  const existing = await statWorkspacePath({
     workspace: context.workspace,
     path: input.path ?? '.',
     toolName: 'list_dir',
+    kind: 'directory',
   });
-  if (!resolution.ok) return resolution.outcome;
-  const { absolute, relative } = resolution.path;
-
-  let info;
-  try {
-    info = await stat(absolute);
-  } catch (error) {
-    if (isSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
-      const nearestDirectory = await nearestExistingDirectory({ workspace: context.workspace, relative });
-      return missingPathOutcome({ relative, nearestDirectory, kind: 'directory' });
-    }
-    throw error;
-  }
+  if (!existing.ok) return existing.outcome;
+  const {
+    path: { absolute, relative },
+    info,
+  } = existing;
   if (!info.isDirectory()) {
     return failure({
       content: `"${relative}" is a file (${info.size} bytes), not a directory.`,

@@ -1,17 +1,10 @@
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { READ_FILE_MAX_LINES, type ReadFileInput } from '../../workflows/tools/read-file-spec';
 import { suggestCall } from '../../workflows/tools/suggest-call';
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 import type { ToolImplementation } from './tool-context';
-import {
-  escapeRegExp,
-  failure,
-  isSystemError,
-  missingPathOutcome,
-  quoteShell,
-  success,
-} from './tool-outcomes';
-import { nearestExistingDirectory, resolveWorkspacePath } from './workspace';
+import { escapeRegExp, failure, quoteShell, success } from './tool-outcomes';
+import { statWorkspacePath } from './workspace';
 
 /** Characters one read returns at most (long lines count too). */
 export const READ_FILE_MAX_CHARACTERS = 100_000;
@@ -23,25 +16,17 @@ const OUTLINE_LINE_CHARACTERS = 120;
 const SUGGESTED_RANGE = 200;
 
 export const readFile: ToolImplementation<ReadFileInput> = async (input, context) => {
-  const resolution = await resolveWorkspacePath({
+  const existing = await statWorkspacePath({
     workspace: context.workspace,
     path: input.path,
     toolName: 'read_file',
+    kind: 'file',
   });
-  if (!resolution.ok) return resolution.outcome;
-  const { absolute, relative } = resolution.path;
-
-  let info;
-  try {
-    // stat before open: opening a FIFO for reading would block until something writes to it.
-    info = await stat(absolute);
-  } catch (error) {
-    if (isSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
-      const nearestDirectory = await nearestExistingDirectory({ workspace: context.workspace, relative });
-      return missingPathOutcome({ relative, nearestDirectory, kind: 'file' });
-    }
-    throw error;
-  }
+  if (!existing.ok) return existing.outcome;
+  const {
+    path: { absolute, relative },
+    info,
+  } = existing;
   if (info.isDirectory()) return directoryOutcome(relative);
   if (!info.isFile()) return notRegularFileOutcome(relative);
   const size = info.size;

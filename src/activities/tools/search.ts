@@ -1,18 +1,11 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { SearchInput } from '../../workflows/tools/search-spec';
 import { suggestCall } from '../../workflows/tools/suggest-call';
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 import type { ToolImplementation } from './tool-context';
-import {
-  escapeRegExp,
-  failure,
-  isSystemError,
-  missingPathOutcome,
-  quoteShell,
-  success,
-} from './tool-outcomes';
+import { escapeRegExp, failure, quoteShell, success } from './tool-outcomes';
 import { walkFiles } from './walk-files';
-import { nearestExistingDirectory, resolveWorkspacePath } from './workspace';
+import { statWorkspacePath } from './workspace';
 
 export const SEARCH_DEFAULT_RESULTS = 100;
 /** Files larger than this are skipped in directory searches (generated or data files, mostly). */
@@ -28,24 +21,16 @@ export const search: ToolImplementation<SearchInput> = async (input, context) =>
   } catch (error) {
     return invalidPatternOutcome(input, error instanceof Error ? error.message : String(error));
   }
-  const resolution = await resolveWorkspacePath({
+  const existing = await statWorkspacePath({
     workspace: context.workspace,
     path: input.path ?? '.',
     toolName: 'search',
   });
-  if (!resolution.ok) return resolution.outcome;
-  const { absolute, relative } = resolution.path;
-
-  let info;
-  try {
-    info = await stat(absolute);
-  } catch (error) {
-    if (isSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
-      const nearestDirectory = await nearestExistingDirectory({ workspace: context.workspace, relative });
-      return missingPathOutcome({ relative, nearestDirectory });
-    }
-    throw error;
-  }
+  if (!existing.ok) return existing.outcome;
+  const {
+    path: { absolute, relative },
+    info,
+  } = existing;
 
   const maxResults = input.maxResults ?? SEARCH_DEFAULT_RESULTS;
   const shown: string[] = [];

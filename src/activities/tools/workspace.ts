@@ -2,7 +2,8 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { suggestCall } from '../../workflows/tools/suggest-call';
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
-import { failure } from './tool-outcomes';
+import type { Stats } from 'node:fs';
+import { failure, isSystemError, missingPathOutcome } from './tool-outcomes';
 
 /** A path confined to the workspace. */
 export interface WorkspacePath {
@@ -141,4 +142,40 @@ async function longestExistingPrefix(target: string, root: string): Promise<stri
     }
   }
   return root;
+}
+
+export type ExistingWorkspacePath =
+  | { readonly ok: true; readonly path: WorkspacePath; readonly info: Stats }
+  | { readonly ok: false; readonly outcome: ToolOutcome };
+
+/**
+ * resolveWorkspacePath for a path that must already exist: a missing one becomes the tool's
+ * "not found" outcome, with the nearest existing directory as a candidate to list.
+ */
+export async function statWorkspacePath(options: {
+  workspace: string;
+  path: string;
+  toolName: string;
+  kind?: 'file' | 'directory';
+}): Promise<ExistingWorkspacePath> {
+  const resolution = await resolveWorkspacePath(options);
+  if (!resolution.ok) return resolution;
+  const { absolute, relative } = resolution.path;
+  try {
+    // stat before any open: opening a FIFO for reading would block until something writes to it.
+    return { ok: true, path: resolution.path, info: await stat(absolute) };
+  } catch (error) {
+    if (isSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
+      const nearestDirectory = await nearestExistingDirectory({ workspace: options.workspace, relative });
+      return {
+        ok: false,
+        outcome: missingPathOutcome({
+          relative,
+          nearestDirectory,
+          ...(options.kind ? { kind: options.kind } : {}),
+        }),
+      };
+    }
+    throw error;
+  }
 }
