@@ -118,6 +118,8 @@ test('run, pending, approve and status work end to end from the command line', a
     assert.match(pendingLine, /irreversible\s+run_command: echo from-cli > cli\.txt/);
     const callId = pendingLine.split(/\s+/)[1] ?? '';
 
+    const assess = await keel([...common, 'assess', workflowId]);
+    assert.match(assess.stdout, /assessment requested/);
     const wrong = await keel([...common, 'approve', workflowId, 'toolu_wrong']);
     assertOneLineFailure(wrong, /^keel: refused: no pending approval with call id toolu_wrong/);
     const approved = await keel([...common, 'approve', workflowId, callId, '--approver', 'dana']);
@@ -133,6 +135,7 @@ test('run, pending, approve and status work end to end from the command line', a
     assert.match(ledger.stdout, /approval\.requested\s+approval requested: run_command/);
     assert.match(ledger.stdout, /approval\.decided\s+approved by dana/);
     assert.match(ledger.stdout, /goal\.completed/);
+    assert.match(ledger.stdout, /assessment\.completed\s+self-assessment at turn 1/, 'keel assess took effect');
     const plan = await keel([...common, 'plan', workflowId]);
     assert.match(plan.stdout, /has no plan \(planning is off for this goal\)/);
   });
