@@ -135,7 +135,11 @@ test('run, pending, approve and status work end to end from the command line', a
     assert.match(ledger.stdout, /approval\.requested\s+approval requested: run_command/);
     assert.match(ledger.stdout, /approval\.decided\s+approved by dana/);
     assert.match(ledger.stdout, /goal\.completed/);
-    assert.match(ledger.stdout, /assessment\.completed\s+self-assessment at turn 1/, 'keel assess took effect');
+    assert.match(
+      ledger.stdout,
+      /assessment\.completed\s+self-assessment at turn 1/,
+      'keel assess took effect',
+    );
     const plan = await keel([...common, 'plan', workflowId]);
     assert.match(plan.stdout, /has no plan \(planning is off for this goal\)/);
   });

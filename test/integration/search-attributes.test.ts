@@ -62,5 +62,14 @@ test('search attributes track the goal, so a visibility query lists every goal w
     const done = await handle.describe();
     assert.equal(done.typedSearchAttributes.get(KeelSearchAttributes.phase), 'done');
     assert.equal(done.typedSearchAttributes.get(KeelSearchAttributes.priority), 128);
+    // the goal's priority (128, the middle band) is the Temporal priority of its model and tool calls
+    const scheduled = ((await handle.fetchHistory()).events ?? []).flatMap((event) =>
+      event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes] : [],
+    );
+    const work = scheduled.filter((attributes) =>
+      ['callModel', 'executeTool'].includes(attributes.activityType?.name ?? ''),
+    );
+    assert.equal(work.length, 3);
+    assert.ok(work.every((attributes) => attributes.priority?.priorityKey === 3));
   });
 });
