@@ -1,7 +1,17 @@
+import * as wf from '@temporalio/workflow';
+import { z } from 'zod';
 import { assess, assessmentDue, BeliefSchema, beliefPrompt } from './assessment';
 import { condensableThrough, condensedText, replaceWithBelief } from './consolidation';
 import type { GoalContext } from './goal-context';
+import type { goalWorkflow } from './goal-workflow';
 import { LedgerEventKind } from './ledger';
+
+const subGoalsSchema = z.object({
+  subGoals: z
+    .array(z.object({ goal: z.string().min(1), successCriteria: z.array(z.string()).default([]) }))
+    .min(1)
+    .max(5),
+});
 
 /**
  * Periodic self-assessment (seed 001): every N model turns the goal looks at its progress, its
@@ -33,14 +43,16 @@ export class GoalAssessment {
       transcriptChars: JSON.stringify(state.transcript).length,
       contextBudgetChars: state.config.assessment.contextBudgetChars,
       priority: state.assessment.priority,
-      hasSubGoals: false,
+      hasSubGoals: state.assessment.subGoals.length > 0,
     });
     state.assessment.priority = result.priority;
     state.assessment.lastAssessmentCycle = cycle;
     state.assessment.requested = false;
     state.assessment.count += 1;
     for (const adjustment of result.adjustments) {
-      if (adjustment.kind === 'suggest-decomposition') {
+      if (adjustment.kind === 'suggest-decomposition' && state.config.assessment.spawnSubGoals) {
+        await this.spawnSubGoals(adjustment.reason);
+      } else if (adjustment.kind === 'suggest-decomposition') {
         this.goal.note(
           `[Self-assessment] ${adjustment.reason}. Split the goal into smaller sub-goals and finish them one by one.`,
         );
@@ -60,6 +72,64 @@ export class GoalAssessment {
         findings: result.findings,
         adjustments: result.adjustments,
       },
+    );
+  }
+
+  /**
+   * A stalled goal asks the model for sub-goals and pursues each as a child goal workflow (same
+   * workspace and settings, no further splitting), then tells the model how each ended.
+   */
+  private async spawnSubGoals(reason: string): Promise<void> {
+    const state = this.goal.state;
+    const answer = await this.goal.structured({
+      purpose: 'decomposition',
+      prompt: [
+        `The goal below has stalled (${reason}). Split it into 1 to 5 smaller sub-goals that can each be achieved on their own, in order.`,
+        `## Goal\n${state.config.goal}`,
+        `## Recent progress\n${condensedText(state.transcript, state.transcript.length - 1).slice(-4000)}`,
+      ].join('\n\n'),
+      toolName: 'submit_subgoals',
+      description: 'Submit the sub-goals, in the order to pursue them.',
+      schema: subGoalsSchema,
+    });
+    if (!answer.ok) {
+      this.goal.note(
+        `[Self-assessment] ${reason}. Split the goal into smaller sub-goals and finish them one by one.`,
+      );
+      return;
+    }
+    const { planning, assessment, reflection, ...inherited } = state.config;
+    const children = answer.value.subGoals.map((subGoal, index) => ({
+      workflowId: `${this.goal.workflowId}-sub-${index + 1}`,
+      input: {
+        ...inherited,
+        goal: subGoal.goal,
+        successCriteria: subGoal.successCriteria,
+        planning,
+        assessment: { ...assessment, spawnSubGoals: false },
+        reflection: { ...reflection, enabled: false },
+      },
+    }));
+    state.assessment.subGoals = children.map((child) => child.workflowId);
+    this.goal.record(LedgerEventKind.SubGoalsSpawned, `split into ${children.length} sub-goals`, {
+      subGoals: children.map((child) => ({ workflowId: child.workflowId, goal: child.input.goal })),
+    });
+    // One after another: sub-goals share the workspace, and later ones may build on earlier ones.
+    const outcomes: string[] = [];
+    for (const child of children) {
+      const result = await wf
+        .executeChild<typeof goalWorkflow>('goalWorkflow', {
+          workflowId: child.workflowId,
+          args: [child.input],
+        })
+        .then(
+          (done) => `${done.status}${done.finalText ? `: ${done.finalText}` : ''}`,
+          (error: unknown) => `failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      outcomes.push(`- ${child.input.goal} (${child.workflowId}) → ${result}`);
+    }
+    this.goal.note(
+      `[Self-assessment] The goal was split into sub-goals, pursued as child goals:\n${outcomes.join('\n')}\nContinue from here.`,
     );
   }
 

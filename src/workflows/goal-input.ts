@@ -77,6 +77,8 @@ export const goalInputSchema = z
         /** The context budget memory pressure is measured against, in transcript characters. */
         contextBudgetChars: z.number().int().positive().default(600_000),
         keepLatestMessages: z.number().int().min(2).default(6),
+        /** When stalled, split the goal into child goal workflows (otherwise only a note to the model). */
+        spawnSubGoals: z.boolean().default(false),
       })
       .strict()
       .prefault({}),

@@ -50,6 +50,7 @@ export function newGoalState(input: GoalInput): GoalState {
       toolStats: {},
       requested: false,
       consolidations: 0,
+      subGoals: [],
     },
     reflection: { notesApplied: false },
     structured: { calls: 0, rawFallbacks: 0 },

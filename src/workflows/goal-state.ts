@@ -134,6 +134,8 @@ export const assessmentStateSchema = z.object({
   toolStats: z.record(z.string(), z.object({ calls: z.number().int(), successes: z.number().int() })),
   requested: z.boolean(),
   consolidations: z.number().int().nonnegative(),
+  /** Workflow ids of child goals spawned by a decomposition. */
+  subGoals: z.array(z.string()).default([]),
 });
 export type AssessmentState = z.infer<typeof assessmentStateSchema>;
 

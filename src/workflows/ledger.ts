@@ -29,6 +29,8 @@ export const LedgerEventKind = {
   BudgetExhausted: 'budget.exhausted',
   HypothesisMismatch: 'hypothesis.mismatch',
   AssessmentCompleted: 'assessment.completed',
+  /** A stalled goal was split into child goal workflows. */
+  SubGoalsSpawned: 'subgoals.spawned',
   /** The workflow continued as new; the ledger went with it. */
   GoalContinuedAsNew: 'goal.continued_as_new',
   GoalCompleted: 'goal.completed',

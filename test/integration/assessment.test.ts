@@ -29,6 +29,24 @@ before(async () => {
         ],
       },
       {
+        name: 'stalled',
+        match: 'GOAL-STALLED',
+        turns: [
+          ...Array.from({ length: 8 }, () => ({ toolCalls: [list] })),
+          { text: 'finished after the sub-goals' },
+        ],
+        structured: [
+          {
+            tool: 'submit_subgoals',
+            input: {
+              subGoals: [{ goal: 'GOAL-SUB-ONE: first half' }, { goal: 'GOAL-SUB-TWO: second half' }],
+            },
+          },
+        ],
+      },
+      { name: 'sub-one', match: 'GOAL-SUB-ONE', turns: [{ text: 'first half done' }] },
+      { name: 'sub-two', match: 'GOAL-SUB-TWO', turns: [{ text: 'second half done' }] },
+      {
         name: 'worker-cadence',
         match: 'GOAL-WORKER-CADENCE',
         turns: [{ toolCalls: [list] }, { toolCalls: [list] }, { text: 'done' }],
@@ -94,4 +112,25 @@ test("the worker's default cadence applies when the goal sets none; the goal's o
   const disabled = await run('GOAL-WORKER-CADENCE', { principles: { cadence: { every: 0 } } });
   assert.equal(disabled.ledger.find((event) => event.kind === 'goal.started')?.data.cadence, 0);
   assert.equal(disabled.result.stats.checkpoints, 0);
+});
+
+test('a stalled goal with spawnSubGoals pursues its sub-goals as child goal workflows', async () => {
+  const { result, ledger } = await run('GOAL-STALLED', {
+    assessment: { interval: 8, spawnSubGoals: true },
+    principles: { cadence: { every: 0 } },
+  });
+  assert.equal(result.status, 'completed');
+  assert.equal(result.finalText, 'finished after the sub-goals');
+  const spawned = ledger.find((event) => event.kind === 'subgoals.spawned');
+  const children = (spawned?.data.subGoals ?? []) as Array<{ workflowId: string }>;
+  assert.equal(children.length, 2);
+  for (const child of children) {
+    const description = await harness.client.workflow.getHandle(child.workflowId).describe();
+    assert.equal(description.status.name, 'COMPLETED');
+    assert.ok(description.parentExecution, 'a child of the stalled goal');
+  }
+  const afterSplit = harness.scripted.requests.find((r) => r.scenario === 'stalled' && r.turnIndex === 8);
+  const told = JSON.stringify(afterSplit?.body.messages?.at(-1));
+  assert.match(told, /first half done/);
+  assert.match(told, /second half done/);
 });
