@@ -8,6 +8,8 @@ export interface FollowOptions {
   pollMs?: number;
   /** Called once for each new pending approval (the demo approves from here when unattended). */
   onPendingApproval?: (approval: PendingApprovalView) => Promise<void> | void;
+  /** Called once when a pending approval is no longer pending (decided here or elsewhere). */
+  onApprovalSettled?: (callId: string) => void;
 }
 
 /** Prints a goal's progress as it happens and resolves with its result. */
@@ -15,6 +17,7 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
   const { print } = options;
   const seenMessages = new Set<string>();
   const seenApprovals = new Set<string>();
+  const openApprovals = new Set<string>();
   let lastPhase = '';
   let finished = false;
   const result = handle.result().finally(() => (finished = true));
@@ -41,7 +44,20 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
       print(
         `    keel approve ${handle.workflowId} ${approval.callId}   |   keel deny ${handle.workflowId} ${approval.callId}`,
       );
-      await options.onPendingApproval?.(approval);
+      openApprovals.add(approval.callId);
+      // Not awaited: a prompt for this approval must not stop the view from noticing a decision
+      // made elsewhere (the CLI, the Temporal CLI, the Web UI).
+      void Promise.resolve(options.onPendingApproval?.(approval)).catch((error: unknown) =>
+        print(
+          `  (could not act on ${approval.callId}: ${error instanceof Error ? error.message : String(error)})`,
+        ),
+      );
+    }
+    const stillPending = new Set(view.pendingApprovals.map((approval) => approval.callId));
+    for (const callId of [...openApprovals]) {
+      if (stillPending.has(callId)) continue;
+      openApprovals.delete(callId);
+      options.onApprovalSettled?.(callId);
     }
   };
   while (!finished) {

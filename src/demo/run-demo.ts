@@ -63,6 +63,7 @@ async function main(): Promise<void> {
   });
   const client = await connectClient({ address: ADDRESS, namespace: NAMESPACE, taskQueue: TASK_QUEUE });
   const rl = interactive ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+  const prompts = new Map<string, AbortController>();
 
   const outcome = await worker.runUntil(async () => {
     const handle = await startGoal(client, {
@@ -93,13 +94,31 @@ async function main(): Promise<void> {
           });
           return;
         }
-        const answer = (await rl.question('  approve it here? [y/N] ')).trim().toLowerCase();
+        // The prompt gives way when the call is decided elsewhere (see onApprovalSettled).
+        const prompt = new AbortController();
+        prompts.set(approval.callId, prompt);
+        let answer: string;
+        try {
+          answer = (await rl.question('  approve it here? [y/N] ', { signal: prompt.signal }))
+            .trim()
+            .toLowerCase();
+        } catch {
+          return;
+        } finally {
+          prompts.delete(approval.callId);
+        }
         await decideApproval(handle, {
           callId: approval.callId,
           approved: answer === 'y' || answer === 'yes',
           approver: process.env.USER ?? 'demo user',
           reason: 'answered at the demo prompt',
         }).catch((error: unknown) => print(`  (already decided elsewhere: ${String(error)})`));
+      },
+      onApprovalSettled: (callId) => {
+        const prompt = prompts.get(callId);
+        if (!prompt) return;
+        print('\n  (decided elsewhere)');
+        prompt.abort();
       },
     });
   });
