@@ -28,6 +28,13 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
     } catch {
       return; // not picked up by a worker yet, or between runs of continue-as-new
     }
+    // Settled approvals first, so a waiting prompt gives way before new progress is printed.
+    const stillPending = new Set(view.pendingApprovals.map((approval) => approval.callId));
+    for (const callId of [...openApprovals]) {
+      if (stillPending.has(callId)) continue;
+      openApprovals.delete(callId);
+      options.onApprovalSettled?.(callId);
+    }
     if (view.phase !== lastPhase) {
       lastPhase = view.phase;
       print(`· ${view.phase} (turns ${view.counters.modelTurns}, tool calls ${view.counters.toolCalls})`);
@@ -52,12 +59,6 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
           `  (could not act on ${approval.callId}: ${error instanceof Error ? error.message : String(error)})`,
         ),
       );
-    }
-    const stillPending = new Set(view.pendingApprovals.map((approval) => approval.callId));
-    for (const callId of [...openApprovals]) {
-      if (stillPending.has(callId)) continue;
-      openApprovals.delete(callId);
-      options.onApprovalSettled?.(callId);
     }
   };
   while (!finished) {
