@@ -102,6 +102,14 @@ function spentOf(spent: BudgetSpent, dimension: BudgetDimension): number {
   }
 }
 
+/** What is spent against each dimension that has a limit, in a fixed order. */
+export function budgetUses(budget: Budget, spent: BudgetSpent): BudgetUse[] {
+  return dimensionsInOrder.flatMap((dimension) => {
+    const limit = limitOf(budget, dimension);
+    return limit === undefined || limit <= 0 ? [] : [{ dimension, spent: spentOf(spent, dimension), limit }];
+  });
+}
+
 /**
  * New warnings (each fraction once per dimension; a jump past several fractions gives one warning
  * per fraction, and metaNoteLine shows the highest) and the first exhausted dimension, if any.

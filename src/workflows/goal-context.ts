@@ -3,6 +3,17 @@ import type { ActivityProxies } from './activity-proxies';
 import type { GoalState } from './goal-state';
 import type { LedgerEventKind } from './ledger';
 
+export interface StructuredRequest<Schema extends z.ZodType> {
+  purpose: string;
+  prompt: string;
+  toolName: string;
+  description: string;
+  schema: Schema;
+  model?: string;
+  /** For kind-tagged outputs (seed 004): unknown kinds and prose become this kind. */
+  fallbackKind?: string;
+}
+
 export type StructuredAnswer<Value> =
   { ok: true; value: Value; rawFallback: boolean } | { ok: false; error: string };
 
@@ -19,14 +30,7 @@ export interface GoalContext {
   /** A note for the model, given before its next turn. */
   note(text: string): void;
   /** A structured model answer through a forced tool call, parsed by the one structured-output parser. */
-  structured<Schema extends z.ZodType>(options: {
-    purpose: string;
-    prompt: string;
-    toolName: string;
-    description: string;
-    schema: Schema;
-    model?: string;
-    /** For kind-tagged outputs (seed 004): unknown kinds and prose become this kind. */
-    fallbackKind?: string;
-  }): Promise<StructuredAnswer<z.output<Schema>>>;
+  structured<Schema extends z.ZodType>(
+    options: StructuredRequest<Schema>,
+  ): Promise<StructuredAnswer<z.output<Schema>>>;
 }

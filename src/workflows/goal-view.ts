@@ -1,3 +1,4 @@
+import { budgetUses } from './budget';
 import type { GoalDetailsInput } from './goal-details';
 import type { GoalState } from './goal-state';
 import type { GoalStats, GoalStatusView, PendingApprovalView } from './messages';
@@ -68,15 +69,7 @@ export function goalStats(state: GoalState, nowMs: number): GoalStats {
 export function budgetUse(state: GoalState, nowMs: number): GoalStatusView['budget'] {
   const budget = state.config.principles.budget;
   if (!budget) return undefined;
-  const spent = goalCost(state, nowMs).spent;
-  const uses: NonNullable<GoalStatusView['budget']> = [];
-  if (budget.maxTokens) uses.push({ dimension: 'tokens', spent: spent.tokens, limit: budget.maxTokens });
-  if (budget.maxUsd) uses.push({ dimension: 'usd', spent: spent.usd, limit: budget.maxUsd });
-  if (budget.maxWallTimeMs)
-    uses.push({ dimension: 'wall-time', spent: spent.wallTimeMs, limit: budget.maxWallTimeMs });
-  if (budget.maxToolCalls)
-    uses.push({ dimension: 'tool-calls', spent: spent.toolCalls, limit: budget.maxToolCalls });
-  return uses;
+  return budgetUses(budget, goalCost(state, nowMs).spent);
 }
 
 export function statusView(

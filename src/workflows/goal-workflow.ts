@@ -2,7 +2,7 @@ import * as wf from '@temporalio/workflow';
 import { z } from 'zod';
 import { proxiesFor, type ActivityProxies } from './activity-proxies';
 import { temporalPriorityKey } from './assessment';
-import type { StructuredAnswer } from './goal-context';
+import type { StructuredAnswer, StructuredRequest } from './goal-context';
 import { GoalAssessment } from './goal-assessment';
 import { describeFailure, heldBack, modelFailure } from './goal-failures';
 import { registerGoalHandlers } from './goal-handlers';
@@ -227,15 +227,9 @@ class GoalRun {
   }
 
   /** A structured answer (plan, belief, review, reflection), counted for the raw-fallback rate. */
-  private async structured<Schema extends z.ZodType>(options: {
-    purpose: string;
-    prompt: string;
-    toolName: string;
-    description: string;
-    schema: Schema;
-    model?: string;
-    fallbackKind?: string;
-  }): Promise<StructuredAnswer<z.output<Schema>>> {
+  private async structured<Schema extends z.ZodType>(
+    options: StructuredRequest<Schema>,
+  ): Promise<StructuredAnswer<z.output<Schema>>> {
     const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(options.schema, { io: 'input' });
     let result;
     try {
