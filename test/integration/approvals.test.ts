@@ -34,6 +34,14 @@ before(async () => {
       oneIrreversibleStep('denied'),
       oneIrreversibleStep('timed-out'),
       {
+        name: 'slow',
+        match: 'GOAL-SLOW',
+        turns: [
+          { toolCalls: [{ name: 'run_command', input: { command: 'sleep 3 && echo slept > slept.txt' } }] },
+          { text: 'slow finished' },
+        ],
+      },
+      {
         name: 'several',
         match: 'GOAL-SEVERAL',
         turns: [
@@ -175,5 +183,16 @@ test('several pending approvals at once, decided independently; read-only calls 
     assert.equal(result.counters.approvalsRequested, 3);
     assert.equal(result.counters.approvalsGranted, 2);
     assert.equal(result.counters.approvalsDenied, 1);
+  });
+});
+
+test('a long command heartbeats often enough for a short heartbeat timeout, so it is not taken for dead', async () => {
+  await harness.withWorker(async () => {
+    const { handle, workspace } = await startGoal('GOAL-SLOW', { timing: { heartbeatTimeoutMs: 1000 } });
+    const callId = (await pending(handle)).pendingApprovals[0]?.callId ?? '';
+    await handle.signal(approveSignal, { callId });
+    const result = await handle.result();
+    assert.equal(result.counters.unknownOutcomes, 0);
+    assert.equal(readFileSync(path.join(workspace, 'slept.txt'), 'utf8'), 'slept\n');
   });
 });

@@ -13,7 +13,7 @@ import {
   type ToolName,
 } from '../../workflows/tools/tool-registry';
 import type { ToolSpec } from '../../workflows/tools/tool-spec';
-import { activityContextOrUndefined } from '../activity-context';
+import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
 import { editFile } from './edit-file';
 import { createIrreversibleJournal, describeEarlierAttempt } from './irreversible-journal';
 import { listDir } from './list-dir';
@@ -89,6 +89,8 @@ export function createToolActivities(options: { journalDirectory: string; now?: 
       idempotencyKey: call.idempotencyKey,
       signal: activity?.cancellationSignal ?? new AbortController().signal,
       heartbeat: activity === undefined ? () => {} : () => activity.heartbeat(),
+      // Fast enough for the goal's own heartbeat timeout, so a live command is never taken for dead.
+      ...(activity === undefined ? {} : { heartbeatIntervalMilliseconds: heartbeatIntervalMs(activity) }),
     };
     const run = (): Promise<ToolOutcome> => runTool(call.toolName as ToolName, classified.input, context);
 
