@@ -155,6 +155,10 @@ export function buildProgram(): Command {
         if (options.json) return print(JSON.stringify(view, null, 2));
         print(`${workflowId}: ${view.status} (${view.phase})${view.endReason ? ` — ${view.endReason}` : ''}`);
         print(`goal: ${view.goal}`);
+        if (view.model)
+          print(
+            `model: ${view.model}${view.model.startsWith('scripted:') ? ' (a scripted model, not an LLM)' : ''}`,
+          );
         print(
           `task ${view.task.index + 1}; model turns ${view.counters.modelTurns}; tool calls ${view.counters.toolCalls}`,
         );

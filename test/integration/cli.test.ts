@@ -130,6 +130,7 @@ test('run, pending, approve and status work end to end from the command line', a
     const status = await keel([...common, 'status', workflowId]);
     assert.match(status.stdout, /completed \(done\)/);
     assert.match(status.stdout, /final answer: CLI goal done\./);
+    assert.match(status.stdout, /model: scripted:cli \(a scripted model, not an LLM\)/);
 
     const ledger = await keel([...common, 'ledger', workflowId]);
     assert.match(ledger.stdout, /approval\.requested\s+approval requested: run_command/);
