@@ -24,7 +24,7 @@ function keel(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
     execFile(
       process.execPath,
       [KEEL, ...args],
-      { env: { ...process.env, ...env }, timeout: 60_000 },
+      { env: { ...process.env, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
@@ -55,6 +55,11 @@ before(async () => {
           { toolCalls: [{ name: 'run_command', input: { command: 'echo from-cli > cli.txt' } }] },
           { text: 'CLI goal done.' },
         ],
+      },
+      {
+        name: 'cli-wait',
+        match: 'WAITING-GOAL',
+        turns: [{ toolCalls: [{ name: 'list_dir', input: { path: '.' } }] }, { text: 'waited to the end' }],
       },
     ],
   });
@@ -146,4 +151,23 @@ test('run, pending, approve and status work end to end from the command line', a
   });
   assert.ok(existsSync(path.join(workspace, 'cli.txt')));
   assert.equal(readFileSync(path.join(workspace, 'cli.txt'), 'utf8'), 'from-cli\n');
+});
+
+test('run --wait follows the goal to its end and prints the result', async () => {
+  const common = ['--address', address, '--task-queue', harness.taskQueue];
+  await harness.withWorker(async () => {
+    const run = await keel([
+      ...common,
+      'run',
+      'WAITING-GOAL: list',
+      '--workspace',
+      tempDirectory('keel-cli-'),
+      '--wait',
+    ]);
+    assert.equal(run.code, 0, `${run.stderr}\n${run.stdout}`);
+    assert.match(run.stdout, /tool_use list_dir/);
+    assert.match(run.stdout, /goal completed: final answer given/);
+    assert.match(run.stdout, /final answer: waited to the end/);
+    assert.match(run.stdout, /tool calls 1 \(read-only 1, mutating 0, irreversible 0\)/);
+  });
 });
