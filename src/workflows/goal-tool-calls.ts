@@ -79,7 +79,7 @@ export class GoalToolCalls {
       const decision = await this.awaitDecision(call);
       if (!decision.approved) {
         call.status = 'done';
-        call.result = { content: denialText(decision), isError: true };
+        call.result = { content: denialText(decision, call), isError: true };
         observeDenial(this.state.principles, this.state.config.principles);
         this.goal.planning.observeDenial();
         return;

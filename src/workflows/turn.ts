@@ -1,7 +1,7 @@
 import { requiresHumanApproval } from './approval-policy';
 import type { GoalConfig } from './goal-input';
 import type { ApprovalDecision, ToolCallRecord } from './goal-state';
-import { classifyToolCall, isHarnessTool, TOOL_NAMES } from './tools/tool-registry';
+import { classifyToolCall, formatToolResult, isHarnessTool, TOOL_NAMES } from './tools/tool-registry';
 import { REPORT_STEP_TOOL } from './tools/report-step-spec';
 import type { ToolResultBlock, ToolUseBlock } from './transcript';
 
@@ -101,12 +101,24 @@ export function checkDecision(turn: readonly ToolCallRecord[] | undefined, callI
   return { ok: true, call };
 }
 
-export function denialText(decision: ApprovalDecision): string {
-  if (decision.via === 'timeout') {
-    return 'Not run: approval timed out. No human decided in time; choose a way forward that needs no irreversible step, or explain what approval is needed.';
-  }
+/**
+ * A denied or timed-out call comes back as a failed result with alternatives that need no
+ * approval (principle 2): the harness knows its own tools, and names nothing ecosystem-specific.
+ */
+export function denialText(decision: ApprovalDecision, call: Pick<ToolCallRecord, 'reversibility'>): string {
   const reason = decision.reason ? ` Reason: ${decision.reason}` : '';
-  return `Not run: denied by ${decision.approver}.${reason} Choose another way forward.`;
+  const content =
+    decision.via === 'timeout'
+      ? 'Not run: approval timed out. No human decided in time.'
+      : `Not run: denied by ${decision.approver}.${reason}`;
+  const candidates = [
+    'Inspect first with read-only calls (list_dir, read_file, search) to confirm whether this step is needed at all',
+    call.reversibility === 'irreversible'
+      ? 'Reach the result with write_file or edit_file inside the workspace, which needs no irreversible step'
+      : 'Describe the exact change (file and content) in your answer so the user can apply it',
+    'Explain in your answer what this step would do and why, so a human can approve it next time',
+  ];
+  return formatToolResult({ ok: false, content, candidates, facts: {} });
 }
 
 export function unknownOutcomeText(summary: string, detail: string): string {

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { createFileReflectionStore } from '../../src/activities/reflection-store/file-reflection-store';
 import { taskIdentity } from '../../src/activities/reflection-store/reflection-store';
 import { goalWorkflow } from '../../src/workflows/goal-workflow';
-import { ledgerQuery } from '../../src/workflows/messages';
-import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
+import { goalStatusQuery, ledgerQuery, submitReviewUpdate } from '../../src/workflows/messages';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 const GOAL = 'GOAL-REFLECT: summarise the notes into SUMMARY.md';
 const FAILING_GOAL = 'GOAL-REFLECT-FAILS: summarise the notes into SUMMARY.md';
@@ -28,6 +29,12 @@ before(async () => {
           { tool: 'submit_review', input: { accepted: true, reasons: ['every criterion met'] } },
           { tool: 'submit_reflection', input: reflectionAnswer },
         ],
+      },
+      {
+        name: 'human-review',
+        match: 'GOAL-HUMAN-REVIEW',
+        turns: [{ text: 'Reviewed output.' }],
+        structured: [{ tool: 'submit_reflection', input: reflectionAnswer }],
       },
       {
         name: 'reflect-fails',
@@ -106,4 +113,43 @@ test('a failing reflection stores a fallback with the error, and the goal still 
   assert.equal(stored?.refinedDescription, FAILING_GOAL, 'the fallback keeps the original text');
   assert.ok(ledger.some((event) => event.kind === 'task.reflection_failed'));
   assert.equal(result.stats.structuredCalls >= 1, true);
+});
+
+test('a human review by Update accepts the output; the reflection uses the separate reflection model', async () => {
+  const goal = 'GOAL-HUMAN-REVIEW: write the summary';
+  await harness.withWorker(async () => {
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `human-review-${Date.now()}`,
+      args: [
+        {
+          goal,
+          workspace: tempDirectory('keel-reflect-'),
+          reflection: { enabled: true, review: 'human', model: 'claude-haiku-4-5' },
+        },
+      ],
+    });
+    await eventually(async () => (await handle.query(goalStatusQuery)).awaitingReview || undefined);
+    await assert.rejects(
+      handle.executeUpdate(submitReviewUpdate, { args: [{ accepted: 'yes' } as never] }),
+      (error: unknown) => error instanceof WorkflowUpdateFailedError,
+      'a malformed review is refused by the validator',
+    );
+    const receipt = await handle.executeUpdate(submitReviewUpdate, {
+      args: [{ accepted: true, reviewer: 'rita' }],
+    });
+    assert.deepEqual(receipt, { accepted: true });
+    const result = await handle.result();
+    assert.equal(result.reflection, 'stored (run 1)');
+    const review = (await handle.query(ledgerQuery, {})).find((event) => event.kind === 'review.completed');
+    assert.equal(review?.data.by, 'rita');
+  });
+  const reflectionRequest = harness.scripted.requests.find(
+    (r) => r.scenario === 'human-review' && r.structuredTool === 'submit_reflection',
+  );
+  assert.equal(reflectionRequest?.body.model, 'claude-haiku-4-5');
+  const stored = await createFileReflectionStore({ directory: harness.reflectionDirectory }).retrieve(
+    taskIdentity(goal),
+  );
+  assert.equal(stored?.runCount, 1);
 });

@@ -1,7 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { goalInputSchema } from '../../src/workflows/goal-input';
-import { checkDecision, planTurn, toolResultBlocks, wasCutByLimit } from '../../src/workflows/turn';
+import {
+  checkDecision,
+  denialText,
+  planTurn,
+  toolResultBlocks,
+  wasCutByLimit,
+} from '../../src/workflows/turn';
 import { requiresHumanApproval } from '../../src/workflows/approval-policy';
 
 const config = (extra: Record<string, unknown> = {}) =>
@@ -109,4 +115,21 @@ test('tool results keep the order of the calls', () => {
       ['b', true],
     ],
   );
+});
+
+test('a denial or a timeout comes back with alternatives that need no approval', () => {
+  const denied = denialText(
+    { approved: false, approver: 'ann', reason: 'not today', decidedAt: '', via: 'signal' },
+    { reversibility: 'irreversible' },
+  );
+  assert.match(denied, /^Not run: denied by ann\. Reason: not today/);
+  assert.match(denied, /Candidate next actions:/);
+  assert.match(denied, /write_file or edit_file/);
+  const timedOut = denialText(
+    { approved: false, approver: 'keel', reason: 'approval timed out', decidedAt: '', via: 'timeout' },
+    { reversibility: 'mutating' },
+  );
+  assert.match(timedOut, /^Not run: approval timed out\./);
+  assert.match(timedOut, /Describe the exact change/);
+  for (const text of [denied, timedOut]) assert.equal(text.match(/^\d\. /gm)?.length, 3);
 });
