@@ -103,7 +103,9 @@ export class GoalToolCalls {
     if (!approval) throw new Error(`call ${call.callId} awaits approval without an approval record`);
     this.state.phase = GoalPhase.AwaitingApproval;
     this.goal.visibility.show();
-    const remainingMs = Math.max(0, approval.deadlineMs - Date.now());
+    // At least 1 ms: a deadline that passed during a continue-as-new still times out at once,
+    // and condition(fn, 0) would need an SDK patch marker in history.
+    const remainingMs = Math.max(1, approval.deadlineMs - Date.now());
     const decided = await wf.condition(() => approval.decision !== undefined, remainingMs, {
       summary: `approval wait: ${call.summary}`,
     });
