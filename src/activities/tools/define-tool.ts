@@ -1,0 +1,120 @@
+import type { z } from 'zod';
+import { Reversibility } from '../../workflows/reversibility';
+import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
+import { TOOL_NAME_PATTERN } from '../../workflows/tools/tool-catalogue';
+
+export { Reversibility };
+
+/** A per-call tier with the reason people see in the approval request and the ledger. */
+export interface TierDecision {
+  readonly tier: Reversibility;
+  readonly reason: string;
+}
+
+/** What a tool's `execute` may use besides its input. */
+export interface ToolExecutionContext {
+  /** Absolute, symlink-resolved workspace of the goal. Keep files the tool touches inside it. */
+  readonly workspace: string;
+  readonly goalId: string;
+  readonly callId: string;
+  /**
+   * Set for irreversible calls: stable across every attempt of this one call (workflow id + call
+   * id). Hand it to the system you call (a payment's idempotency key, a deploy id) so a repeat is
+   * refused there too.
+   */
+  readonly idempotencyKey: string | undefined;
+  /** Aborted when the goal is cancelled or the call times out: stop work and return. */
+  readonly signal: AbortSignal;
+  /** Reports liveness for long calls; keel also heartbeats for you while execute runs. */
+  heartbeat(details?: unknown): void;
+  readonly log: ToolLogger;
+}
+
+export interface ToolLogger {
+  info(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+}
+
+/**
+ * What execute may return: a string (the result the model reads), a ToolOutcome (built-ins use
+ * `success`/`failure` to add candidates and facts), or any JSON value (sent as JSON). Throwing is a
+ * failure too: the model reads the message and the tool's own next actions.
+ */
+export type ToolReturn = unknown;
+
+export interface ToolFailure<Input> {
+  readonly input: Input;
+  /** The thrown error, when execute threw. */
+  readonly error?: unknown;
+  /** The failed outcome, when execute returned one. */
+  readonly outcome?: ToolOutcome;
+}
+
+export interface ToolDefinitionOptions<Schema extends z.ZodType> {
+  /** What the model calls it: letters, digits, _ and -, at most 64 characters. */
+  readonly name: string;
+  /** Sent to the model: say what it does, what it returns, and when not to use it. */
+  readonly description: string;
+  /** The input schema; the JSON schema the model sees is generated from it. */
+  readonly input: Schema;
+  /**
+   * How far a call reaches: a tier for every call, or a function of the parsed input (like
+   * run_command, whose tier depends on the command). Irreversible calls wait for a human and run
+   * at most once; mutating calls wait under the `ask` approval policy.
+   */
+  readonly reversibility: Reversibility | ((input: z.output<Schema>) => Reversibility | TierDecision);
+  readonly execute: (input: z.output<Schema>, context: ToolExecutionContext) => Promise<ToolReturn>;
+  /**
+   * The tool's own 2-3 concrete next actions after a failure (harness principle 2: the tool knows
+   * its domain, the framework does not speak for it).
+   */
+  readonly nextActionsOnFailure?: (failure: ToolFailure<z.output<Schema>>) => readonly string[];
+  /** A short label for approvals and the Web UI, e.g. "send_invoice: ACME 120.00 EUR". */
+  readonly summarize?: (input: z.output<Schema>) => string;
+  /** Start-to-close timeout of one call in milliseconds (default: the goal's tool timeout). */
+  readonly timeoutMs?: number;
+}
+
+/** A tool keel can register: the options, checked, and marked as keel's. */
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> extends ToolDefinitionOptions<Schema> {
+  readonly kind: 'keel-tool';
+}
+
+/** Any tool, whatever its input type (what a registry holds). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry is heterogeneous by design
+export type AnyToolDefinition = ToolDefinition<any>;
+
+export class ToolDefinitionError extends Error {
+  override readonly name = 'ToolDefinitionError';
+}
+
+/**
+ * Defines a tool. Checked at once, so a bad definition fails where it is written (and again at
+ * worker start, with the tool's name): see README, "Your own tools".
+ */
+export function defineTool<Schema extends z.ZodType>(
+  options: ToolDefinitionOptions<Schema>,
+): ToolDefinition<Schema> {
+  if (!TOOL_NAME_PATTERN.test(options.name)) {
+    throw new ToolDefinitionError(
+      `tool name "${options.name}" is not allowed by the model API: use 1-64 letters, digits, _ or -`,
+    );
+  }
+  if (options.description.trim() === '')
+    throw new ToolDefinitionError(`tool "${options.name}" has no description`);
+  if (
+    typeof options.reversibility === 'string' &&
+    !Object.values(Reversibility).includes(options.reversibility)
+  ) {
+    throw new ToolDefinitionError(
+      `tool "${options.name}" has reversibility "${String(options.reversibility)}": use read-only, mutating or irreversible`,
+    );
+  }
+  if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
+    throw new ToolDefinitionError(
+      `tool "${options.name}" has timeoutMs ${options.timeoutMs}: use a positive integer`,
+    );
+  }
+  return { ...options, kind: 'keel-tool' };
+}
