@@ -29,5 +29,7 @@ export const toolOutcomeSchema = z.object({
     })
     .default({}),
   effects: workspaceEffectsSchema.optional(),
+  /** Images the model sees with the result (MCP image contents), base64 without a data: prefix. */
+  images: z.array(z.object({ mediaType: z.string(), data: z.string() })).optional(),
 });
 export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;
