@@ -17,6 +17,8 @@ const forbiddenInWorkflows = [
   'tinyglobby',
   'yaml',
   'commander',
+  'picomatch',
+  '@modelcontextprotocol/sdk',
 ];
 
 export default tseslint.config(

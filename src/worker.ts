@@ -9,6 +9,10 @@ import {
   reflectionStoreConfigFromEnv,
 } from './activities/reflection-store/create-reflection-store';
 import type { ReflectionStore } from './activities/reflection-store/reflection-store';
+import { builtinTools } from './activities/tools/builtin';
+import type { AnyToolDefinition } from './activities/tools/define-tool';
+import { registeredFromDefinition } from './activities/tools/registered-tool';
+import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { loadScenarioFile } from './scripted-model/scenario';
@@ -22,6 +26,10 @@ export interface KeelWorkerOptions {
   namespace: string;
   taskQueue: string;
   anthropic: Anthropic;
+  /** Your own tools (defineTool), offered to every goal beside the built-ins unless it picks. */
+  tools?: readonly AnyToolDefinition[];
+  /** Offer keel's six workspace tools (default true). */
+  builtinTools?: boolean;
   /** Each of these falls back to the worker's environment (see README, Configuration). */
   journalDirectory?: string;
   backupDirectory?: string;
@@ -39,6 +47,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
+  const toolRegistry = createToolRegistry(options);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -48,6 +57,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
       : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities({
       anthropic: options.anthropic,
+      toolRegistry,
       journalDirectory: options.journalDirectory ?? keelDirectory(env, 'KEEL_JOURNAL_DIR', 'journal'),
       backupDirectory: options.backupDirectory ?? keelDirectory(env, 'KEEL_BACKUP_DIR', 'backups'),
       reflectionStore: options.reflectionStore ?? createReflectionStore(reflectionStoreConfigFromEnv(env)),
@@ -55,6 +65,18 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
       ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
     }),
   });
+}
+
+/**
+ * The worker's tools: the built-ins and the user's own. Every problem (a duplicate name, a name
+ * the model API refuses, a schema that does not convert) is one error naming the tool, at start.
+ */
+export function createToolRegistry(options: Pick<KeelWorkerOptions, 'tools' | 'builtinTools'>): ToolRegistry {
+  const builtins = options.builtinTools === false ? [] : builtinTools;
+  return new ToolRegistry([
+    ...builtins.map((tool) => registeredFromDefinition(tool, 'builtin')),
+    ...(options.tools ?? []).map((tool) => registeredFromDefinition(tool, 'worker')),
+  ]);
 }
 
 /** ~/.keel/<name> unless the variable names another directory. */

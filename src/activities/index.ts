@@ -5,12 +5,15 @@ import { createModelActivities } from './model/model-activity';
 import { createReflectionActivities } from './reflection/reflection-activities';
 import type { ReflectionStore } from './reflection-store/reflection-store';
 import { createBackupActivities } from './rollback/workspace-backups';
-import { createToolActivities } from './tools/execute-tool';
+import { createToolActivities } from './tools/tool-activities';
+import type { ToolRegistry } from './tools/tool-registry';
 import { createWorkerDefaultsActivities } from './worker-defaults';
 
 export interface ActivityDependencies {
   /** The Anthropic client, built by the worker from its environment. */
   anthropic: Anthropic;
+  /** Every tool this worker runs: the built-ins, the user's own and MCP servers' tools. */
+  toolRegistry: ToolRegistry;
   /** Where the at-most-once journal of irreversible calls is kept. */
   journalDirectory: string;
   /** Where workspace backups for rollbackOnBacktrack are kept. */
@@ -24,7 +27,10 @@ export interface ActivityDependencies {
 export function createActivities(dependencies: ActivityDependencies) {
   return {
     ...createModelActivities({ client: dependencies.anthropic }),
-    ...createToolActivities({ journalDirectory: dependencies.journalDirectory }),
+    ...createToolActivities({
+      registry: dependencies.toolRegistry,
+      journalDirectory: dependencies.journalDirectory,
+    }),
     ...createReflectionActivities({ store: dependencies.reflectionStore }),
     ...createLedgerSinkActivities({ sinks: dependencies.ledgerSinks }),
     ...createBackupActivities({ backupDirectory: dependencies.backupDirectory }),

@@ -9,7 +9,7 @@ import type { GoalConfig } from './goal-input';
  */
 export function proxiesFor(config: GoalConfig) {
   const { modelTimeoutMs, toolTimeoutMs, heartbeatTimeoutMs } = config.timing;
-  const toolOptions = { startToCloseTimeout: toolTimeoutMs, heartbeatTimeout: heartbeatTimeoutMs };
+  const toolProxies = new Map<number, ToolProxies>();
   return {
     model: wf.proxyActivities<Pick<KeelActivities, 'callModel' | 'callStructured'>>({
       startToCloseTimeout: modelTimeoutMs,
@@ -22,23 +22,30 @@ export function proxiesFor(config: GoalConfig) {
         nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_FAILURES],
       },
     }),
-    tools: wf.proxyActivities<Pick<KeelActivities, 'executeTool'>>({
-      ...toolOptions,
-      retry: {
-        initialInterval: '1s',
-        backoffCoefficient: 2,
-        maximumAttempts: 3,
-        nonRetryableErrorTypes: [FailureType.WorkspaceMissing],
-      },
-    }),
-    onceOnlyTools: wf.proxyActivities<Pick<KeelActivities, 'executeTool'>>({
-      ...toolOptions,
-      retry: { maximumAttempts: 1 },
+    /** Tool calls, with a tool's own timeout when it has one (one pair of proxies per timeout). */
+    toolsWithTimeout(timeoutMs: number | undefined): ToolProxies {
+      const startToCloseTimeout = timeoutMs ?? toolTimeoutMs;
+      let proxies = toolProxies.get(startToCloseTimeout);
+      if (proxies === undefined) {
+        proxies = toolProxiesFor({ startToCloseTimeout, heartbeatTimeout: heartbeatTimeoutMs });
+        toolProxies.set(startToCloseTimeout, proxies);
+      }
+      return proxies;
+    },
+    /**
+     * Checks a turn's calls on the worker (input, per-call tier, label) before anything runs. A
+     * local activity: short, and its recorded answer is what replay sees, so a tier decided by
+     * user code on the worker can never change under a running goal.
+     */
+    preparation: wf.proxyLocalActivities<Pick<KeelActivities, 'prepareToolCalls'>>({
+      startToCloseTimeout: '30s',
+      retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumAttempts: 3 },
     }),
     support: wf.proxyActivities<
       Pick<
         KeelActivities,
         | 'workerDefaults'
+        | 'describeTools'
         | 'loadTaskReflection'
         | 'storeTaskReflection'
         | 'backupWorkspace'
@@ -50,7 +57,7 @@ export function proxiesFor(config: GoalConfig) {
         initialInterval: '1s',
         backoffCoefficient: 2,
         maximumAttempts: 5,
-        nonRetryableErrorTypes: ['InvalidReflection'],
+        nonRetryableErrorTypes: ['InvalidReflection', FailureType.UnknownTools],
       },
     }),
     // Listeners may be slow or down: publishing is retried patiently and never awaited by the loop.
@@ -62,3 +69,26 @@ export function proxiesFor(config: GoalConfig) {
 }
 
 export type ActivityProxies = ReturnType<typeof proxiesFor>;
+
+/**
+ * Retry policies by tier: reversible calls are retried on worker trouble; irreversible calls get
+ * maximumAttempts 1, so a call whose outcome is unknown is reported, never re-run.
+ */
+function toolProxiesFor(options: { startToCloseTimeout: number; heartbeatTimeout: number }) {
+  return {
+    tools: wf.proxyActivities<Pick<KeelActivities, 'executeTool'>>({
+      ...options,
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumAttempts: 3,
+        nonRetryableErrorTypes: [FailureType.WorkspaceMissing],
+      },
+    }),
+    onceOnlyTools: wf.proxyActivities<Pick<KeelActivities, 'executeTool'>>({
+      ...options,
+      retry: { maximumAttempts: 1 },
+    }),
+  };
+}
+type ToolProxies = ReturnType<typeof toolProxiesFor>;

@@ -12,6 +12,8 @@ export const FailureType = {
   ModelUnprocessable: 'ModelUnprocessable',
   ModelResponseInvalid: 'ModelResponseInvalid',
   WorkspaceMissing: 'WorkspaceMissing',
+  /** The goal's tool patterns match no tool the worker has. */
+  UnknownTools: 'UnknownTools',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 

@@ -17,7 +17,6 @@ import {
 import { planPrompt } from './plan-prompt';
 import { metaStrategyForAttempt, selectStrategy } from './strategy';
 import type { ReportStepInput } from './tools/report-step-spec';
-import { offeredTools } from './turn';
 
 export type PlanningOutcome = { kind: 'continue' } | { kind: 'give-up'; reason: string };
 
@@ -187,7 +186,7 @@ export class GoalPlanning {
         successCriteria: state.config.successCriteria,
         strategy,
         metaStrategy,
-        toolNames: offeredTools(state.config).filter((name) => name !== 'report_step'),
+        toolNames: (state.tools?.catalogue ?? []).map((entry) => entry.name),
         ...(failedPlan ? { failedPlan } : {}),
         ...(failureReason ? { failureReason } : {}),
       }),

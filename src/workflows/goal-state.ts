@@ -4,10 +4,14 @@ import { LedgerSchema } from './ledger';
 import { PlanSchema } from './plan';
 import { principlesStateSchema } from './principles';
 import { Strategy } from './strategy';
+import { toolCatalogueSchema } from './tools/tool-catalogue';
+import { toolImageSchema } from './tools/tool-outcome';
 import { transcriptMessageSchema } from './transcript';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
-export const GOAL_STATE_SCHEMA_VERSION = 1;
+export const GOAL_STATE_SCHEMA_VERSION = 2;
+/** Versions loadGoalState still reads: 1 had no tool catalogue (the goal learns it on resume). */
+const READABLE_SCHEMA_VERSIONS: readonly unknown[] = [1, GOAL_STATE_SCHEMA_VERSION];
 
 export const GoalStatus = {
   Running: 'running',
@@ -54,6 +58,8 @@ export const toolCallRecordSchema = z.object({
   toolName: z.string(),
   input: z.unknown(),
   reversibility: reversibilitySchema,
+  /** Why this tier, when the tool decided it per call (shown with the approval request). */
+  tierReason: z.string().optional(),
   summary: z.string(),
   status: z.enum(['awaiting-approval', 'ready', 'running', 'done']),
   approval: z
@@ -70,6 +76,8 @@ export const toolCallRecordSchema = z.object({
       isError: z.boolean(),
       /** The worker stopped mid-call on an irreversible tool: it may or may not have happened. */
       unknownOutcome: z.boolean().optional(),
+      /** Images the tool returned (MCP image contents), sent to the model with the text. */
+      images: z.array(toolImageSchema).optional(),
     })
     .optional(),
 });
@@ -142,6 +150,8 @@ export type AssessmentState = z.infer<typeof assessmentStateSchema>;
 /** Everything the goal knows. One object, so continue-as-new can carry it whole. */
 export const goalStateSchema = z.object({
   schemaVersion: z.literal(GOAL_STATE_SCHEMA_VERSION),
+  /** The tools this goal may use, recorded at its start (see tools/tool-catalogue.ts). */
+  tools: z.object({ catalogue: toolCatalogueSchema }).optional(),
   config: goalInputSchema,
   status: z.enum(GoalStatus),
   phase: z.enum(GoalPhase),
@@ -208,10 +218,10 @@ export type StateLoad = { ok: true; state: GoalState } | { ok: false; message: s
 /** Validates carried state (continue-as-new, or a resumed run) and migrates older versions. */
 export function loadGoalState(raw: unknown): StateLoad {
   const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
-  if (version !== GOAL_STATE_SCHEMA_VERSION) {
+  if (!READABLE_SCHEMA_VERSIONS.includes(version)) {
     return { ok: false, message: `unsupported goal state schemaVersion ${String(version)}` };
   }
-  const result = goalStateSchema.safeParse(raw);
+  const result = goalStateSchema.safeParse({ ...(raw as object), schemaVersion: GOAL_STATE_SCHEMA_VERSION });
   if (result.success) return { ok: true, state: result.data };
   return { ok: false, message: `invalid goal state: ${result.error.issues[0]?.message ?? 'unknown'}` };
 }

@@ -8,8 +8,11 @@ import { LedgerEventKind } from './ledger';
 import { observeDenial, observeToolCall } from './principles';
 import { reportStepInputSchema } from './tools/report-step-spec';
 import type { ToolOutcome } from './tools/tool-outcome';
-import { formatToolResult, isHarnessTool } from './tools/tool-registry';
-import { denialText, unknownOutcomeText } from './turn';
+import { formatToolResult } from './tools/format-tool-result';
+import { isHarnessTool } from './tools/harness-tools';
+import { catalogueEntry, type PreparedCall } from './tools/tool-catalogue';
+import type { ToolUseBlock } from './transcript';
+import { callsToPrepare, denialText, unknownOutcomeText } from './turn';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -62,6 +65,35 @@ export class GoalToolCalls {
     );
   }
 
+  /**
+   * Asks the worker to check this turn's calls before any runs (one recorded local activity per
+   * turn). If it cannot answer, the calls are answered as not checked instead of failing the goal.
+   */
+  async prepare(toolUses: readonly ToolUseBlock[]): Promise<PreparedCall[]> {
+    const catalogue = this.state.tools?.catalogue ?? [];
+    const calls = callsToPrepare(toolUses, catalogue).map((toolUse) => ({
+      callId: toolUse.id,
+      toolName: toolUse.name,
+      input: toolUse.input,
+    }));
+    if (calls.length === 0) return [];
+    try {
+      return await this.goal.activities.preparation.prepareToolCalls.executeWithOptions(
+        { summary: `check ${calls.length} tool call${calls.length === 1 ? '' : 's'}` },
+        [{ calls }],
+      );
+    } catch (error) {
+      if (wf.isCancellation(error)) throw error;
+      const detail = describeFailure(error);
+      return calls.map((call) => ({
+        ok: false,
+        callId: call.callId,
+        error: `${call.toolName} was not run: the worker could not check the call (${detail}).`,
+        candidates: ['Try the call again in your next turn', 'Reach the goal with a different tool'],
+      }));
+    }
+  }
+
   requestApprovals(turn: ToolCallRecord[]): void {
     for (const call of turn) {
       if (!call.approval) continue;
@@ -69,6 +101,7 @@ export class GoalToolCalls {
       this.goal.visibility.record(LedgerEventKind.ApprovalRequested, `approval requested: ${call.summary}`, {
         callId: call.callId,
         reversibility: call.reversibility,
+        ...(call.tierReason === undefined ? {} : { tierReason: call.tierReason }),
       });
     }
   }
@@ -153,8 +186,9 @@ export class GoalToolCalls {
     counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
     counters.toolCallsByReversibility[call.reversibility] += 1;
     this.goal.visibility.show();
-    const tools =
-      call.reversibility === 'irreversible' ? this.goal.activities.onceOnlyTools : this.goal.activities.tools;
+    const timeoutMs = catalogueEntry(this.state.tools?.catalogue ?? [], call.toolName)?.timeoutMs;
+    const proxies = this.goal.activities.toolsWithTimeout(timeoutMs);
+    const tools = call.reversibility === 'irreversible' ? proxies.onceOnlyTools : proxies.tools;
     let outcome: ToolOutcome | undefined;
     try {
       outcome = await tools.executeTool.executeWithOptions(
@@ -172,7 +206,11 @@ export class GoalToolCalls {
         ],
       );
       const shown = this.state.config.principles.actionableFailure ? outcome : { ...outcome, candidates: [] };
-      call.result = { content: formatToolResult(shown), isError: !outcome.ok };
+      call.result = {
+        content: formatToolResult(shown),
+        isError: !outcome.ok,
+        ...(outcome.images === undefined ? {} : { images: outcome.images }),
+      };
     } catch (error) {
       if (wf.isCancellation(error)) throw error;
       call.result = this.failedCallResult(call, error);

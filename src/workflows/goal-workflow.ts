@@ -28,9 +28,17 @@ import {
 } from './principles';
 import { followUpMessage, goalMessage, systemPrompt } from './prompts';
 import { parseStructuredOutput } from './structured-output';
-import { isHarnessTool } from './tools/tool-registry';
-import { appendUserBlocks, textOf, toolUsesOf, userText, type TranscriptMessage } from './transcript';
-import { offeredTools, planTurn, toolResultBlocks, wasCutByLimit } from './turn';
+import { isHarnessTool, modelToolDefinitions } from './tools/harness-tools';
+import type { ToolCatalogue } from './tools/tool-catalogue';
+import {
+  appendUserBlocks,
+  textOf,
+  toolUsesOf,
+  userText,
+  withAppendedText,
+  type TranscriptMessage,
+} from './transcript';
+import { planTurn, toolResultBlocks, wasCutByLimit } from './turn';
 
 export interface GoalResult {
   status: GoalStatus;
@@ -118,6 +126,10 @@ class GoalRun {
     if (this.state.transcript.length === 0) {
       const failure = await this.prepare();
       if (failure) return this.finish(GoalStatus.Failed, failure);
+    } else if (this.state.tools === undefined) {
+      // A goal carried over from a version that kept no catalogue learns it now.
+      const failure = await this.learnTools();
+      if (failure) return this.finish(GoalStatus.Failed, failure);
     }
     for (;;) {
       this.visibility.show();
@@ -155,6 +167,8 @@ class GoalRun {
           : planTurn({
               toolUses,
               config: this.config,
+              catalogue: this.catalogue(),
+              prepared: await this.toolCalls.prepare(toolUses),
               toolCallsSoFar: this.state.counters.toolCalls,
               nowMs: Date.now(),
             });
@@ -174,6 +188,8 @@ class GoalRun {
 
   /** First run only: worker defaults, improvement notes from earlier runs, the first plan. */
   private async prepare(): Promise<string | undefined> {
+    const toolsFailure = await this.learnTools();
+    if (toolsFailure) return toolsFailure;
     const defaults = await this.activities.support.workerDefaults();
     this.state.workerDefaults = defaults;
     this.state.principles = initialPrinciplesState(
@@ -190,6 +206,28 @@ class GoalRun {
     this.visibility.show();
     const outcome = await this.planning.start();
     return outcome.kind === 'give-up' ? outcome.reason : undefined;
+  }
+
+  /**
+   * Records the tools this goal may use, as the worker describes them now. From here on the goal
+   * decides from this data alone, so a worker deployed later with other tools cannot change it.
+   */
+  private async learnTools(): Promise<string | undefined> {
+    try {
+      const catalogue = await this.activities.support.describeTools.executeWithOptions(
+        { summary: "learn the goal's tools" },
+        [this.config.tools === undefined ? {} : { patterns: this.config.tools }],
+      );
+      this.state.tools = { catalogue };
+      return undefined;
+    } catch (error) {
+      if (wf.isCancellation(error)) throw error;
+      return `the goal's tools could not be set up: ${describeFailure(error)}`;
+    }
+  }
+
+  private catalogue(): ToolCatalogue {
+    return this.state.tools?.catalogue ?? [];
   }
 
   private async modelTurn(): Promise<TranscriptMessage> {
@@ -209,7 +247,7 @@ class GoalRun {
               ? `${systemPrompt(this.config)}\n\n${planContext}`
               : systemPrompt(this.config),
             messages: this.state.transcript,
-            toolNames: offeredTools(this.config),
+            tools: modelToolDefinitions(this.catalogue(), this.config.planning.enabled),
             goalId: this.workflowId,
             turn,
           },
@@ -271,7 +309,7 @@ class GoalRun {
     const results = toolResultBlocks(turn);
     const metaNote = takeMetaNote(this.state.principles);
     const last = results[results.length - 1];
-    if (metaNote && last) last.content = `${last.content}\n${metaNote}`;
+    if (metaNote && last) results[results.length - 1] = withAppendedText(last, metaNote);
     this.state.transcript = appendUserBlocks(this.state.transcript, results);
     this.state.currentTurn = undefined;
     if (turn.some(wasCutByLimit)) {

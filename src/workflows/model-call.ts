@@ -1,13 +1,14 @@
 import type { ModelSettings } from './goal-input';
 import type { TokenUsageTotals } from './goal-state';
+import type { ModelToolDefinition } from './tools/harness-tools';
 import type { ContentBlock, TranscriptMessage } from './transcript';
 
-/** What the workflow asks of one model turn. Tool definitions are built by the activity from names. */
+/** What the workflow asks of one model turn, tool definitions from the goal's recorded catalogue. */
 export interface ModelCallInput {
   model: ModelSettings;
   system: string;
   messages: TranscriptMessage[];
-  toolNames: string[];
+  tools: ModelToolDefinition[];
   /** For logs and summaries only. */
   goalId: string;
   turn: number;

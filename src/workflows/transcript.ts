@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MODEL_IMAGE_TYPES } from './tools/tool-outcome';
 
 /**
  * The conversation in Anthropic Messages wire shapes, kept as plain data so it can live in
@@ -11,10 +12,16 @@ export const toolUseBlockSchema = z.object({
   name: z.string(),
   input: z.unknown(),
 });
+/** An image a tool returned (MCP image contents), base64 as the Messages API takes it. */
+export const imageBlockSchema = z.object({
+  type: z.literal('image'),
+  source: z.object({ type: z.literal('base64'), media_type: z.enum(MODEL_IMAGE_TYPES), data: z.string() }),
+});
 export const toolResultBlockSchema = z.object({
   type: z.literal('tool_result'),
   tool_use_id: z.string(),
-  content: z.string(),
+  /** Text, or text and images when the tool returned images. */
+  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textBlockSchema, imageBlockSchema]))]),
   is_error: z.boolean().optional(),
 });
 export const contentBlockSchema = z.discriminatedUnion('type', [
@@ -75,6 +82,20 @@ function orderUserBlocks(blocks: ContentBlock[]): ContentBlock[] {
 }
 
 /** A one-line rendering of a message, for status views and the CLI. */
+/** A tool result's text; images are named, not inlined. */
+export function toolResultText(block: ToolResultBlock): string {
+  if (typeof block.content === 'string') return block.content;
+  return block.content
+    .map((part) => (part.type === 'text' ? part.text : `[image ${part.source.media_type}]`))
+    .join('\n');
+}
+
+/** Adds text to the end of a tool result, whichever form its content has. */
+export function withAppendedText(block: ToolResultBlock, text: string): ToolResultBlock {
+  if (typeof block.content === 'string') return { ...block, content: `${block.content}\n${text}` };
+  return { ...block, content: [...block.content, { type: 'text', text }] };
+}
+
 export function describeMessage(message: TranscriptMessage, maxLength = 200): string {
   const parts = message.content.map((block) => {
     switch (block.type) {
@@ -83,7 +104,7 @@ export function describeMessage(message: TranscriptMessage, maxLength = 200): st
       case 'tool_use':
         return `[tool_use ${block.name} ${JSON.stringify(block.input)}]`;
       case 'tool_result':
-        return `[tool_result${block.is_error ? ' (error)' : ''}] ${block.content}`;
+        return `[tool_result${block.is_error ? ' (error)' : ''}] ${toolResultText(block)}`;
     }
   });
   const line = `${message.role}: ${parts.join(' ')}`.replace(/\s+/g, ' ').trim();

@@ -1,7 +1,9 @@
 import { requiresHumanApproval } from './approval-policy';
 import type { GoalConfig } from './goal-input';
 import type { ApprovalDecision, ToolCallRecord } from './goal-state';
-import { classifyToolCall, formatToolResult, isHarnessTool, TOOL_NAMES } from './tools/tool-registry';
+import { formatToolResult } from './tools/format-tool-result';
+import { checkHarnessCall, isHarnessTool } from './tools/harness-tools';
+import { catalogueEntry, type PreparedCall, type ToolCatalogue } from './tools/tool-catalogue';
 import { REPORT_STEP_TOOL } from './tools/report-step-spec';
 import type { ToolResultBlock, ToolUseBlock } from './transcript';
 
@@ -13,50 +15,68 @@ import type { ToolResultBlock, ToolUseBlock } from './transcript';
 export function planTurn(options: {
   toolUses: ToolUseBlock[];
   config: GoalConfig;
+  /** The goal's recorded tools; a call to any other name is answered without running. */
+  catalogue: ToolCatalogue;
+  /** The worker's answer for each catalogue call (validated input, tier, label), by call id. */
+  prepared: readonly PreparedCall[];
   toolCallsSoFar: number;
   nowMs: number;
 }): ToolCallRecord[] {
   const { toolUses, config, nowMs } = options;
   let remainingCalls = config.limits.maxToolCalls - options.toolCallsSoFar;
-  const offered = new Set(offeredTools(config));
+  const offered = offeredToolNames(options.catalogue, config);
+  const preparedById = new Map(options.prepared.map((call) => [call.callId, call]));
   return toolUses.map((toolUse): ToolCallRecord => {
     const base = { callId: toolUse.id, toolName: toolUse.name, input: toolUse.input };
-    if (!offered.has(toolUse.name)) {
+    if (isHarnessTool(toolUse.name) && config.planning.enabled) {
+      const checked = checkHarnessCall(toolUse.name, toolUse.input);
+      if (!checked.ok) return done(base, 'read-only', toolUse.name, checked.error);
+      // Harness tools change only the goal's own state: no limit, no approval, no activity.
+      return {
+        ...base,
+        input: checked.input,
+        reversibility: 'read-only',
+        summary: checked.summary,
+        status: 'ready',
+      };
+    }
+    if (!offered.includes(toolUse.name)) {
+      return done(base, 'read-only', toolUse.name, unknownToolText(toolUse.name, offered));
+    }
+    const prepared = preparedById.get(toolUse.id);
+    if (prepared === undefined) {
       return done(
         base,
         'read-only',
         toolUse.name,
-        `Unknown tool "${toolUse.name}". Available: ${[...offered].join(', ')}.`,
+        `${toolUse.name} could not be checked before running, so it was not run.`,
       );
     }
-    const classified = classifyToolCall(toolUse.name, toolUse.input);
-    if (!classified.ok) return done(base, 'read-only', toolUse.name, classified.error);
-    if (isHarnessTool(toolUse.name)) {
-      // Harness tools change only the goal's own state: no limit, no approval, no activity.
-      return {
-        ...base,
-        input: classified.input,
-        reversibility: 'read-only',
-        summary: classified.summary,
-        status: 'ready',
-      };
+    if (!prepared.ok) {
+      return done(
+        base,
+        'read-only',
+        toolUse.name,
+        formatToolResult({ ok: false, content: prepared.error, candidates: prepared.candidates, facts: {} }),
+      );
     }
     if (remainingCalls <= 0) {
       return done(
         base,
-        classified.reversibility,
-        classified.summary,
+        prepared.tier,
+        prepared.summary,
         `Not run: the goal's limit of ${config.limits.maxToolCalls} tool calls is reached.`,
       );
     }
     remainingCalls -= 1;
     const record = {
       ...base,
-      input: classified.input,
-      reversibility: classified.reversibility,
-      summary: classified.summary,
+      input: prepared.input,
+      reversibility: prepared.tier,
+      ...(prepared.reason === undefined ? {} : { tierReason: prepared.reason }),
+      summary: prepared.summary,
     };
-    if (!requiresHumanApproval(classified.reversibility, config.approvalPolicy)) {
+    if (!requiresHumanApproval(prepared.tier, config.approvalPolicy)) {
       return { ...record, status: 'ready' };
     }
     return {
@@ -70,6 +90,24 @@ export function planTurn(options: {
   });
 }
 
+/** A call to a tool outside the goal's catalogue: a failed result with what to do instead. */
+function unknownToolText(name: string, offered: readonly string[]): string {
+  return formatToolResult({
+    ok: false,
+    content: `Unknown tool "${name}": it is not among this goal's tools.`,
+    candidates: [
+      `Call one of the available tools: ${offered.join(', ')}`,
+      'Reach the goal with the available tools, or explain in your answer which tool is missing',
+    ],
+    facts: {},
+  });
+}
+
+/** Calls the worker must check before they run: catalogue tools (harness tools are checked here). */
+export function callsToPrepare(toolUses: readonly ToolUseBlock[], catalogue: ToolCatalogue): ToolUseBlock[] {
+  return toolUses.filter((toolUse) => catalogueEntry(catalogue, toolUse.name) !== undefined);
+}
+
 function done(
   base: Pick<ToolCallRecord, 'callId' | 'toolName' | 'input'>,
   reversibility: ToolCallRecord['reversibility'],
@@ -79,10 +117,10 @@ function done(
   return { ...base, reversibility, summary, status: 'done', result: { content, isError: true } };
 }
 
-/** The tools the model is offered: the goal's choice (or all), plus report_step when it plans. */
-export function offeredTools(config: GoalConfig): string[] {
-  const tools = config.tools ?? [...TOOL_NAMES];
-  return config.planning.enabled ? [...tools, REPORT_STEP_TOOL] : tools;
+/** The names the model is offered: the goal's catalogue, plus report_step when it plans. */
+export function offeredToolNames(catalogue: ToolCatalogue, config: GoalConfig): string[] {
+  const names = catalogue.map((entry) => entry.name);
+  return config.planning.enabled ? [...names, REPORT_STEP_TOOL] : names;
 }
 
 export function wasCutByLimit(call: ToolCallRecord): boolean {
@@ -129,10 +167,23 @@ export function unknownOutcomeText(summary: string, detail: string): string {
 }
 
 export function toolResultBlocks(turn: readonly ToolCallRecord[]): ToolResultBlock[] {
-  return turn.map((call) => ({
-    type: 'tool_result',
-    tool_use_id: call.callId,
-    content: call.result?.content ?? 'No result was recorded for this call.',
-    ...(call.result?.isError ? { is_error: true } : {}),
-  }));
+  return turn.map((call) => {
+    const text = call.result?.content ?? 'No result was recorded for this call.';
+    const images = call.result?.images ?? [];
+    return {
+      type: 'tool_result',
+      tool_use_id: call.callId,
+      content:
+        images.length === 0
+          ? text
+          : [
+              { type: 'text' as const, text },
+              ...images.map((image) => ({
+                type: 'image' as const,
+                source: { type: 'base64' as const, media_type: image.mediaType, data: image.data },
+              })),
+            ],
+      ...(call.result?.isError ? { is_error: true } : {}),
+    };
+  });
 }

@@ -76,7 +76,7 @@ test('the model activity maps every status to a retryable or a named non-retryab
         model: { name: 'claude-test', maxTokens: 100 },
         system: 's',
         messages: [{ role: 'user', content: [{ type: 'text', text: `DIRECT-${status}` }] }],
-        toolNames: [],
+        tools: [],
         goalId: 'g',
         turn: 1,
       })

@@ -8,7 +8,8 @@ import {
   ToolActivityFailureType,
   createToolActivities,
   type ExecuteToolInput,
-} from '../../src/activities/tools/execute-tool';
+} from '../../src/activities/tools/tool-activities';
+import { createToolRegistry } from '../../src/worker';
 import { createIrreversibleJournal } from '../../src/activities/tools/irreversible-journal';
 import { makeWorkspace, writeFiles } from './tools-test-helpers';
 
@@ -17,7 +18,7 @@ function setup() {
   const journalDirectory = path.join(makeWorkspace('keel-journal-'), 'journal');
   let clock = Date.parse('2026-01-02T03:04:05.000Z');
   const now = () => new Date((clock += 1000));
-  const { executeTool } = createToolActivities({ journalDirectory, now });
+  const { executeTool } = createToolActivities({ registry: createToolRegistry({}), journalDirectory, now });
   const call = (overrides: Partial<ExecuteToolInput>): ExecuteToolInput => ({
     toolName: 'read_file',
     input: {},

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { editFile } from '../../src/activities/tools/edit-file';
-import { listDir } from '../../src/activities/tools/list-dir';
-import { readFile } from '../../src/activities/tools/read-file';
-import { search } from '../../src/activities/tools/search';
-import { writeFile } from '../../src/activities/tools/write-file';
+import { editFile } from '../../src/activities/tools/builtin/edit-file';
+import { listDir } from '../../src/activities/tools/builtin/list-dir';
+import { readFile } from '../../src/activities/tools/builtin/read-file';
+import { search } from '../../src/activities/tools/builtin/search';
+import { writeFile } from '../../src/activities/tools/builtin/write-file';
 import { makeWorkspace, toolContext, writeFiles } from './tools-test-helpers';
 
 function bigFile(lines: number): string {

@@ -20,9 +20,12 @@ export function writeFiles(root: string, files: Readonly<Record<string, string>>
 export function toolContext(workspace: string, overrides: Partial<ToolContext> = {}): ToolContext {
   return {
     workspace,
+    goalId: 'test-workflow',
+    callId: 'call-1',
     idempotencyKey: 'test-workflow/call-1',
     signal: new AbortController().signal,
     heartbeat: () => {},
+    log: { info: () => {}, warn: () => {}, error: () => {} },
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { goalInputSchema } from '../../src/workflows/goal-input';
 import {
+  callsToPrepare,
   checkDecision,
   denialText,
   planTurn,
@@ -9,6 +10,35 @@ import {
   wasCutByLimit,
 } from '../../src/workflows/turn';
 import { requiresHumanApproval } from '../../src/workflows/approval-policy';
+import type { GoalConfig } from '../../src/workflows/goal-input';
+import type { ToolUseBlock } from '../../src/workflows/transcript';
+import { createToolActivities } from '../../src/activities/tools/tool-activities';
+import { createToolRegistry } from '../../src/worker';
+import { makeWorkspace } from './tools-test-helpers';
+
+const registry = createToolRegistry({});
+const { prepareToolCalls } = createToolActivities({
+  registry,
+  journalDirectory: makeWorkspace('keel-journal-'),
+});
+
+/** planTurn as the workflow runs it: the goal's catalogue, and the worker's answers for its calls. */
+async function plan(options: {
+  toolUses: ToolUseBlock[];
+  config: GoalConfig;
+  toolCallsSoFar: number;
+  nowMs: number;
+}) {
+  const selection = registry.catalogue(options.config.tools);
+  assert.ok(selection.ok);
+  const calls = callsToPrepare(options.toolUses, selection.catalogue).map((toolUse) => ({
+    callId: toolUse.id,
+    toolName: toolUse.name,
+    input: toolUse.input,
+  }));
+  const prepared = await prepareToolCalls({ calls });
+  return planTurn({ ...options, catalogue: selection.catalogue, prepared });
+}
 
 const config = (extra: Record<string, unknown> = {}) =>
   goalInputSchema.parse({ goal: 'g', workspace: '/tmp/ws', ...extra });
@@ -22,8 +52,8 @@ test('approval: irreversible always waits, read-only never, mutating follows the
   assert.equal(requiresHumanApproval('mutating', 'ask'), true);
 });
 
-test('planTurn classifies each call and sets an absolute approval deadline', () => {
-  const turn = planTurn({
+test('planTurn classifies each call and sets an absolute approval deadline', async () => {
+  const turn = await plan({
     toolUses: [
       use('a', 'list_dir', { path: '.' }),
       use('b', 'run_command', { command: 'rm -rf build' }),
@@ -45,8 +75,8 @@ test('planTurn classifies each call and sets an absolute approval deadline', () 
   assert.equal(turn[1]?.summary, 'run_command: rm -rf build');
 });
 
-test('invalid input and unknown tools come back as error results without running', () => {
-  const turn = planTurn({
+test('invalid input and unknown tools come back as error results without running', async () => {
+  const turn = await plan({
     toolUses: [use('a', 'read_file', { nope: 1 }), use('b', 'teleport', {})],
     config: config(),
     toolCallsSoFar: 0,
@@ -57,18 +87,21 @@ test('invalid input and unknown tools come back as error results without running
   assert.match(turn[1]?.result?.content ?? '', /Unknown tool "teleport"/);
 });
 
-test('a goal limited to tools offers and accepts only those', () => {
-  const turn = planTurn({
+test('a goal limited to tools offers and accepts only those', async () => {
+  const turn = await plan({
     toolUses: [use('a', 'run_command', { command: 'ls' })],
     config: config({ tools: ['read_file'] }),
     toolCallsSoFar: 0,
     nowMs: 0,
   });
-  assert.match(turn[0]?.result?.content ?? '', /Unknown tool "run_command"\. Available: read_file/);
+  assert.match(
+    turn[0]?.result?.content ?? '',
+    /Unknown tool "run_command": it is not among this goal's tools\.[\s\S]*available tools: read_file\n/,
+  );
 });
 
-test('calls beyond the tool-call limit are cut and marked', () => {
-  const turn = planTurn({
+test('calls beyond the tool-call limit are cut and marked', async () => {
+  const turn = await plan({
     toolUses: [use('a', 'list_dir', {}), use('b', 'list_dir', {}), use('c', 'list_dir', {})],
     config: config({ limits: { maxToolCalls: 5 } }),
     toolCallsSoFar: 4,
@@ -78,8 +111,8 @@ test('calls beyond the tool-call limit are cut and marked', () => {
   assert.equal(turn[0]?.status, 'ready');
 });
 
-test('checkDecision refuses unknown and already-decided call ids', () => {
-  const turn = planTurn({
+test('checkDecision refuses unknown and already-decided call ids', async () => {
+  const turn = await plan({
     toolUses: [use('x', 'run_command', { command: 'rm a' }), use('y', 'list_dir', {})],
     config: config(),
     toolCallsSoFar: 0,
@@ -101,8 +134,8 @@ test('checkDecision refuses unknown and already-decided call ids', () => {
   assert.equal(checkDecision(turn, 'x').ok, false);
 });
 
-test('tool results keep the order of the calls', () => {
-  const turn = planTurn({
+test('tool results keep the order of the calls', async () => {
+  const turn = await plan({
     toolUses: [use('a', 'teleport', {}), use('b', 'teleport', {})],
     config: config(),
     toolCallsSoFar: 0,

@@ -25,7 +25,7 @@ test('src/workflows/** (nested folders too) may not import Node built-ins, the L
     "import { Client } from 'pg';",
     'export const probe = [readFileSync, path, Anthropic, Client, process.env];',
   ].join('\n');
-  const messages = await restrictedImportMessages(code, 'src/workflows/tools/tool-spec.ts');
+  const messages = await restrictedImportMessages(code, 'src/workflows/tools/tool-catalogue.ts');
   assert.equal(
     messages.filter((message) => message.includes('Workflow code must stay deterministic')).length,
     4,

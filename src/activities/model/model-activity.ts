@@ -7,7 +7,6 @@ import type {
   StructuredCallInput,
   StructuredCallResult,
 } from '../../workflows/model-call';
-import { toolDefinitionsForModel } from '../../workflows/tools/tool-registry';
 import type { ContentBlock } from '../../workflows/transcript';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
 import { toModelFailure } from './model-errors';
@@ -37,13 +36,12 @@ export function createModelActivities({ client }: ModelActivityDependencies) {
   return {
     /** One model turn over the Messages API. Retries belong to Temporal, not to the SDK. */
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
-      const tools = toolDefinitionsForModel(input.toolNames);
       const response = await send({
         model: input.model.name,
         max_tokens: input.model.maxTokens,
         system: input.system,
         messages: input.messages,
-        ...(tools.length > 0 ? { tools: tools } : {}),
+        ...(input.tools.length > 0 ? { tools: input.tools } : {}),
         ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
       });
       return toResult(response);

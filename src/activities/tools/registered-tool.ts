@@ -5,7 +5,7 @@ import { shorten } from '../../workflows/tools/suggest-call';
 import { toolOutcomeSchema, type ToolOutcome } from '../../workflows/tools/tool-outcome';
 import type { AnyToolDefinition, TierDecision, ToolExecutionContext } from './define-tool';
 import { ToolDefinitionError } from './define-tool';
-import { failure } from './tool-outcomes';
+import { failure, isSystemError, systemErrorOutcome } from './tool-outcomes';
 
 export type ParsedInput = { ok: true; input: unknown } | { ok: false; error: string };
 
@@ -77,6 +77,15 @@ export function registeredFromDefinition(definition: AnyToolDefinition, source: 
         returned = await definition.execute(input, context);
       } catch (error) {
         if (context.signal.aborted) throw error; // cancellation stays a cancellation
+        // File-system errors (EACCES, ENOTDIR, …) get the path-specific next actions.
+        if (isSystemError(error)) {
+          const target = (input as { path?: unknown } | null)?.path;
+          return systemErrorOutcome({
+            toolName: name,
+            relative: typeof target === 'string' ? target : '.',
+            error,
+          });
+        }
         const content = `${name} failed: ${errorText(error)}`;
         return failure({ content, candidates: candidatesFor(definition, { input, error }) });
       }

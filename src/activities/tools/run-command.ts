@@ -4,7 +4,7 @@ import {
   RUN_COMMAND_DEFAULT_TIMEOUT_SECONDS,
   RUN_COMMAND_MAX_TIMEOUT_SECONDS,
   type RunCommandInput,
-} from '../../workflows/tools/run-command-spec';
+} from './builtin/run-command-input';
 import { suggestCall } from '../../workflows/tools/suggest-call';
 import type { ToolOutcome, WorkspaceEffects } from '../../workflows/tools/tool-outcome';
 import { commandEnvironment } from './command-environment';
@@ -24,7 +24,10 @@ export const runCommand: ToolImplementation<RunCommandInput> = async (input, con
   const result = await runShellProcess({
     command: input.command,
     cwd: context.workspace,
-    environment: commandEnvironment({ idempotencyKey: context.idempotencyKey }),
+    // Every call gets a stable key (irreversible ones get the journal's own), so scripts can use it.
+    environment: commandEnvironment({
+      idempotencyKey: context.idempotencyKey ?? `${context.goalId}/${context.callId}`,
+    }),
     timeoutMilliseconds: timeoutSeconds * 1000,
     outputLimitPerStream: RUN_COMMAND_OUTPUT_LIMIT / 2,
     signal: context.signal,

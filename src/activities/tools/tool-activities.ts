@@ -1,6 +1,7 @@
 import { stat, realpath } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { FailureType } from '../../workflows/failure-types';
 import { Reversibility } from '../../workflows/reversibility';
 import { suggestCall } from '../../workflows/tools/suggest-call';
 import {
@@ -14,7 +15,7 @@ import type { ToolExecutionContext, ToolLogger } from './define-tool';
 import { createIrreversibleJournal, describeEarlierAttempt } from './irreversible-journal';
 import { errorText, type RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
-import { failure, isSystemError, systemErrorOutcome } from './tool-outcomes';
+import { failure } from './tool-outcomes';
 
 /** Failure types the tool activities throw; everything else comes back as a ToolOutcome. */
 export const ToolActivityFailureType = {
@@ -23,7 +24,7 @@ export const ToolActivityFailureType = {
   /** The activity input itself is malformed: a bug in the caller, not something to retry. */
   InvalidToolActivityInput: 'InvalidToolActivityInput',
   /** The goal's tool patterns match nothing this worker has. */
-  UnknownTools: 'UnknownTools',
+  UnknownTools: FailureType.UnknownTools,
 } as const;
 export type ToolActivityFailureType = (typeof ToolActivityFailureType)[keyof typeof ToolActivityFailureType];
 
@@ -201,15 +202,6 @@ async function runWithHeartbeats(
       : setInterval(() => activity.heartbeat(), heartbeatIntervalMs(activity));
   try {
     return await tool.execute(input, context);
-  } catch (error) {
-    // File-system errors (EACCES, ENOTDIR, …) are about this call; the model can act on them.
-    if (!isSystemError(error)) throw error;
-    const target = (input as { path?: unknown }).path;
-    return systemErrorOutcome({
-      toolName: tool.name,
-      relative: typeof target === 'string' ? target : '.',
-      error,
-    });
   } finally {
     if (timer !== undefined) clearInterval(timer);
   }

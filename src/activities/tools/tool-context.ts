@@ -1,19 +1,13 @@
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
+import type { ToolExecutionContext } from './define-tool';
 
 /**
- * What a tool implementation may use besides its input. Inside a Temporal activity the signal is
- * the activity's cancellation signal and heartbeat reports liveness; in unit tests both are plain.
+ * What the built-in tools use besides their input: the public execution context, plus how often
+ * a long-running command heartbeats (unit tests leave it to the default).
  */
-export interface ToolContext {
-  /** Absolute, symlink-resolved workspace directory; every path is confined to it. */
-  readonly workspace: string;
-  /** Stable across retries of the same call; handed to commands as KEEL_IDEMPOTENCY_KEY. */
-  readonly idempotencyKey: string;
-  readonly signal: AbortSignal;
-  heartbeat(): void;
-  /** How often long-running tools heartbeat; defaults to a few seconds. */
+export interface ToolContext extends ToolExecutionContext {
   readonly heartbeatIntervalMilliseconds?: number;
 }
 
-/** The side-effecting half of a tool. Tool-level failures are outcomes, never exceptions. */
+/** The side-effecting half of a built-in tool. Tool-level failures are outcomes, never exceptions. */
 export type ToolImplementation<Input> = (input: Input, context: ToolContext) => Promise<ToolOutcome>;

@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { Reversibility } from '../reversibility';
-import type { ToolSpec } from './tool-spec';
 
 /**
  * A harness tool: the model reports the active plan step as completed or failed. It runs inside
@@ -19,11 +17,5 @@ export type ReportStepInput = z.infer<typeof reportStepInputSchema>;
 
 export const REPORT_STEP_TOOL = 'report_step';
 
-export const reportStepSpec: ToolSpec<ReportStepInput> = {
-  name: REPORT_STEP_TOOL,
-  description:
-    'Report the active step of the current plan as completed or failed. Call it as soon as the step is done or clearly cannot be done; a failed step makes keel plan again with a different approach.',
-  inputSchema: reportStepInputSchema,
-  reversibility: () => Reversibility.ReadOnly,
-  summarize: (input) => `report_step: ${input.status}`,
-};
+export const REPORT_STEP_DESCRIPTION =
+  'Report the active step of the current plan as completed or failed. Call it as soon as the step is done or clearly cannot be done; a failed step makes keel plan again with a different approach.';

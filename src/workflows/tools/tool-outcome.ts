@@ -8,6 +8,10 @@ export const workspaceEffectsSchema = z.object({
 });
 export type WorkspaceEffects = z.infer<typeof workspaceEffectsSchema>;
 
+/** The image types the Messages API takes; a tool's other images are described in text instead. */
+export const MODEL_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+export const toolImageSchema = z.object({ mediaType: z.enum(MODEL_IMAGE_TYPES), data: z.string() });
+
 /**
  * What a tool activity returns to the workflow. Tool failures are outcomes, never exceptions:
  * the model reads them and decides what to do next, and the goal goes on.
@@ -30,6 +34,6 @@ export const toolOutcomeSchema = z.object({
     .default({}),
   effects: workspaceEffectsSchema.optional(),
   /** Images the model sees with the result (MCP image contents), base64 without a data: prefix. */
-  images: z.array(z.object({ mediaType: z.string(), data: z.string() })).optional(),
+  images: z.array(toolImageSchema).optional(),
 });
 export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;

@@ -1,11 +1,42 @@
+import { z } from 'zod';
+import { Reversibility } from '../../../workflows/reversibility';
+import { HYPOTHESIS_RECOMMENDED, hypothesisField } from '../../../workflows/tools/hypothesis-field';
+import { shorten } from '../../../workflows/tools/suggest-call';
 import { readFile } from 'node:fs/promises';
-import type { SearchInput } from '../../workflows/tools/search-spec';
-import { suggestCall } from '../../workflows/tools/suggest-call';
-import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
-import type { ToolImplementation } from './tool-context';
-import { escapeRegExp, failure, quoteShell, success } from './tool-outcomes';
-import { walkFiles } from './walk-files';
-import { statWorkspacePath } from './workspace';
+import { suggestCall } from '../../../workflows/tools/suggest-call';
+import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
+import { escapeRegExp, failure, quoteShell, success } from '../tool-outcomes';
+import { walkFiles } from '../walk-files';
+import { statWorkspacePath } from '../workspace';
+import { defineTool } from '../define-tool';
+import type { ToolImplementation } from '../tool-context';
+
+export const SEARCH_MAX_RESULTS = 500;
+
+export const searchInputSchema = z.object({
+  pattern: z
+    .string()
+    .min(1)
+    .describe(
+      'Regular expression (JavaScript syntax) matched against each line, e.g. "parse(Config|Options)".',
+    ),
+  path: z
+    .string()
+    .optional()
+    .describe(
+      'File or directory to search, relative to the workspace root; omit or "." for the whole workspace.',
+    ),
+  caseInsensitive: z.boolean().optional().describe('Match regardless of letter case. Default false.'),
+  maxResults: z
+    .number()
+    .int()
+    .min(1)
+    .max(SEARCH_MAX_RESULTS)
+    .optional()
+    .describe('How many matching lines to show (default 100); all matches are still counted.'),
+  hypothesis: hypothesisField,
+});
+export type SearchInput = z.infer<typeof searchInputSchema>;
 
 export const SEARCH_DEFAULT_RESULTS = 100;
 /** Files larger than this are skipped in directory searches (generated or data files, mostly). */
@@ -173,3 +204,18 @@ function withoutHypothesis(input: SearchInput): Omit<SearchInput, 'hypothesis'> 
   const { hypothesis: _hypothesis, ...rest } = input;
   return rest;
 }
+
+/** The built-in search tool, defined with the same public API as any user tool. */
+export const searchTool = defineTool({
+  name: 'search',
+  input: searchInputSchema,
+  reversibility: Reversibility.ReadOnly,
+  description: [
+    'Search file contents in the workspace with a regular expression, line by line. Returns "path:line: text" for each matching line and the total match count.',
+    'Skips node_modules, .git, binary files, symbolic links and files over 1 MB.',
+    `Searching the whole workspace is costly: ${HYPOTHESIS_RECOMMENDED}`,
+  ].join(' '),
+  summarize: (input) =>
+    `search: /${shorten(input.pattern, 60)}/${input.caseInsensitive === true ? 'i' : ''} in ${input.path ?? '.'}`,
+  execute: search,
+});

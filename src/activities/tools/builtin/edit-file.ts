@@ -1,10 +1,26 @@
+import { z } from 'zod';
+import { Reversibility } from '../../../workflows/reversibility';
+import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import type { EditFileInput } from '../../workflows/tools/edit-file-spec';
-import { suggestCall } from '../../workflows/tools/suggest-call';
-import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
-import type { ToolImplementation } from './tool-context';
-import { escapeRegExp, failure, isSystemError, missingPathOutcome, success } from './tool-outcomes';
-import { nearestExistingDirectory, resolveWorkspacePath } from './workspace';
+import { suggestCall } from '../../../workflows/tools/suggest-call';
+import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
+import { escapeRegExp, failure, isSystemError, missingPathOutcome, success } from '../tool-outcomes';
+import { nearestExistingDirectory, resolveWorkspacePath } from '../workspace';
+import { defineTool } from '../define-tool';
+import type { ToolImplementation } from '../tool-context';
+
+export const editFileInputSchema = z.object({
+  path: z.string().min(1).describe('File path relative to the workspace root.'),
+  oldString: z
+    .string()
+    .min(1)
+    .describe(
+      'Exact text to replace, including whitespace and indentation. It must occur exactly once in the file: include enough surrounding lines to make it unique. Do not include read_file line numbers.',
+    ),
+  newString: z.string().describe('The text that replaces oldString.'),
+  hypothesis: hypothesisField,
+});
+export type EditFileInput = z.infer<typeof editFileInputSchema>;
 
 /** Lines of context around a match suggested for reading. */
 const CONTEXT_LINES = 5;
@@ -146,3 +162,14 @@ function notFoundOutcome(options: {
   );
   return failure({ content: notes.join(' '), candidates, facts: { matchCount: 0 } });
 }
+
+/** The built-in edit_file tool, defined with the same public API as any user tool. */
+export const editFileTool = defineTool({
+  name: 'edit_file',
+  input: editFileInputSchema,
+  reversibility: Reversibility.Mutating,
+  description:
+    'Replace one exact occurrence of oldString with newString in a file. Fails, changing nothing, when oldString occurs zero times or more than once, and says how many times it occurs.',
+  summarize: (input) => `edit_file: ${input.path}`,
+  execute: editFile,
+});

@@ -1,10 +1,23 @@
+import { z } from 'zod';
+import { Reversibility } from '../../../workflows/reversibility';
+import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import { mkdir, readFile, stat, writeFile as writeFileToDisk } from 'node:fs/promises';
 import path from 'node:path';
-import { suggestCall } from '../../workflows/tools/suggest-call';
-import type { WriteFileInput } from '../../workflows/tools/write-file-spec';
-import type { ToolImplementation } from './tool-context';
-import { failure, isSystemError, success } from './tool-outcomes';
-import { resolveWorkspacePath } from './workspace';
+import { suggestCall } from '../../../workflows/tools/suggest-call';
+import { failure, isSystemError, success } from '../tool-outcomes';
+import { resolveWorkspacePath } from '../workspace';
+import { defineTool } from '../define-tool';
+import type { ToolImplementation } from '../tool-context';
+
+export const writeFileInputSchema = z.object({
+  path: z
+    .string()
+    .min(1)
+    .describe('File path relative to the workspace root. Missing parent directories are created.'),
+  content: z.string().describe('The complete new content of the file.'),
+  hypothesis: hypothesisField,
+});
+export type WriteFileInput = z.infer<typeof writeFileInputSchema>;
 
 export const writeFile: ToolImplementation<WriteFileInput> = async (input, context) => {
   const resolution = await resolveWorkspacePath({
@@ -53,3 +66,14 @@ export const writeFile: ToolImplementation<WriteFileInput> = async (input, conte
     effects: { created: created ? [relative] : [], modified: created ? [] : [relative], deleted: [] },
   });
 };
+
+/** The built-in write_file tool, defined with the same public API as any user tool. */
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  input: writeFileInputSchema,
+  reversibility: Reversibility.Mutating,
+  description:
+    'Create a file or replace its whole content. To change part of an existing file, prefer edit_file.',
+  summarize: (input) => `write_file: ${input.path} (${input.content.length} chars)`,
+  execute: writeFile,
+});

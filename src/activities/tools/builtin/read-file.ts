@@ -1,10 +1,35 @@
+import { z } from 'zod';
+import { Reversibility } from '../../../workflows/reversibility';
+import { HYPOTHESIS_RECOMMENDED, hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import { open } from 'node:fs/promises';
-import { READ_FILE_MAX_LINES, type ReadFileInput } from '../../workflows/tools/read-file-spec';
-import { suggestCall } from '../../workflows/tools/suggest-call';
-import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
-import type { ToolImplementation } from './tool-context';
-import { escapeRegExp, failure, quoteShell, success } from './tool-outcomes';
-import { statWorkspacePath } from './workspace';
+import { suggestCall } from '../../../workflows/tools/suggest-call';
+import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
+import { escapeRegExp, failure, quoteShell, success } from '../tool-outcomes';
+import { statWorkspacePath } from '../workspace';
+import { defineTool } from '../define-tool';
+import type { ToolImplementation } from '../tool-context';
+
+/** The most lines one read returns; larger files get an outline and are read in ranges. */
+export const READ_FILE_MAX_LINES = 2000;
+
+export const readFileInputSchema = z.object({
+  path: z.string().min(1).describe('File path relative to the workspace root, e.g. "src/app.ts".'),
+  offset: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('First line to read (1-based). Use with `limit` to read part of a large file.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(READ_FILE_MAX_LINES)
+    .optional()
+    .describe(`How many lines to read from \`offset\` (at most ${READ_FILE_MAX_LINES}).`),
+  hypothesis: hypothesisField,
+});
+export type ReadFileInput = z.infer<typeof readFileInputSchema>;
 
 /** Characters one read returns at most (long lines count too). */
 export const READ_FILE_MAX_CHARACTERS = 100_000;
@@ -213,3 +238,22 @@ function binaryOutcome(relative: string, size: number): ToolOutcome {
     facts: { bytes: size },
   });
 }
+
+/** The built-in read_file tool, defined with the same public API as any user tool. */
+export const readFileTool = defineTool({
+  name: 'read_file',
+  input: readFileInputSchema,
+  reversibility: Reversibility.ReadOnly,
+  description: [
+    'Read a text file in the workspace. Lines come back numbered ("12\\tcontent"); the numbers are not part of the file.',
+    `A file longer than ${READ_FILE_MAX_LINES} lines is not returned whole: you get an outline (numbered top-level lines) and then read the part you need with offset/limit.`,
+    HYPOTHESIS_RECOMMENDED,
+  ].join(' '),
+  summarize(input) {
+    if (input.offset === undefined && input.limit === undefined) return `read_file: ${input.path}`;
+    const first = input.offset ?? 1;
+    const last = input.limit === undefined ? 'end' : String(first + input.limit - 1);
+    return `read_file: ${input.path} (lines ${first}-${last})`;
+  },
+  execute: readFile,
+});

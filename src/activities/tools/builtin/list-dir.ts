@@ -1,10 +1,19 @@
+import { z } from 'zod';
+import { Reversibility } from '../../../workflows/reversibility';
+import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { ListDirInput } from '../../workflows/tools/list-dir-spec';
-import { suggestCall } from '../../workflows/tools/suggest-call';
-import type { ToolImplementation } from './tool-context';
-import { failure, success } from './tool-outcomes';
-import { statWorkspacePath } from './workspace';
+import { suggestCall } from '../../../workflows/tools/suggest-call';
+import { failure, success } from '../tool-outcomes';
+import { statWorkspacePath } from '../workspace';
+import { defineTool } from '../define-tool';
+import type { ToolImplementation } from '../tool-context';
+
+export const listDirInputSchema = z.object({
+  path: z.string().optional().describe('Directory relative to the workspace root; omit or "." for the root.'),
+  hypothesis: hypothesisField,
+});
+export type ListDirInput = z.infer<typeof listDirInputSchema>;
 
 /** Entries listed at most; a bigger directory is better explored with search or find. */
 export const LIST_DIR_MAX_ENTRIES = 1000;
@@ -56,3 +65,14 @@ async function describeEntry(absolute: string, name: string): Promise<string> {
     return `${name} (unreadable)`;
   }
 }
+
+/** The built-in list_dir tool, defined with the same public API as any user tool. */
+export const listDirTool = defineTool({
+  name: 'list_dir',
+  input: listDirInputSchema,
+  reversibility: Reversibility.ReadOnly,
+  description:
+    'List the entries of one directory in the workspace (not recursive). Directories end with "/", files show their size in bytes, symbolic links show their target.',
+  summarize: (input) => `list_dir: ${input.path ?? '.'}`,
+  execute: listDir,
+});
