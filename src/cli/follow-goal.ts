@@ -1,7 +1,7 @@
 import type { GoalHandle } from '../client/goal-client';
 import { goalStatus } from '../client/goal-client';
-import type { GoalResult } from '../workflows/goal-workflow';
-import type { GoalStatusView, PendingApprovalView } from '../workflows/messages';
+import type { GoalResult } from '../workflows/goal/goal-workflow';
+import type { GoalStatusView, PendingApprovalView } from '../workflows/goal/messages';
 
 export interface FollowOptions {
   print: (line: string) => void;

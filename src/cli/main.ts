@@ -12,14 +12,14 @@ import {
 } from '../client/goal-client';
 import { connectionSettings, webUiUrl, type ConnectionSettings } from '../connection-settings';
 import { runWorker } from '../worker';
-import { parseGoalInput, type GoalInput } from '../workflows/goal-input';
+import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
 import { describeResult, followGoal } from './follow-goal';
 import { registerReflectionCommands } from './reflections-command';
 import { watchCommandAction } from './watch-view';
-import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/messages';
-import { renderPlan } from '../workflows/plan';
+import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
+import { renderPlan } from '../workflows/planning/plan';
 
 interface GlobalOptions {
   address?: string;

@@ -10,7 +10,7 @@ import {
   type ReflectionStore,
   type StoredReflection,
 } from '../activities/reflection-store/reflection-store';
-import type { TaskReflection } from '../workflows/task-reflection';
+import type { TaskReflection } from '../workflows/reflection/task-reflection';
 import { CliError } from './cli-error';
 
 /**

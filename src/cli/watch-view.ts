@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { goalHandle, goalStatus, type GoalHandle } from '../client/goal-client';
-import { formatElapsed, formatInteger } from '../workflows/budget';
-import type { GoalResult } from '../workflows/goal-workflow';
-import type { GoalStatusView } from '../workflows/messages';
+import { formatElapsed, formatInteger } from '../workflows/principles/budget';
+import type { GoalResult } from '../workflows/goal/goal-workflow';
+import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult } from './follow-goal';
 
 /**

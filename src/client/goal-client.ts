@@ -1,7 +1,7 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import type { ConnectionSettings } from '../connection-settings';
-import { goalWorkflow } from '../workflows/goal-workflow';
-import { parseGoalInput, type GoalInput } from '../workflows/goal-input';
+import { goalWorkflow } from '../workflows/goal/goal-workflow';
+import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import {
   approveSignal,
   decideApprovalUpdate,
@@ -10,7 +10,7 @@ import {
   userMessageSignal,
   type ApprovalReceipt,
   type GoalStatusView,
-} from '../workflows/messages';
+} from '../workflows/goal/messages';
 
 export type GoalHandle = WorkflowHandle<typeof goalWorkflow>;
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { condensedTurnsIn } from '../workflows/consolidation';
+import { condensedTurnsIn } from '../workflows/planning/consolidation';
 import {
   parseScenario,
   type Scenario,

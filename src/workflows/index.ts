@@ -1,2 +1,2 @@
 // The workflow bundle's entry point: everything exported here is a workflow type.
-export { goalWorkflow } from './goal-workflow';
+export { goalWorkflow } from './goal/goal-workflow';

@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { goalWorkflow } from '../../src/workflows/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import {
   approveSignal,
   decideApprovalUpdate,
   denySignal,
   goalStatusQuery,
   type GoalStatusView,
-} from '../../src/workflows/messages';
+} from '../../src/workflows/goal/messages';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

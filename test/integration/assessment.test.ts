@@ -1,8 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goalWorkflow } from '../../src/workflows/goal-workflow';
-import { BELIEF_MARKER } from '../../src/workflows/consolidation';
-import { ledgerQuery } from '../../src/workflows/messages';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { BELIEF_MARKER } from '../../src/workflows/planning/consolidation';
+import { ledgerQuery } from '../../src/workflows/goal/messages';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 const list = { name: 'list_dir', input: { path: '.' } };

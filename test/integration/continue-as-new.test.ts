@@ -10,8 +10,8 @@ import {
   type ScriptedMessagesServer,
 } from '../../src/scripted-model/scripted-messages-server';
 import { createKeelWorker } from '../../src/worker';
-import { goalWorkflow } from '../../src/workflows/goal-workflow';
-import { approveSignal, goalStatusQuery } from '../../src/workflows/messages';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
 import { eventually, tempDirectory, workflowBundle } from '../support/temporal';
 
 // A server of its own: the low history threshold would otherwise touch every other test's goals.

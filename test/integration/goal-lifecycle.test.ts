@@ -4,9 +4,9 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { goalWorkflow } from '../../src/workflows/goal-workflow';
-import { goalStatusQuery, userMessageSignal } from '../../src/workflows/messages';
-import { FailureType } from '../../src/workflows/failure-types';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalStatusQuery, userMessageSignal } from '../../src/workflows/goal/messages';
+import { FailureType } from '../../src/workflows/common/failure-types';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 let harness: Harness;

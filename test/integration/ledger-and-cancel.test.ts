@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWebhookSink } from '../../src/activities/ledger-sinks';
-import { goalWorkflow } from '../../src/workflows/goal-workflow';
-import { goalStatusQuery } from '../../src/workflows/messages';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalStatusQuery } from '../../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 interface Delivered {

@@ -8,8 +8,8 @@ import {
   startScriptedMessagesServer,
   type ScriptedMessagesServer,
 } from '../../src/scripted-model/scripted-messages-server';
-import { goalWorkflow } from '../../src/workflows/goal-workflow';
-import { FailureType, RetryableModelFailureType } from '../../src/workflows/failure-types';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { FailureType, RetryableModelFailureType } from '../../src/workflows/common/failure-types';
 import { createHarness, historyText, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 const NON_RETRYABLE: Array<[number, string]> = [

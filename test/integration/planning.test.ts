@@ -2,8 +2,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal-workflow';
-import { ledgerQuery, planQuery } from '../../src/workflows/messages';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { ledgerQuery, planQuery } from '../../src/workflows/goal/messages';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import {
   createHarness,

@@ -2,11 +2,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal-workflow';
-import { CHECKPOINT_MARKER } from '../../src/workflows/cadence';
-import { HYPOTHESIS_MISMATCH_MARKER } from '../../src/workflows/hypothesis';
-import { ledgerQuery } from '../../src/workflows/messages';
-import type { GoalInput } from '../../src/workflows/goal-input';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { CHECKPOINT_MARKER } from '../../src/workflows/principles/cadence';
+import { HYPOTHESIS_MISMATCH_MARKER } from '../../src/workflows/principles/hypothesis';
+import { ledgerQuery } from '../../src/workflows/goal/messages';
+import type { GoalInput } from '../../src/workflows/goal/goal-input';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 const list = { name: 'list_dir', input: { path: '.' } };

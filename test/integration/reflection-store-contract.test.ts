@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import type { TaskReflection } from '../../src/workflows/task-reflection';
+import type { TaskReflection } from '../../src/workflows/reflection/task-reflection';
 import {
   lookupReflection,
   taskIdentity,

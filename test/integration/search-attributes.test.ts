@@ -1,8 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goalWorkflow } from '../../src/workflows/goal-workflow';
-import { approveSignal, goalStatusQuery } from '../../src/workflows/messages';
-import { KeelSearchAttributes } from '../../src/workflows/search-attribute-values';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
+import { KeelSearchAttributes } from '../../src/workflows/goal/search-attribute-values';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 let harness: Harness;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { startGoal, type GoalHandle } from '../../src/client/goal-client';
 import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
-import { approveSignal, goalStatusQuery } from '../../src/workflows/messages';
+import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
 import { launchChromium } from '../support/browser';
 import { createHarness, eventually, tempDirectory, type Harness } from '../support/temporal';
 

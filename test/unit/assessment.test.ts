@@ -13,7 +13,7 @@ import {
   ineffectiveTools,
   temporalPriorityKey,
   type AssessmentInput,
-} from '../../src/workflows/assessment';
+} from '../../src/workflows/planning/assessment';
 
 const calm: AssessmentInput = {
   cycle: 5,

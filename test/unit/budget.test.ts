@@ -12,7 +12,7 @@ import {
   metaNoteLine,
   type BudgetDimension as Dimension,
   type BudgetSpent,
-} from '../../src/workflows/budget';
+} from '../../src/workflows/principles/budget';
 
 const nothingSpent: BudgetSpent = { tokens: 0, usd: 0, wallTimeMs: 0, toolCalls: 0 };
 

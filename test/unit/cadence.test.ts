@@ -7,7 +7,7 @@ import {
   checkpointDue,
   checkpointPrompt,
   truncateText,
-} from '../../src/workflows/cadence';
+} from '../../src/workflows/principles/cadence';
 
 /** Words the checkpoint must never contain: it is neutral to tools, languages and ecosystems. */
 const ECOSYSTEM_WORDS = [

@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { condensableThrough, condensedTurnsIn, replaceWithBelief } from '../../src/workflows/consolidation';
-import { userText, type TranscriptMessage } from '../../src/workflows/transcript';
+import {
+  condensableThrough,
+  condensedTurnsIn,
+  replaceWithBelief,
+} from '../../src/workflows/planning/consolidation';
+import { userText, type TranscriptMessage } from '../../src/workflows/common/transcript';
 import { workerDefaultsFromEnv } from '../../src/activities/worker-defaults';
 
 function conversation(turns: number): TranscriptMessage[] {

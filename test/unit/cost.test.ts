@@ -11,7 +11,7 @@ import {
   totalTokens,
   usageFromMessagesApi,
   type TokenUsage,
-} from '../../src/workflows/cost';
+} from '../../src/workflows/principles/cost';
 
 const million = 1_000_000;
 

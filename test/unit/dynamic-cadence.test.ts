@@ -5,7 +5,7 @@ import {
   DEFAULT_DYNAMIC_CADENCE_SETTINGS,
   dynamicCadenceSettingsSchema,
   nextCadence,
-} from '../../src/workflows/dynamic-cadence';
+} from '../../src/workflows/principles/dynamic-cadence';
 
 const settings = { base: 8, min: 3, max: 12 };
 

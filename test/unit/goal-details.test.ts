@@ -5,9 +5,9 @@ import {
   inlineCode,
   renderGoalDetails,
   type GoalDetailsInput,
-} from '../../src/workflows/goal-details';
-import { emptyCounters, emptyUsage } from '../../src/workflows/goal-state';
-import type { PendingApprovalView } from '../../src/workflows/messages';
+} from '../../src/workflows/goal/goal-details';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
+import type { PendingApprovalView } from '../../src/workflows/goal/messages';
 
 function approval(overrides: Partial<PendingApprovalView> = {}): PendingApprovalView {
   return {

@@ -15,7 +15,7 @@ import {
   randomHypervector,
   seededRandom,
   tokenize,
-} from '../../src/workflows/hypervector';
+} from '../../src/workflows/planning/hypervector';
 
 test('hashString is 32-bit FNV-1a (reference vectors from the FNV specification)', () => {
   assert.equal(hashString(''), 0x811c9dc5);

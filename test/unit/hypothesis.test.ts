@@ -5,7 +5,7 @@ import {
   HypothesisVerdict,
   compareHypothesis,
   hypothesisMismatchPrompt,
-} from '../../src/workflows/hypothesis';
+} from '../../src/workflows/principles/hypothesis';
 import { toolOutcomeSchema, type ToolOutcome } from '../../src/workflows/tools/tool-outcome';
 
 type OutcomeInput = Partial<Omit<ToolOutcome, 'facts'>> & { facts?: ToolOutcome['facts'] };

@@ -14,7 +14,7 @@ import {
   type LedgerBatch,
   type LedgerSink,
 } from '../../src/activities/ledger-sinks';
-import { LedgerEventKind, type LedgerEvent } from '../../src/workflows/ledger';
+import { LedgerEventKind, type LedgerEvent } from '../../src/workflows/common/ledger';
 
 const events: LedgerEvent[] = [
   {

@@ -8,7 +8,7 @@ import {
   emptyLedger,
   eventsAfter,
   type Ledger,
-} from '../../src/workflows/ledger';
+} from '../../src/workflows/common/ledger';
 
 const at = '2025-01-02T03:04:05.000Z';
 

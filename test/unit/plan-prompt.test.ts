@@ -1,9 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { createPlan, failActiveStep, renderPlan, ProposedPlanSchema } from '../../src/workflows/plan';
-import { PLAN_OUTPUT_FORMAT, planPrompt } from '../../src/workflows/plan-prompt';
-import { META_STRATEGY_INSTRUCTIONS, MetaStrategy, Strategy } from '../../src/workflows/strategy';
+import {
+  createPlan,
+  failActiveStep,
+  renderPlan,
+  ProposedPlanSchema,
+} from '../../src/workflows/planning/plan';
+import { PLAN_OUTPUT_FORMAT, planPrompt } from '../../src/workflows/planning/plan-prompt';
+import { META_STRATEGY_INSTRUCTIONS, MetaStrategy, Strategy } from '../../src/workflows/planning/strategy';
 
 const base = {
   goal: 'Add a config module',

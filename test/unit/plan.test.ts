@@ -19,8 +19,8 @@ import {
   supersede,
   type Plan,
   type ProposedStep,
-} from '../../src/workflows/plan';
-import { MetaStrategy, Strategy } from '../../src/workflows/strategy';
+} from '../../src/workflows/planning/plan';
+import { MetaStrategy, Strategy } from '../../src/workflows/planning/strategy';
 
 const proposed: ProposedStep[] = [
   { toolName: 'list_files', toolInput: { path: 'src' }, rationale: 'see the layout', expectedEffects: [] },

@@ -11,7 +11,7 @@ import {
   resolveCadence,
   startTask,
   takeMetaNote,
-} from '../../src/workflows/principles';
+} from '../../src/workflows/principles/principles';
 import type { ToolOutcome } from '../../src/workflows/tools/tool-outcome';
 
 const ok: ToolOutcome = { ok: true, content: 'fine', candidates: [], facts: {} };

@@ -7,7 +7,7 @@ import {
 } from '../../src/activities/reflection/reflection-activities';
 import { createMemoryReflectionStore } from '../../src/activities/reflection-store/memory-reflection-store';
 import { taskIdentity, type ReflectionStore } from '../../src/activities/reflection-store/reflection-store';
-import type { TaskReflection } from '../../src/workflows/task-reflection';
+import type { TaskReflection } from '../../src/workflows/reflection/task-reflection';
 
 const description = 'Research AI trends and write a report';
 

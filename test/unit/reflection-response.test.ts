@@ -5,7 +5,7 @@ import {
   judgeReflectionResponse,
   reflectionResponseRate,
   unexecutedToolCallNote,
-} from '../../src/workflows/reflection-response';
+} from '../../src/workflows/reflection/reflection-response';
 
 test('numbered answers 1/2/3 address the checkpoint, whatever their wording', () => {
   const reply = '1. Yes, still on course.\n2. The cache layer is not the cause.\n3. A patch to the parser.';

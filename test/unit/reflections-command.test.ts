@@ -5,7 +5,7 @@ import { CliError } from '../../src/cli/cli-error';
 import { registerReflectionCommands } from '../../src/cli/reflections-command';
 import { createMemoryReflectionStore } from '../../src/activities/reflection-store/memory-reflection-store';
 import { taskIdentity, type ReflectionStore } from '../../src/activities/reflection-store/reflection-store';
-import type { TaskReflection } from '../../src/workflows/task-reflection';
+import type { TaskReflection } from '../../src/workflows/reflection/task-reflection';
 
 const research = 'Research AI trends and write a report';
 const triage = 'Triage the open issues\nand label each one';

@@ -8,7 +8,7 @@ import {
   searchAttributeUpdates,
   searchAttributeValuesFrom,
   type SearchAttributeValues,
-} from '../../src/workflows/search-attribute-values';
+} from '../../src/workflows/goal/search-attribute-values';
 
 const values: SearchAttributeValues = {
   status: 'running',

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cosineSimilarity, encodeWord, normalizeWord } from '../../src/workflows/hypervector';
+import { cosineSimilarity, encodeWord, normalizeWord } from '../../src/workflows/planning/hypervector';
 import {
   DEFAULT_STRATEGY,
   META_STRATEGY_INSTRUCTIONS,
@@ -15,7 +15,7 @@ import {
   metaStrategyForAttempt,
   selectStrategy,
   similarityScores,
-} from '../../src/workflows/strategy';
+} from '../../src/workflows/planning/strategy';
 
 test('realistic goals dominated by one pattern are selected by similarity', () => {
   const cases: Array<[string, Strategy]> = [

@@ -6,7 +6,7 @@ import {
   parseStructuredOutput,
   rawFallbackRate,
   stripThinkBlocks,
-} from '../../src/workflows/structured-output';
+} from '../../src/workflows/common/structured-output';
 
 const beliefSchema = z.object({ kind: z.string(), text: z.string().min(1) });
 const kinds = { allowedKinds: ['agent.reflected', 'agent.spoke'], fallbackKind: 'agent.reflected' };

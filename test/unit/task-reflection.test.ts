@@ -10,7 +10,7 @@ import {
   reflectionPrompt,
   taskPromptWithNotes,
   type TaskReflection,
-} from '../../src/workflows/task-reflection';
+} from '../../src/workflows/reflection/task-reflection';
 
 const description = 'Research AI trends and write a report';
 const expectedOutput = 'A structured markdown report with three sections';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goalInputSchema } from '../../src/workflows/goal-input';
+import { goalInputSchema } from '../../src/workflows/goal/goal-input';
 import {
   callsToPrepare,
   checkDecision,
@@ -8,10 +8,10 @@ import {
   planTurn,
   toolResultBlocks,
   wasCutByLimit,
-} from '../../src/workflows/turn';
-import { requiresHumanApproval } from '../../src/workflows/approval-policy';
-import type { GoalConfig } from '../../src/workflows/goal-input';
-import type { ToolUseBlock } from '../../src/workflows/transcript';
+} from '../../src/workflows/goal/turn';
+import { requiresHumanApproval } from '../../src/workflows/goal/approval-policy';
+import type { GoalConfig } from '../../src/workflows/goal/goal-input';
+import type { ToolUseBlock } from '../../src/workflows/common/transcript';
 import { createToolActivities } from '../../src/activities/tools/tool-activities';
 import { createToolRegistry } from '../../src/worker';
 import { makeWorkspace } from './tools-test-helpers';

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import type { LedgerEvent } from '../../workflows/ledger';
+import type { LedgerEvent } from '../../workflows/common/ledger';
 import { activityContextOrUndefined } from '../activity-context';
 import type { LedgerSink } from './ledger-sink';
 

@@ -1,4 +1,4 @@
-import type { LedgerEvent } from '../../workflows/ledger';
+import type { LedgerEvent } from '../../workflows/common/ledger';
 
 /**
  * A listener for a goal's ledger events (issue 5): the workflow hands new events to the

@@ -1,13 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType } from '../../workflows/failure-types';
+import { FailureType } from '../../workflows/common/failure-types';
 import type {
   ModelCallInput,
   ModelCallResult,
   StructuredCallInput,
   StructuredCallResult,
-} from '../../workflows/model-call';
-import type { ContentBlock } from '../../workflows/transcript';
+} from '../../workflows/goal/model-call';
+import type { ContentBlock } from '../../workflows/common/transcript';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
 import { toModelFailure } from './model-errors';
 

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
-import { FailureType, RetryableModelFailureType } from '../../workflows/failure-types';
+import { FailureType, RetryableModelFailureType } from '../../workflows/common/failure-types';
 
 const NON_RETRYABLE_BY_STATUS: Record<number, string> = {
   400: FailureType.ModelBadRequest,

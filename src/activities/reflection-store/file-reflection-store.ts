@@ -3,7 +3,7 @@ import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { TaskReflectionSchema, type TaskReflection } from '../../workflows/task-reflection';
+import { TaskReflectionSchema, type TaskReflection } from '../../workflows/reflection/task-reflection';
 import {
   assertTaskIdentity,
   checkStoreArguments,

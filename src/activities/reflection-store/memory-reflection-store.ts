@@ -1,4 +1,4 @@
-import type { TaskReflection } from '../../workflows/task-reflection';
+import type { TaskReflection } from '../../workflows/reflection/task-reflection';
 import {
   assertTaskIdentity,
   checkStoreArguments,

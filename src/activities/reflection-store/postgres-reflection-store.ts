@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { TaskReflectionSchema, type TaskReflection } from '../../workflows/task-reflection';
+import { TaskReflectionSchema, type TaskReflection } from '../../workflows/reflection/task-reflection';
 import {
   assertTaskIdentity,
   checkStoreArguments,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TaskReflectionSchema, type TaskReflection } from '../../workflows/task-reflection';
+import { TaskReflectionSchema, type TaskReflection } from '../../workflows/reflection/task-reflection';
 
 /**
  * Where cross-run task reflections live (seed 002 §7). The key is the task identity, a hash of

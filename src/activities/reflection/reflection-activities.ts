@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { TaskReflectionSchema, type TaskReflection } from '../../workflows/task-reflection';
+import { TaskReflectionSchema, type TaskReflection } from '../../workflows/reflection/task-reflection';
 import { taskIdentity, type ReflectionStore } from '../reflection-store/reflection-store';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { Reversibility } from '../../workflows/reversibility';
+import { Reversibility } from '../../workflows/tools/reversibility';
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 import { TOOL_NAME_PATTERN } from '../../workflows/tools/tool-catalogue';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Reversibility } from '../../workflows/reversibility';
+import type { Reversibility } from '../../workflows/tools/reversibility';
 import type { TierRule } from '../../workflows/tools/tool-catalogue';
 import { shorten } from '../../workflows/tools/suggest-call';
 import { toolOutcomeSchema, type ToolOutcome } from '../../workflows/tools/tool-outcome';

@@ -1,8 +1,8 @@
 import { stat, realpath } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { FailureType } from '../../workflows/failure-types';
-import { Reversibility } from '../../workflows/reversibility';
+import { FailureType } from '../../workflows/common/failure-types';
+import { Reversibility } from '../../workflows/tools/reversibility';
 import { suggestCall } from '../../workflows/tools/suggest-call';
 import {
   reversibilityTierSchema,

@@ -1,4 +1,4 @@
-import { Reversibility } from '../reversibility';
+import { Reversibility } from './reversibility';
 
 /**
  * Decides from the text of a shell command alone whether it only reads. Conservative by design:

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Reversibility } from '../reversibility';
+import { Reversibility } from './reversibility';
 
 /**
  * The tools one goal may use, learned from the worker when the goal starts and kept in its state

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Reversibility } from '../../../workflows/reversibility';
+import { Reversibility } from '../../../workflows/tools/reversibility';
 import { HYPOTHESIS_RECOMMENDED, hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import { shorten } from '../../../workflows/tools/suggest-call';
 import { readFile } from 'node:fs/promises';

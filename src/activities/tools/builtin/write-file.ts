@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Reversibility } from '../../../workflows/reversibility';
+import { Reversibility } from '../../../workflows/tools/reversibility';
 import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import { mkdir, readFile, stat, writeFile as writeFileToDisk } from 'node:fs/promises';
 import path from 'node:path';

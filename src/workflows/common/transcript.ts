@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MODEL_IMAGE_TYPES } from './tools/tool-outcome';
+import { MODEL_IMAGE_TYPES } from '../tools/tool-outcome';
 
 /**
  * The conversation in Anthropic Messages wire shapes, kept as plain data so it can live in

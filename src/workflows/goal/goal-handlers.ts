@@ -2,7 +2,7 @@ import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { ApprovalDecision, GoalState, ToolCallRecord } from './goal-state';
 import { statusView } from './goal-view';
-import { eventsAfter } from './ledger';
+import { eventsAfter } from '../common/ledger';
 import {
   approvalSignalPayloadSchema,
   approvalUpdatePayloadSchema,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ActivityProxies } from './activity-proxies';
 import type { GoalState } from './goal-state';
-import type { LedgerEventKind } from './ledger';
+import type { LedgerEventKind } from '../common/ledger';
 
 export interface StructuredRequest<Schema extends z.ZodType> {
   purpose: string;

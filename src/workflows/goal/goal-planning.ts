@@ -1,5 +1,5 @@
 import type { GoalContext } from './goal-context';
-import { LedgerEventKind } from './ledger';
+import { LedgerEventKind } from '../common/ledger';
 import {
   activeStep,
   backtrackDecision,
@@ -13,10 +13,10 @@ import {
   stepFailureFromHarness,
   supersede,
   type Plan,
-} from './plan';
-import { planPrompt } from './plan-prompt';
-import { metaStrategyForAttempt, selectStrategy } from './strategy';
-import type { ReportStepInput } from './tools/report-step-spec';
+} from '../planning/plan';
+import { planPrompt } from '../planning/plan-prompt';
+import { metaStrategyForAttempt, selectStrategy } from '../planning/strategy';
+import type { ReportStepInput } from '../tools/report-step-spec';
 
 export type PlanningOutcome = { kind: 'continue' } | { kind: 'give-up'; reason: string };
 

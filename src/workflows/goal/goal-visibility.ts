@@ -4,7 +4,7 @@ import { describeFailure } from './goal-failures';
 import { renderGoalDetails } from './goal-details';
 import type { GoalState } from './goal-state';
 import { detailsInput, searchAttributeValuesOf } from './goal-view';
-import { appendEvent, eventsAfter, type LedgerEventKind } from './ledger';
+import { appendEvent, eventsAfter, type LedgerEventKind } from '../common/ledger';
 import {
   changedSearchAttributes,
   searchAttributeValuesFrom,

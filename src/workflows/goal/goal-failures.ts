@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { ToolCallRecord } from './goal-state';
-import { unexecutedToolCallNote } from './reflection-response';
+import { unexecutedToolCallNote } from '../reflection/reflection-response';
 
 /** A call held back under hard enforcement: returned unexecuted with a request for the answer. */
 export function heldBack(callId: string, toolName: string, input: unknown): ToolCallRecord {

@@ -1,11 +1,11 @@
 import { requiresHumanApproval } from './approval-policy';
 import type { GoalConfig } from './goal-input';
 import type { ApprovalDecision, ToolCallRecord } from './goal-state';
-import { formatToolResult } from './tools/format-tool-result';
-import { checkHarnessCall, isHarnessTool } from './tools/harness-tools';
-import { catalogueEntry, type PreparedCall, type ToolCatalogue } from './tools/tool-catalogue';
-import { REPORT_STEP_TOOL } from './tools/report-step-spec';
-import type { ToolResultBlock, ToolUseBlock } from './transcript';
+import { formatToolResult } from '../tools/format-tool-result';
+import { checkHarnessCall, isHarnessTool } from '../tools/harness-tools';
+import { catalogueEntry, type PreparedCall, type ToolCatalogue } from '../tools/tool-catalogue';
+import { REPORT_STEP_TOOL } from '../tools/report-step-spec';
+import type { ToolResultBlock, ToolUseBlock } from '../common/transcript';
 
 /**
  * One model turn's tool calls as data. Each call moves awaiting-approval → ready → running → done;

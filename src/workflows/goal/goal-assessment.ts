@@ -1,10 +1,10 @@
 import * as wf from '@temporalio/workflow';
 import { z } from 'zod';
-import { assess, assessmentDue, BeliefSchema, beliefPrompt } from './assessment';
-import { condensableThrough, condensedText, replaceWithBelief } from './consolidation';
+import { assess, assessmentDue, BeliefSchema, beliefPrompt } from '../planning/assessment';
+import { condensableThrough, condensedText, replaceWithBelief } from '../planning/consolidation';
 import type { GoalContext } from './goal-context';
-import type { goalWorkflow } from './goal-workflow';
-import { LedgerEventKind } from './ledger';
+import type { GoalWorkflowFunction } from './goal-result';
+import { LedgerEventKind } from '../common/ledger';
 
 const subGoalsSchema = z.object({
   subGoals: z
@@ -118,7 +118,7 @@ export class GoalAssessment {
     const outcomes: string[] = [];
     for (const child of children) {
       const result = await wf
-        .executeChild<typeof goalWorkflow>('goalWorkflow', {
+        .executeChild<GoalWorkflowFunction>('goalWorkflow', {
           workflowId: child.workflowId,
           args: [child.input],
         })

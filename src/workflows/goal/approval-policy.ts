@@ -1,5 +1,5 @@
 import { ApprovalPolicy } from './goal-input';
-import { Reversibility } from './reversibility';
+import { Reversibility } from '../tools/reversibility';
 
 /**
  * Whether a call must wait for a human. Irreversible calls always wait; read-only calls never

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { principleSettingsSchema } from './principles';
+import { principleSettingsSchema } from '../principles/principles';
 
 export const ApprovalPolicy = { Auto: 'auto', Ask: 'ask' } as const;
 export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy];

@@ -1,4 +1,4 @@
-import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from './budget';
+import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../principles/budget';
 import type { GoalCounters, GoalPhase, GoalStatus, TokenUsageTotals } from './goal-state';
 import type { PendingApprovalView } from './messages';
 

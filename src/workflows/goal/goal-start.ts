@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { DEFAULT_PRIORITY } from './assessment';
-import { FailureType } from './failure-types';
+import { DEFAULT_PRIORITY } from '../planning/assessment';
+import { FailureType } from '../common/failure-types';
 import { parseGoalInput, type GoalInput } from './goal-input';
 import {
   emptyCounters,
@@ -11,8 +11,8 @@ import {
   loadGoalState,
   type GoalState,
 } from './goal-state';
-import { emptyLedger } from './ledger';
-import { initialPrinciplesState } from './principles';
+import { emptyLedger } from '../common/ledger';
+import { initialPrinciplesState } from '../principles/principles';
 
 /** A new goal's state from validated input; bad input fails the workflow, non-retryable. */
 export function newGoalState(input: GoalInput): GoalState {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { GoalContext } from './goal-context';
-import { LedgerEventKind } from './ledger';
+import { LedgerEventKind } from '../common/ledger';
 import {
   fallbackReflection,
   nextReflection,
@@ -9,7 +9,7 @@ import {
   taskPromptWithNotes,
   type ParsedReflection,
   type TaskReflection,
-} from './task-reflection';
+} from '../reflection/task-reflection';
 
 /** What the reflection's forced tool asks for; blank fields fall back to the original text. */
 const reflectionAnswerSchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { stripCodeFences, stripThinkBlocks } from './structured-output';
+import { stripCodeFences, stripThinkBlocks } from '../common/structured-output';
 
 /**
  * Cross-run task reflection (seed 002): after a goal's output is accepted, a model call proposes

@@ -10,9 +10,9 @@ import { checkpointDue, checkpointPrompt, DEFAULT_REFLECTION_CADENCE } from './c
 import { DEFAULT_PRICE_TABLE, estimateUsd, priceTableSchema, totalTokens, type TokenUsage } from './cost';
 import { CadenceEvent, nextCadence } from './dynamic-cadence';
 import { compareHypothesis, hypothesisMismatchPrompt, HypothesisVerdict } from './hypothesis';
-import { judgeReflectionResponse } from './reflection-response';
-import type { Reversibility } from './reversibility';
-import type { ToolOutcome } from './tools/tool-outcome';
+import { judgeReflectionResponse } from '../reflection/reflection-response';
+import type { Reversibility } from '../tools/reversibility';
+import type { ToolOutcome } from '../tools/tool-outcome';
 
 /**
  * The four harness principles (seed 003) as one small state machine the workflow drives:

@@ -1,7 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import { z } from 'zod';
 import { proxiesFor, type ActivityProxies } from './activity-proxies';
-import { temporalPriorityKey } from './assessment';
+import type { GoalResult } from './goal-result';
+import { temporalPriorityKey } from '../planning/assessment';
 import type { StructuredAnswer, StructuredRequest } from './goal-context';
 import { GoalAssessment } from './goal-assessment';
 import { describeFailure, heldBack, modelFailure } from './goal-failures';
@@ -14,8 +15,7 @@ import { GoalPlanning } from './goal-planning';
 import { GoalReflection, type Review } from './goal-reflection';
 import { GoalPhase, GoalStatus, type GoalState, type ToolCallRecord } from './goal-state';
 import { goalCost, goalStats } from './goal-view';
-import { LedgerEventKind } from './ledger';
-import { type GoalStats } from './messages';
+import { LedgerEventKind } from '../common/ledger';
 import type { ModelCallResult } from './model-call';
 import {
   checkBudget,
@@ -25,11 +25,11 @@ import {
   resolveCadence,
   startTask,
   takeMetaNote,
-} from './principles';
+} from '../principles/principles';
 import { followUpMessage, goalMessage, systemPrompt } from './prompts';
-import { parseStructuredOutput } from './structured-output';
-import { isHarnessTool, modelToolDefinitions } from './tools/harness-tools';
-import type { ToolCatalogue } from './tools/tool-catalogue';
+import { parseStructuredOutput } from '../common/structured-output';
+import { isHarnessTool, modelToolDefinitions } from '../tools/harness-tools';
+import type { ToolCatalogue } from '../tools/tool-catalogue';
 import {
   appendUserBlocks,
   textOf,
@@ -37,20 +37,10 @@ import {
   userText,
   withAppendedText,
   type TranscriptMessage,
-} from './transcript';
+} from '../common/transcript';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './turn';
 
-export interface GoalResult {
-  status: GoalStatus;
-  reason?: string;
-  finalText?: string;
-  counters: GoalState['counters'];
-  usage: GoalState['usage'];
-  tasks: number;
-  stats: GoalStats;
-  planAttempt?: number;
-  reflection?: string;
-}
+export type { GoalResult } from './goal-result';
 
 /**
  * One goal, pursued by a ReAct loop: model turn → tool calls (in parallel, each possibly waiting

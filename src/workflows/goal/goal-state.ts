@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { goalInputSchema } from './goal-input';
-import { LedgerSchema } from './ledger';
-import { PlanSchema } from './plan';
-import { principlesStateSchema } from './principles';
-import { Strategy } from './strategy';
-import { toolCatalogueSchema } from './tools/tool-catalogue';
-import { toolImageSchema } from './tools/tool-outcome';
-import { transcriptMessageSchema } from './transcript';
+import { LedgerSchema } from '../common/ledger';
+import { PlanSchema } from '../planning/plan';
+import { principlesStateSchema } from '../principles/principles';
+import { Strategy } from '../planning/strategy';
+import { toolCatalogueSchema } from '../tools/tool-catalogue';
+import { toolImageSchema } from '../tools/tool-outcome';
+import { transcriptMessageSchema } from '../common/transcript';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;

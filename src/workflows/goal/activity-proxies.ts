@@ -1,6 +1,6 @@
 import * as wf from '@temporalio/workflow';
-import type { KeelActivities } from '../activities';
-import { FailureType, NON_RETRYABLE_MODEL_FAILURES } from './failure-types';
+import type { KeelActivities } from '../../activities';
+import { FailureType, NON_RETRYABLE_MODEL_FAILURES } from '../common/failure-types';
 import type { GoalConfig } from './goal-input';
 
 /**

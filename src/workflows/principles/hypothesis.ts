@@ -1,4 +1,4 @@
-import type { ToolOutcome } from './tools/tool-outcome';
+import type { ToolOutcome } from '../tools/tool-outcome';
 import { truncateText } from './cadence';
 
 /**

@@ -1,12 +1,12 @@
-import { budgetUses } from './budget';
+import { budgetUses } from '../principles/budget';
 import type { GoalDetailsInput } from './goal-details';
 import type { GoalState } from './goal-state';
 import type { GoalStats, GoalStatusView, PendingApprovalView } from './messages';
-import { costPicture } from './principles';
-import { explorationRatio, reflectionResponseRate } from './reflection-response';
-import { rawFallbackRate } from './structured-output';
+import { costPicture } from '../principles/principles';
+import { explorationRatio, reflectionResponseRate } from '../reflection/reflection-response';
+import { rawFallbackRate } from '../common/structured-output';
 import type { SearchAttributeValues } from './search-attribute-values';
-import { describeMessage } from './transcript';
+import { describeMessage } from '../common/transcript';
 
 /**
  * Read-only projections of the goal state: the status query, the Web UI's current details, the

@@ -1,9 +1,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { GoalCounters, GoalPhase, GoalStatus, TokenUsageTotals } from './goal-state';
-import type { LedgerEvent } from './ledger';
-import type { Plan } from './plan';
-import type { Reversibility } from './reversibility';
+import type { LedgerEvent } from '../common/ledger';
+import type { Plan } from '../planning/plan';
+import type { Reversibility } from '../tools/reversibility';
 
 /**
  * Every message a goal understands, defined once and imported by the workflow, the CLI and the

@@ -1,7 +1,7 @@
 import type { ModelSettings } from './goal-input';
 import type { TokenUsageTotals } from './goal-state';
-import type { ModelToolDefinition } from './tools/harness-tools';
-import type { ContentBlock, TranscriptMessage } from './transcript';
+import type { ModelToolDefinition } from '../tools/harness-tools';
+import type { ContentBlock, TranscriptMessage } from '../common/transcript';
 
 /** What the workflow asks of one model turn, tool definitions from the goal's recorded catalogue. */
 export interface ModelCallInput {

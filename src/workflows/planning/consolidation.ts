@@ -1,5 +1,5 @@
 import { consolidationPlan } from './assessment';
-import { describeMessage, type TranscriptMessage } from './transcript';
+import { describeMessage, type TranscriptMessage } from '../common/transcript';
 
 export const BELIEF_MARKER = '[Belief from consolidated turns]';
 

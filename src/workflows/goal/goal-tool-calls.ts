@@ -4,14 +4,14 @@ import { describeFailure } from './goal-failures';
 import type { GoalPlanning, PlanningOutcome } from './goal-planning';
 import { GoalPhase, type ApprovalDecision, type GoalState, type ToolCallRecord } from './goal-state';
 import type { GoalVisibility } from './goal-visibility';
-import { LedgerEventKind } from './ledger';
-import { observeDenial, observeToolCall } from './principles';
-import { reportStepInputSchema } from './tools/report-step-spec';
-import type { ToolOutcome } from './tools/tool-outcome';
-import { formatToolResult } from './tools/format-tool-result';
-import { isHarnessTool } from './tools/harness-tools';
-import { catalogueEntry, type PreparedCall } from './tools/tool-catalogue';
-import type { ToolUseBlock } from './transcript';
+import { LedgerEventKind } from '../common/ledger';
+import { observeDenial, observeToolCall } from '../principles/principles';
+import { reportStepInputSchema } from '../tools/report-step-spec';
+import type { ToolOutcome } from '../tools/tool-outcome';
+import { formatToolResult } from '../tools/format-tool-result';
+import { isHarnessTool } from '../tools/harness-tools';
+import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
+import type { ToolUseBlock } from '../common/transcript';
 import { callsToPrepare, denialText, unknownOutcomeText } from './turn';
 
 export interface ToolCallsHost {
