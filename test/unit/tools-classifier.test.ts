@@ -25,6 +25,16 @@ const readOnly = [
   'du -sh .',
   'stat package.json',
   'which node',
+  'ls -la src',
+  'grep -rn foo .',
+  'cat README.md',
+  'git status',
+  "find . -name '*.ts'",
+  "grep -rn '$HOME' src",
+  'ls src/../test',
+  'cat *.md',
+  "find . -name '.*'",
+  'grep -rn foo . 2>/dev/null',
 ];
 
 const irreversible = [
@@ -63,6 +73,35 @@ const irreversible = [
   'cat <(rm x)',
   'constructor',
   'git constructor',
+  'cat << EOF',
+];
+
+/** The issue's examples: read-only commands that read outside the workspace (secrets, other users). */
+const outsideWorkspace: ReadonlyArray<readonly [string, RegExp]> = [
+  ['cat /proc/$PPID/environ', /variable/],
+  ['cat /proc/1/environ', /names \/proc\/1\/environ outside the workspace/],
+  ['cat /proc/*/environ', /outside the workspace/],
+  ['cat /etc/passwd', /\/etc\/passwd/],
+  ['cat ~/.ssh/id_rsa', /home directory/],
+  ['cat $HOME/.netrc', /variable/],
+  ['cat "$HOME/.netrc"', /variable/],
+  ['cat ${HOME}/.netrc', /variable/],
+  ['cat /proc/$$/environ', /variable|outside/],
+  ['cat ../../../etc/hostname', /climbs above the workspace/],
+  ['cat src/../../secret', /climbs/],
+  ['grep -r KEY /', /names \/ outside/],
+  ['find / -name "*.pem"', /names \/ outside/],
+  ['ls /proc', /\/proc/],
+  ['ls ..', /climbs/],
+  ['ls .*', /climbs/],
+  ['grep -r KEY .*', /climbs/],
+  ['grep --file=/etc/passwd .', /\/etc\/passwd/],
+  ['grep -f/etc/shadow .', /\/etc\/shadow/],
+  ['sort < /etc/passwd', /\/etc\/passwd/],
+  ['cat README.md 2>/dev/null; cat /etc/hostname', /\/etc\/hostname/],
+  ['cd', /cd without a directory/],
+  ['cd -; cat .netrc', /cd without a directory/],
+  ['cd /; cat etc/passwd', /outside/],
 ];
 
 for (const command of readOnly) {
@@ -77,6 +116,14 @@ for (const command of irreversible) {
     const result = classifyShellCommand(command);
     assert.equal(result.reversibility, 'irreversible');
     assert.ok(result.reason.length > 0);
+  });
+}
+
+for (const [command, reason] of outsideWorkspace) {
+  test(`irreversible (outside the workspace): ${command}`, () => {
+    const result = classifyShellCommand(command);
+    assert.equal(result.reversibility, 'irreversible');
+    assert.match(result.reason, reason);
   });
 }
 
