@@ -43,8 +43,10 @@ export const executeToolInputSchema = z.object({
   idempotencyKey: z.string().min(1),
   /** As decided by the workflow; irreversible calls run at most once. */
   reversibility: z.enum([Reversibility.ReadOnly, Reversibility.Mutating, Reversibility.Irreversible]),
+  /** The goal's sandbox settings; absent in inputs scheduled before they existed. */
+  sandbox: z.object({ network: z.boolean() }).default({ network: false }),
 });
-export type ExecuteToolInput = z.infer<typeof executeToolInputSchema>;
+export type ExecuteToolInput = z.input<typeof executeToolInputSchema>;
 
 /** Pairs each spec with its implementation; the mapped type keeps their input types in step. */
 const implementations: { readonly [Name in ToolName]: ToolImplementation<InputOf<Name>> } = {
@@ -80,11 +82,17 @@ export function createToolActivities(options: { journalDirectory: string; now?: 
         ],
       });
     }
-    const classified = classifyToolCall(call.toolName, call.input);
+    const classified = classifyToolCall(call.toolName, call.input, { network: call.sandbox.network });
     if (!classified.ok) return invalidToolInputOutcome(call.toolName, classified.error);
 
+    // Either side saying irreversible is enough: the journal costs little, a repeat could cost a lot.
+    const irreversible =
+      call.reversibility === Reversibility.Irreversible ||
+      classified.reversibility === Reversibility.Irreversible;
     const activity = activityContextOrUndefined();
     const context: ToolContext = {
+      network: call.sandbox.network,
+      reversibility: irreversible ? Reversibility.Irreversible : call.reversibility,
       workspace,
       idempotencyKey: call.idempotencyKey,
       signal: activity?.cancellationSignal ?? new AbortController().signal,
@@ -93,11 +101,6 @@ export function createToolActivities(options: { journalDirectory: string; now?: 
       ...(activity === undefined ? {} : { heartbeatIntervalMilliseconds: heartbeatIntervalMs(activity) }),
     };
     const run = (): Promise<ToolOutcome> => runTool(call.toolName as ToolName, classified.input, context);
-
-    // Either side saying irreversible is enough: the journal costs little, a repeat could cost a lot.
-    const irreversible =
-      call.reversibility === Reversibility.Irreversible ||
-      classified.reversibility === Reversibility.Irreversible;
     const outcome = irreversible ? await runAtMostOnce(call, classified.summary, run) : await run();
 
     // A cancelled activity must end as cancelled for Temporal, whatever the tool returned.
@@ -106,7 +109,7 @@ export function createToolActivities(options: { journalDirectory: string; now?: 
   }
 
   async function runAtMostOnce(
-    call: ExecuteToolInput,
+    call: z.output<typeof executeToolInputSchema>,
     summary: string,
     run: () => Promise<ToolOutcome>,
   ): Promise<ToolOutcome> {

@@ -1,3 +1,4 @@
+import type { Reversibility } from '../../workflows/reversibility';
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 
 /**
@@ -13,6 +14,13 @@ export interface ToolContext {
   heartbeat(): void;
   /** How often long-running tools heartbeat; defaults to a few seconds. */
   readonly heartbeatIntervalMilliseconds?: number;
+  /** The goal allows network access (sandbox.network); commands get none otherwise. */
+  readonly network?: boolean;
+  /**
+   * As decided for this call (irreversible when either the workflow or the activity says so).
+   * Read-only calls ran without approval, so an unconfined worker checks them harder.
+   */
+  readonly reversibility?: Reversibility;
 }
 
 /** The side-effecting half of a tool. Tool-level failures are outcomes, never exceptions. */
