@@ -168,6 +168,7 @@ export class GoalToolCalls {
             // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
             idempotencyKey: `${this.goal.workflowId}/${call.callId}`,
             reversibility: call.reversibility,
+            sandbox: { network: this.state.config.sandbox.network },
           },
         ],
       );

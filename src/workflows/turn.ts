@@ -29,7 +29,7 @@ export function planTurn(options: {
         `Unknown tool "${toolUse.name}". Available: ${[...offered].join(', ')}.`,
       );
     }
-    const classified = classifyToolCall(toolUse.name, toolUse.input);
+    const classified = classifyToolCall(toolUse.name, toolUse.input, { network: config.sandbox.network });
     if (!classified.ok) return done(base, 'read-only', toolUse.name, classified.error);
     if (isHarnessTool(toolUse.name)) {
       // Harness tools change only the goal's own state: no limit, no approval, no activity.

@@ -65,11 +65,20 @@ export type ToolCallClassification =
     }
   | { readonly ok: false; readonly error: string };
 
+/** Tools whose calls reach the network when the goal allows it (sandbox.network). */
+const NETWORK_TOOLS: readonly string[] = ['run_command'];
+
 /**
  * Validates a model's tool call and decides its reversibility and label before anything runs.
  * The error text goes back to the model, so it names each wrong field and what was expected.
+ * With network allowed a command can send anything anywhere, so every call of a network tool is
+ * irreversible (needs approval), whatever it looks like.
  */
-export function classifyToolCall(name: string, rawInput: unknown): ToolCallClassification {
+export function classifyToolCall(
+  name: string,
+  rawInput: unknown,
+  options: { network?: boolean } = {},
+): ToolCallClassification {
   const spec = getToolSpec(name);
   if (spec === undefined) {
     return { ok: false, error: `Unknown tool "${name}". Available tools: ${TOOL_NAMES.join(', ')}.` };
@@ -84,7 +93,10 @@ export function classifyToolCall(name: string, rawInput: unknown): ToolCallClass
   return {
     ok: true,
     input: parsed.data,
-    reversibility: spec.reversibility(parsed.data),
+    reversibility:
+      options.network === true && NETWORK_TOOLS.includes(name)
+        ? 'irreversible'
+        : spec.reversibility(parsed.data),
     summary: spec.summarize(parsed.data),
   };
 }
