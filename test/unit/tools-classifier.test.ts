@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyShellCommand } from '../../src/workflows/tools/shell-command-classifier';
+import { classifyToolCall } from '../../src/workflows/tools/tool-registry';
 
 const readOnly = [
   'ls -la',
@@ -131,4 +132,13 @@ test('the reason names what made a command irreversible', () => {
   assert.match(classifyShellCommand('ls | frobnicate').reason, /frobnicate/);
   assert.match(classifyShellCommand('cat a > b').reason, /redirection/);
   assert.match(classifyShellCommand('echo $(date)').reason, /substitution/);
+});
+
+test('with network allowed every run_command call is irreversible; other tools keep their class', () => {
+  const ls = classifyToolCall('run_command', { command: 'ls' }, { network: true });
+  assert.ok(ls.ok && ls.reversibility === 'irreversible');
+  const offline = classifyToolCall('run_command', { command: 'ls' });
+  assert.ok(offline.ok && offline.reversibility === 'read-only');
+  const read = classifyToolCall('read_file', { path: 'a.txt' }, { network: true });
+  assert.ok(read.ok && read.reversibility === 'read-only');
 });
