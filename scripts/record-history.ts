@@ -6,8 +6,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../src/workflows/goal-workflow';
-import { approveSignal, goalStatusQuery } from '../src/workflows/messages';
+import { goalWorkflow } from '../src/workflows/goal/goal-workflow';
+import { approveSignal, goalStatusQuery } from '../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory } from '../test/support/temporal';
 import {
   REPRESENTATIVE_GOAL,

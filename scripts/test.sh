@@ -8,6 +8,7 @@ ensure_node_modules
 ensure_temporal
 bash scripts/ensure-postgres.sh
 bash scripts/ensure-chromium.sh
+bash scripts/ensure-bubblewrap.sh
 echo "keel: type check, lint, format check"
 npm run -s check
 exec node --import tsx scripts/run-tests.ts "$@"

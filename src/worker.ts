@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createActivities } from './activities';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
+import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
 import {
   createReflectionStore,
   reflectionStoreConfigFromEnv,
@@ -134,6 +135,7 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       taskQueue: settings.taskQueue,
       anthropic,
     });
+    log(describeSandbox());
     log(
       `keel worker: polling task queue "${settings.taskQueue}" on ${settings.address} (namespace ${settings.namespace})`,
     );

@@ -104,6 +104,7 @@ export function buildProgram(): Command {
       'a checkpoint every N tool calls (0 disables; overrides the worker)',
       wholeNumber,
     )
+    .option('--network', "let run_command use the worker's network (every command then needs approval)")
     .option('--plan', 'plan before acting and backtrack when a step fails')
     .option('--reflect', 'learn from this run for the next run of the same goal (after review)')
     .option('--id <workflowId>', 'workflow id (generated when omitted)')
@@ -124,6 +125,7 @@ export function buildProgram(): Command {
           ? { principles: { cadence: { every: options.reflectionCadence } } }
           : {}),
         ...(options.plan ? { planning: { enabled: true } } : {}),
+        ...(options.network ? { sandbox: { network: true } } : {}),
         ...(options.reflect ? { reflection: { enabled: true } } : {}),
       };
       // Validated before connecting: bad input is reported even when no server is running.
@@ -317,6 +319,7 @@ interface RunOptions {
   maxTurns?: number;
   approvalTimeout?: number;
   reflectionCadence?: number;
+  network?: boolean;
   plan?: boolean;
   reflect?: boolean;
   id?: string;

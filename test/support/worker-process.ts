@@ -19,6 +19,8 @@ export async function startWorkerProcess(options: {
   taskQueue: string;
   modelBaseUrl: string;
   journalDirectory: string;
+  /** The worker's ANTHROPIC_API_KEY (a test may plant a marker to look for in history). */
+  apiKey?: string;
 }): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker.ts')], {
     cwd: ROOT,
@@ -28,7 +30,7 @@ export async function startWorkerProcess(options: {
       TEMPORAL_ADDRESS: options.address,
       KEEL_TASK_QUEUE: options.taskQueue,
       ANTHROPIC_BASE_URL: options.modelBaseUrl,
-      ANTHROPIC_API_KEY: 'test-key-of-a-worker-process',
+      ANTHROPIC_API_KEY: options.apiKey ?? 'test-key-of-a-worker-process',
       KEEL_JOURNAL_DIR: options.journalDirectory,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

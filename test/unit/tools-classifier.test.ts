@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyShellCommand } from '../../src/workflows/tools/shell-command-classifier';
+import { createToolActivities } from '../../src/activities/tools/tool-activities';
+import { createToolRegistry } from '../../src/worker';
+import { makeWorkspace } from './tools-test-helpers';
 
 const readOnly = [
   'ls -la',
@@ -25,6 +28,16 @@ const readOnly = [
   'du -sh .',
   'stat package.json',
   'which node',
+  'ls -la src',
+  'grep -rn foo .',
+  'cat README.md',
+  'git status',
+  "find . -name '*.ts'",
+  "grep -rn '$HOME' src",
+  'ls src/../test',
+  'cat *.md',
+  "find . -name '.*'",
+  'grep -rn foo . 2>/dev/null',
 ];
 
 const irreversible = [
@@ -63,6 +76,35 @@ const irreversible = [
   'cat <(rm x)',
   'constructor',
   'git constructor',
+  'cat << EOF',
+];
+
+/** The issue's examples: read-only commands that read outside the workspace (secrets, other users). */
+const outsideWorkspace: ReadonlyArray<readonly [string, RegExp]> = [
+  ['cat /proc/$PPID/environ', /variable/],
+  ['cat /proc/1/environ', /names \/proc\/1\/environ outside the workspace/],
+  ['cat /proc/*/environ', /outside the workspace/],
+  ['cat /etc/passwd', /\/etc\/passwd/],
+  ['cat ~/.ssh/id_rsa', /home directory/],
+  ['cat $HOME/.netrc', /variable/],
+  ['cat "$HOME/.netrc"', /variable/],
+  ['cat ${HOME}/.netrc', /variable/],
+  ['cat /proc/$$/environ', /variable|outside/],
+  ['cat ../../../etc/hostname', /climbs above the workspace/],
+  ['cat src/../../secret', /climbs/],
+  ['grep -r KEY /', /names \/ outside/],
+  ['find / -name "*.pem"', /names \/ outside/],
+  ['ls /proc', /\/proc/],
+  ['ls ..', /climbs/],
+  ['ls .*', /climbs/],
+  ['grep -r KEY .*', /climbs/],
+  ['grep --file=/etc/passwd .', /\/etc\/passwd/],
+  ['grep -f/etc/shadow .', /\/etc\/shadow/],
+  ['sort < /etc/passwd', /\/etc\/passwd/],
+  ['cat README.md 2>/dev/null; cat /etc/hostname', /\/etc\/hostname/],
+  ['cd', /cd without a directory/],
+  ['cd -; cat .netrc', /cd without a directory/],
+  ['cd /; cat etc/passwd', /outside/],
 ];
 
 for (const command of readOnly) {
@@ -80,8 +122,35 @@ for (const command of irreversible) {
   });
 }
 
+for (const [command, reason] of outsideWorkspace) {
+  test(`irreversible (outside the workspace): ${command}`, () => {
+    const result = classifyShellCommand(command);
+    assert.equal(result.reversibility, 'irreversible');
+    assert.match(result.reason, reason);
+  });
+}
+
 test('the reason names what made a command irreversible', () => {
   assert.match(classifyShellCommand('ls | frobnicate').reason, /frobnicate/);
   assert.match(classifyShellCommand('cat a > b').reason, /redirection/);
   assert.match(classifyShellCommand('echo $(date)').reason, /substitution/);
+});
+
+test('with network allowed every run_command call is irreversible; other tools keep their tier', async () => {
+  const { prepareToolCalls } = createToolActivities({
+    registry: createToolRegistry({}),
+    journalDirectory: makeWorkspace('keel-journal-'),
+  });
+  const tiers = async (network: boolean) =>
+    (
+      await prepareToolCalls({
+        calls: [
+          { callId: 'a', toolName: 'run_command', input: { command: 'ls' } },
+          { callId: 'b', toolName: 'read_file', input: { path: 'a.txt' } },
+        ],
+        sandbox: { network },
+      })
+    ).map((call) => (call.ok ? call.tier : call.error));
+  assert.deepEqual(await tiers(true), ['irreversible', 'read-only']);
+  assert.deepEqual(await tiers(false), ['read-only', 'read-only']);
 });

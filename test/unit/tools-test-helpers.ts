@@ -23,6 +23,9 @@ export function toolContext(workspace: string, overrides: Partial<ToolContext> =
     goalId: 'test-workflow',
     callId: 'call-1',
     idempotencyKey: 'test-workflow/call-1',
+    // As if approved: the unconfined read-only check has tests of its own (sandbox.test.ts).
+    reversibility: 'irreversible',
+    network: false,
     signal: new AbortController().signal,
     heartbeat: () => {},
     log: { info: () => {}, warn: () => {}, error: () => {} },

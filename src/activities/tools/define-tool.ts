@@ -5,6 +5,12 @@ import { TOOL_NAME_PATTERN } from '../../workflows/tools/tool-catalogue';
 
 export { Reversibility };
 
+/** What a per-call tier function may take into account besides the input. */
+export interface TierContext {
+  /** The goal allows network access: a command that can reach the network can send anything anywhere. */
+  readonly network: boolean;
+}
+
 /** A per-call tier with the reason people see in the approval request and the ledger. */
 export interface TierDecision {
   readonly tier: Reversibility;
@@ -23,6 +29,13 @@ export interface ToolExecutionContext {
    * refused there too.
    */
   readonly idempotencyKey: string | undefined;
+  /** This call's tier, as decided before it ran (irreversible calls were approved by a human). */
+  readonly reversibility: Reversibility;
+  /**
+   * Whether the goal allows network access (goal input sandbox.network). A tool that runs commands
+   * should run them with runSandboxedCommand and pass this on; see README, "Sandbox".
+   */
+  readonly network: boolean;
   /** Aborted when the goal is cancelled or the call times out: stop work and return. */
   readonly signal: AbortSignal;
   /** Reports liveness for long calls; keel also heartbeats for you while execute runs. */
@@ -63,7 +76,8 @@ export interface ToolDefinitionOptions<Schema extends z.ZodType> {
    * run_command, whose tier depends on the command). Irreversible calls wait for a human and run
    * at most once; mutating calls wait under the `ask` approval policy.
    */
-  readonly reversibility: Reversibility | ((input: z.output<Schema>) => Reversibility | TierDecision);
+  readonly reversibility:
+    Reversibility | ((input: z.output<Schema>, context: TierContext) => Reversibility | TierDecision);
   readonly execute: (input: z.output<Schema>, context: ToolExecutionContext) => Promise<ToolReturn>;
   /**
    * The tool's own 2-3 concrete next actions after a failure (harness principle 2: the tool knows

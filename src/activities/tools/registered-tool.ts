@@ -3,7 +3,7 @@ import type { Reversibility } from '../../workflows/tools/reversibility';
 import type { TierRule } from '../../workflows/tools/tool-catalogue';
 import { shorten } from '../../workflows/tools/suggest-call';
 import { toolOutcomeSchema, type ToolOutcome } from '../../workflows/tools/tool-outcome';
-import type { AnyToolDefinition, TierDecision, ToolExecutionContext } from './define-tool';
+import type { AnyToolDefinition, TierContext, TierDecision, ToolExecutionContext } from './define-tool';
 import { ToolDefinitionError } from './define-tool';
 import { failure, isSystemError, systemErrorOutcome } from './tool-outcomes';
 
@@ -22,7 +22,7 @@ export interface RegisteredTool {
   readonly tier: TierRule;
   readonly timeoutMs?: number;
   parse(raw: unknown): ParsedInput;
-  decideTier(input: unknown): TierDecision;
+  decideTier(input: unknown, context: TierContext): TierDecision;
   summarize(input: unknown): string;
   /** Never throws for what the tool does: failures are outcomes with candidate next actions. */
   execute(input: unknown, context: ToolExecutionContext): Promise<ToolOutcome>;
@@ -61,10 +61,10 @@ export function registeredFromDefinition(definition: AnyToolDefinition, source: 
       );
       return { ok: false, error: `Invalid input for ${name}: ${problems.join('; ')}.` };
     },
-    decideTier(input) {
+    decideTier(input, context) {
       if (typeof reversibility !== 'function')
         return { tier: reversibility, reason: `${name} is ${reversibility}` };
-      const decided = reversibility(input);
+      const decided = reversibility(input, context);
       return typeof decided === 'string' ? { tier: decided, reason: `${name} decided ${decided}` } : decided;
     },
     summarize(input) {

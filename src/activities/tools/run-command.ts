@@ -7,8 +7,12 @@ import {
 } from './builtin/run-command-input';
 import { suggestCall } from '../../workflows/tools/suggest-call';
 import type { ToolOutcome, WorkspaceEffects } from '../../workflows/tools/tool-outcome';
+import { Reversibility } from '../../workflows/tools/reversibility';
 import { commandEnvironment } from './command-environment';
-import { runShellProcess, type ShellProcessResult } from './shell-process';
+import { runSandboxedCommand } from './sandbox/run-sandboxed-command';
+import { sandboxStatus } from './sandbox/sandbox-status';
+import { whyNotInsideWorkspace } from './sandbox/unconfined-path-check';
+import type { ShellProcessResult } from './shell-process';
 import type { ToolContext, ToolImplementation } from './tool-context';
 import { escapeRegExp, failure, success } from './tool-outcomes';
 import { diffWorkspaceSnapshots, takeWorkspaceSnapshot, type WorkspaceSnapshot } from './workspace-snapshot';
@@ -20,20 +24,28 @@ const STDERR_HEAD_LINES = 10;
 
 export const runCommand: ToolImplementation<RunCommandInput> = async (input, context) => {
   const timeoutSeconds = input.timeoutSeconds ?? RUN_COMMAND_DEFAULT_TIMEOUT_SECONDS;
+  const status = sandboxStatus();
+  // Unconfined, a read-only call (run without approval) may name only what is really inside the
+  // workspace; approved calls were seen by a human and run as approved.
+  if (status.mode === 'unconfined' && context.reversibility === Reversibility.ReadOnly) {
+    const outside = await whyNotInsideWorkspace(input.command, context.workspace);
+    if (outside !== undefined) return unconfinedRefusal(input, outside, status.reason);
+  }
   const before = await snapshotOrUndefined(() => takeWorkspaceSnapshot({ workspace: context.workspace }));
-  const result = await runShellProcess({
+  const result = await runSandboxedCommand({
     command: input.command,
-    cwd: context.workspace,
+    workspace: context.workspace,
     // Every call gets a stable key (irreversible ones get the journal's own), so scripts can use it.
-    environment: commandEnvironment({
+    env: commandEnvironment({
       idempotencyKey: context.idempotencyKey ?? `${context.goalId}/${context.callId}`,
     }),
-    timeoutMilliseconds: timeoutSeconds * 1000,
+    timeoutMs: timeoutSeconds * 1000,
+    network: context.network,
+    status,
     outputLimitPerStream: RUN_COMMAND_OUTPUT_LIMIT / 2,
     signal: context.signal,
     heartbeat: () => context.heartbeat(),
-    heartbeatIntervalMilliseconds:
-      context.heartbeatIntervalMilliseconds ?? DEFAULT_HEARTBEAT_INTERVAL_MILLISECONDS,
+    heartbeatIntervalMs: context.heartbeatIntervalMilliseconds ?? DEFAULT_HEARTBEAT_INTERVAL_MILLISECONDS,
   });
   const effects = before === undefined ? undefined : await effectsSince(before, context.workspace);
   const facts: ToolOutcome['facts'] = {
@@ -74,6 +86,17 @@ export const runCommand: ToolImplementation<RunCommandInput> = async (input, con
     ...effectsOption,
   });
 };
+
+function unconfinedRefusal(input: RunCommandInput, outside: string, why: string): ToolOutcome {
+  return failure({
+    content: `Not run: this worker has no sandbox (${why}), and ${outside}. Without a sandbox a command that reaches outside the workspace needs approval, even when it only reads.`,
+    candidates: [
+      'Name only files inside the workspace (relative paths, no symlinks leading out of it), then run it again',
+      `${suggestCall('list_dir', { path: '.' })} — see what the workspace holds`,
+      'If reading outside the workspace is really needed, say why in your answer so a human can run or approve it',
+    ],
+  });
+}
 
 /** Effect detection is best-effort: a broken snapshot must not turn a finished command into an error. */
 async function snapshotOrUndefined(

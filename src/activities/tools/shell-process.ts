@@ -26,6 +26,13 @@ export interface ShellProcessResult {
  */
 export function runShellProcess(options: {
   command: string;
+  /** A program (and its arguments) that runs the shell, e.g. bwrap …; the shell runs directly otherwise. */
+  launcher?: readonly string[];
+  /**
+   * Keep stdin, a pipe, open for the command's life: the launcher reads it to notice the worker
+   * dying (end of file) and kill the group. Otherwise the command reads end of file at once.
+   */
+  holdStdinOpen?: boolean;
   cwd: string;
   environment: Record<string, string>;
   timeoutMilliseconds: number;
@@ -42,12 +49,15 @@ export function runShellProcess(options: {
   let cancelled = false;
 
   return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', options.command], {
+    const [program, ...launcherArguments] = [...(options.launcher ?? []), '/bin/sh', '-c', options.command];
+    const child = spawn(program ?? '/bin/sh', launcherArguments, {
       cwd: options.cwd,
       env: options.environment,
       detached: true, // leader of a new process group: kill(-pid) reaches all of it
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.on('error', () => {}); // EPIPE once the launcher is gone; nothing is ever written
+    if (options.holdStdinOpen !== true) child.stdin.end(); // the command reads end of file at once
     const killGroup = (signal: NodeJS.Signals): void => {
       if (child.pid === undefined) return;
       try {
@@ -115,6 +125,7 @@ export function runShellProcess(options: {
     });
     child.on('exit', (code, signal) => {
       exit = { code, signal };
+      child.stdin.destroy();
       // Background jobs would keep the pipes open; the command is over, so they go too.
       killGroup('SIGKILL');
       timers.push(

@@ -11,7 +11,7 @@ import {
 } from '../../workflows/tools/tool-catalogue';
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
-import type { ToolExecutionContext, ToolLogger } from './define-tool';
+import type { TierContext, ToolExecutionContext, ToolLogger } from './define-tool';
 import { createIrreversibleJournal, describeEarlierAttempt } from './irreversible-journal';
 import { errorText, type RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
@@ -38,13 +38,16 @@ export const executeToolInputSchema = z.object({
   idempotencyKey: z.string().min(1),
   /** As decided before the call; irreversible calls run at most once. */
   reversibility: reversibilityTierSchema,
+  /** The goal's sandbox settings; absent in inputs scheduled before they existed. */
+  sandbox: z.object({ network: z.boolean() }).default({ network: false }),
 });
-export type ExecuteToolInput = z.infer<typeof executeToolInputSchema>;
+export type ExecuteToolInput = z.input<typeof executeToolInputSchema>;
 
 export const prepareToolCallsInputSchema = z.object({
   calls: z.array(z.object({ callId: z.string(), toolName: z.string(), input: z.unknown() })),
+  sandbox: z.object({ network: z.boolean() }).default({ network: false }),
 });
-export type PrepareToolCallsInput = z.infer<typeof prepareToolCallsInputSchema>;
+export type PrepareToolCallsInput = z.input<typeof prepareToolCallsInputSchema>;
 
 export const describeToolsInputSchema = z.object({ patterns: z.array(z.string()).optional() });
 export type DescribeToolsInput = z.infer<typeof describeToolsInputSchema>;
@@ -77,7 +80,7 @@ export function createToolActivities(options: {
   // eslint-disable-next-line @typescript-eslint/require-await
   async function prepareToolCalls(raw: PrepareToolCallsInput): Promise<PreparedCall[]> {
     const input = parseOrFail(prepareToolCallsInputSchema, raw, 'prepareToolCalls');
-    return input.calls.map((call) => prepare(registry.get(call.toolName), call));
+    return input.calls.map((call) => prepare(registry.get(call.toolName), call, input.sandbox));
   }
 
   async function executeTool(raw: ExecuteToolInput): Promise<ToolOutcome> {
@@ -93,12 +96,14 @@ export function createToolActivities(options: {
     // Either side saying irreversible is enough: the journal costs little, a repeat could cost a lot.
     const irreversible =
       call.reversibility === Reversibility.Irreversible ||
-      tool.decideTier(parsed.input).tier === Reversibility.Irreversible;
+      tool.decideTier(parsed.input, call.sandbox).tier === Reversibility.Irreversible;
     const context: ToolExecutionContext = {
       workspace,
       goalId: activity?.info.workflowExecution?.workflowId ?? call.idempotencyKey,
       callId: call.callId,
       idempotencyKey: irreversible ? call.idempotencyKey : undefined,
+      reversibility: irreversible ? Reversibility.Irreversible : call.reversibility,
+      network: call.sandbox.network,
       signal,
       heartbeat: activity === undefined ? () => {} : (details) => activity.heartbeat(details),
       log: activity === undefined ? consoleLogger : activity.log,
@@ -113,7 +118,7 @@ export function createToolActivities(options: {
   }
 
   async function runAtMostOnce(
-    call: ExecuteToolInput,
+    call: z.output<typeof executeToolInputSchema>,
     summary: string,
     run: () => Promise<ToolOutcome>,
   ): Promise<ToolOutcome> {
@@ -151,6 +156,7 @@ export function createToolActivities(options: {
 function prepare(
   tool: RegisteredTool | undefined,
   call: { callId: string; toolName: string; input: unknown },
+  tierContext: TierContext,
 ): PreparedCall {
   if (tool === undefined) {
     return {
@@ -170,7 +176,7 @@ function prepare(
   }
   let decision;
   try {
-    decision = tool.decideTier(parsed.input);
+    decision = tool.decideTier(parsed.input, tierContext);
   } catch (error) {
     // A tier function that fails cannot vouch for the call: the strictest tier is the safe answer.
     decision = {

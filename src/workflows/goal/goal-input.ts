@@ -99,6 +99,11 @@ export const goalInputSchema = z
       .object({ maxEvents: z.number().int().min(10).max(10_000).default(500) })
       .strict()
       .prefault({}),
+    /** run_command's sandbox: network is off unless asked for, and then every command needs approval. */
+    sandbox: z
+      .object({ network: z.boolean().default(false) })
+      .strict()
+      .prefault({}),
     /** Restrict the tools offered to the model; all tools when omitted. */
     tools: z.array(z.string()).optional(),
     systemPrompt: z.string().optional(),

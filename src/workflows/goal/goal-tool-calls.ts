@@ -80,7 +80,7 @@ export class GoalToolCalls {
     try {
       return await this.goal.activities.preparation.prepareToolCalls.executeWithOptions(
         { summary: `check ${calls.length} tool call${calls.length === 1 ? '' : 's'}` },
-        [{ calls }],
+        [{ calls, sandbox: { network: this.state.config.sandbox.network } }],
       );
     } catch (error) {
       if (wf.isCancellation(error)) throw error;
@@ -202,6 +202,7 @@ export class GoalToolCalls {
             // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
             idempotencyKey: `${this.goal.workflowId}/${call.callId}`,
             reversibility: call.reversibility,
+            sandbox: { network: this.state.config.sandbox.network },
           },
         ],
       );

@@ -1,4 +1,6 @@
 import { Reversibility } from './reversibility';
+import { splitSimpleCommands, type ShellWord } from './shell-words';
+import { whyOutsideWorkspace } from './workspace-path-rule';
 
 /**
  * Decides from the text of a shell command alone whether it only reads. Conservative by design:
@@ -6,6 +8,8 @@ import { Reversibility } from './reversibility';
  * no argument that writes, deletes or executes something else; anything unknown, any output
  * redirection to a file, any command substitution or subshell makes it irreversible. A wrong
  * "irreversible" costs an approval; a wrong "read-only" could run a deletion unapproved.
+ * Reading is not harmless either (`cat /proc/$PPID/environ` leaks the worker's secrets), so every
+ * word must also stay inside the workspace (see workspace-path-rule.ts).
  */
 export interface ShellCommandClassification {
   readonly reversibility: typeof Reversibility.ReadOnly | typeof Reversibility.Irreversible;
@@ -18,7 +22,7 @@ export function classifyShellCommand(command: string): ShellCommandClassificatio
   if (!parsed.ok) return irreversible(parsed.reason);
   if (parsed.commands.length === 0) return irreversible('the command is empty');
   for (const words of parsed.commands) {
-    const reason = whyNotReadOnly(words);
+    const reason = whyNotReadOnly(words) ?? whyNotConfined(words);
     if (reason !== undefined) return irreversible(reason);
   }
   return { reversibility: Reversibility.ReadOnly, reason: 'every part is a known read-only command' };
@@ -26,118 +30,6 @@ export function classifyShellCommand(command: string): ShellCommandClassificatio
 
 function irreversible(reason: string): ShellCommandClassification {
   return { reversibility: Reversibility.Irreversible, reason };
-}
-
-type SplitResult = { ok: true; commands: string[][] } | { ok: false; reason: string };
-
-/** Output redirections that cannot write a file: fd duplication (2>&1, >&-) and /dev/null. */
-const HARMLESS_REDIRECTION = /^(?:&\d+|&-|>?[ \t]*\/dev\/null(?=$|[\s;|&]))/;
-
-/**
- * Splits on ; newline | || && into simple commands of unquoted words, following sh quoting.
- * Fails (not read-only) on anything whose effect it cannot see from the words.
- */
-function splitSimpleCommands(command: string): SplitResult {
-  const commands: string[][] = [];
-  let words: string[] = [];
-  let word = '';
-  let inWord = false; // distinguishes an empty quoted word ('') from no word at all
-  let skipNextWord = false; // the word after `<` is a file to read, not an argument
-  let quote: "'" | '"' | undefined;
-  const endWord = (): void => {
-    if (inWord && !skipNextWord) words.push(word);
-    if (inWord) skipNextWord = false;
-    word = '';
-    inWord = false;
-  };
-  const endCommand = (): void => {
-    endWord();
-    if (words.length > 0) commands.push(words);
-    words = [];
-    skipNextWord = false;
-  };
-  const fail = (reason: string): SplitResult => ({ ok: false, reason });
-
-  for (let index = 0; index < command.length; index += 1) {
-    const char = command.charAt(index);
-    const next = command.charAt(index + 1);
-    if (quote === "'") {
-      if (char === "'") quote = undefined;
-      else word += char;
-      continue;
-    }
-    // Substitutions run another command, even inside double quotes.
-    if (char === '`') return fail('command substitution (backticks) runs another command');
-    if (char === '$' && next === '(') return fail('command substitution $(…) runs another command');
-    if (quote === '"') {
-      if (char === '"') quote = undefined;
-      else if (char === '\\' && '$`"\\\n'.includes(next) && next !== '') {
-        word += next;
-        index += 1;
-      } else word += char;
-      continue;
-    }
-    switch (char) {
-      case '\\':
-        if (next === '') return fail('the command ends with a backslash');
-        word += next;
-        inWord = true;
-        index += 1;
-        break;
-      case "'":
-      case '"':
-        quote = char;
-        inWord = true;
-        break;
-      case ' ':
-      case '\t':
-        endWord();
-        break;
-      case '\n':
-      case ';':
-        endCommand();
-        break;
-      case '|':
-        if (next === '&') return fail('|& is not plain sh');
-        if (next === '|') index += 1;
-        endCommand();
-        break;
-      case '&':
-        if (next !== '&') return fail('& runs a background job (or redirects output)');
-        index += 1;
-        endCommand();
-        break;
-      case '(':
-      case ')':
-        return fail('subshells are not classified');
-      case '>': {
-        // A digit word glued to `>` is a file descriptor number, not an argument.
-        if (inWord && /^\d+$/.test(word)) {
-          word = '';
-          inWord = false;
-        } else endWord();
-        const harmless = HARMLESS_REDIRECTION.exec(command.slice(index + 1));
-        if (harmless === null) return fail('output redirection (>) can write files');
-        index += harmless[0].length;
-        break;
-      }
-      case '<':
-        if (next === '(' || next === '>') return fail('process substitution or <> can write or execute');
-        if (inWord && /^\d+$/.test(word)) {
-          word = '';
-          inWord = false;
-        } else endWord();
-        if (next === '<') index += 1;
-        skipNextWord = true;
-        break;
-      default:
-        word += char;
-        inWord = true;
-    }
-  }
-  if (quote !== undefined) return fail('unbalanced quotes');
-  endCommand();
-  return { ok: true, commands };
 }
 
 /** Returns why the arguments are not read-only, or undefined when they are. */
@@ -255,12 +147,26 @@ const READ_ONLY_GIT_SUBCOMMANDS: Readonly<Record<string, ArgumentRule>> = {
       : 'git branch with arguments can create, rename or delete branches',
 };
 
-function whyNotReadOnly(words: readonly string[]): string | undefined {
-  const [name, ...args] = words;
+function whyNotReadOnly(words: readonly ShellWord[]): string | undefined {
+  // The file after `<` is opened by the shell, not passed to the command.
+  const [name, ...args] = words.filter((word) => word.redirectedInput !== true).map((word) => word.text);
   if (name === undefined) return undefined;
   if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(name)) return 'a leading variable assignment can change what runs';
   // Own properties only: a command named "constructor" must not find Object.prototype's.
   const rule = Object.hasOwn(READ_ONLY_COMMANDS, name) ? READ_ONLY_COMMANDS[name] : undefined;
   if (rule === undefined) return `"${name}" is not a known read-only command`;
   return rule(args);
+}
+
+/** Why a command may reach outside the workspace, or undefined when every word stays inside. */
+function whyNotConfined(words: readonly ShellWord[]): string | undefined {
+  const [name, ...args] = words;
+  // cd with no directory goes to $HOME, cd - to $OLDPWD: both outside the workspace.
+  if (name?.text === 'cd' && (args.length === 0 || args.some((word) => word.text === '-')))
+    return 'cd without a directory (or cd -) leaves the workspace';
+  for (const word of words) {
+    const reason = whyOutsideWorkspace(word);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
 }

@@ -20,7 +20,9 @@ export const runCommandTool = defineTool({
     HYPOTHESIS_RECOMMENDED,
   ].join(' '),
   input: runCommandInputSchema,
-  reversibility: (input) => {
+  reversibility: (input, { network }) => {
+    // With network allowed a command can send anything anywhere: every call needs approval.
+    if (network) return { tier: 'irreversible', reason: 'the goal allows network access' };
     const classified = classifyShellCommand(input.command);
     return { tier: classified.reversibility, reason: classified.reason };
   },
