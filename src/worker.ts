@@ -103,6 +103,8 @@ export interface RunWorkerOptions {
   settings?: Partial<ConnectionSettings>;
   /** Replay this scenario from a loopback Messages endpoint instead of calling a real model. */
   scriptedScenarioFile?: string;
+  /** Your own tools, offered beside the built-ins (see KeelWorkerOptions.tools). */
+  tools?: readonly AnyToolDefinition[];
   log?: (line: string) => void;
 }
 
@@ -134,6 +136,7 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
       anthropic,
+      ...(options.tools ? { tools: options.tools } : {}),
     });
     log(describeSandbox());
     log(

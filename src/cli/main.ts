@@ -43,6 +43,16 @@ function wholeNumber(value: string): number {
   return number;
 }
 
+/** "read_file, search,github__*" → ["read_file", "search", "github__*"]; the worker matches them. */
+function toolGlobs(value: string): string[] {
+  const globs = value
+    .split(',')
+    .map((glob) => glob.trim())
+    .filter((glob) => glob !== '');
+  if (globs.length === 0) throw new InvalidArgumentError('name at least one tool or glob');
+  return globs;
+}
+
 function duration(value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 90s, 30m, 24h or 7d');
@@ -104,6 +114,11 @@ export function buildProgram(): Command {
       'a checkpoint every N tool calls (0 disables; overrides the worker)',
       wholeNumber,
     )
+    .option(
+      '--tools <globs>',
+      'the tools this goal may use, comma-separated globs, e.g. "read_file,search,github__*" (default: every tool the worker has)',
+      toolGlobs,
+    )
     .option('--network', "let run_command use the worker's network (every command then needs approval)")
     .option('--plan', 'plan before acting and backtrack when a step fails')
     .option('--reflect', 'learn from this run for the next run of the same goal (after review)')
@@ -126,6 +141,7 @@ export function buildProgram(): Command {
           : {}),
         ...(options.plan ? { planning: { enabled: true } } : {}),
         ...(options.network ? { sandbox: { network: true } } : {}),
+        ...(options.tools ? { tools: options.tools } : {}),
         ...(options.reflect ? { reflection: { enabled: true } } : {}),
       };
       // Validated before connecting: bad input is reported even when no server is running.
@@ -320,6 +336,7 @@ interface RunOptions {
   approvalTimeout?: number;
   reflectionCadence?: number;
   network?: boolean;
+  tools?: string[];
   plan?: boolean;
   reflect?: boolean;
   id?: string;

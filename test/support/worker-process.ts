@@ -21,10 +21,17 @@ export async function startWorkerProcess(options: {
   journalDirectory: string;
   /** The worker's ANTHROPIC_API_KEY (a test may plant a marker to look for in history). */
   apiKey?: string;
+  /** Another worker program (e.g. an example's), relative to the repository; src/worker.ts otherwise. */
+  entry?: string;
+  /** More variables for the worker (e.g. KEEL_CONFIG). */
+  env?: Record<string, string>;
 }): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/worker.ts')], {
-    cwd: ROOT,
+  const entry = path.join(ROOT, options.entry ?? 'src/worker.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    // An example runs from its own folder (where its keel.config.yaml is); keel from the root.
+    cwd: options.entry === undefined ? ROOT : path.dirname(entry),
     env: {
+      ...options.env,
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       TEMPORAL_ADDRESS: options.address,

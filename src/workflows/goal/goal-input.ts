@@ -104,8 +104,12 @@ export const goalInputSchema = z
       .object({ network: z.boolean().default(false) })
       .strict()
       .prefault({}),
-    /** Restrict the tools offered to the model; all tools when omitted. */
-    tools: z.array(z.string()).optional(),
+    /**
+     * The tools this goal may use, as names or globs ("read_file", "github__*"); every tool the
+     * worker has when omitted. Matched once, at the goal's start; a glob that matches nothing fails
+     * the goal with UnknownTools.
+     */
+    tools: z.array(z.string().trim().min(1)).min(1).optional(),
     systemPrompt: z.string().optional(),
   })
   .strict();

@@ -1,0 +1,70 @@
+/**
+ * keel as a library: run keel's goal workflow on your own worker, with your own tools.
+ *
+ *   import { createKeelWorker, defineTool } from 'keel';      // worker side
+ *   import { connectClient, startGoal, approveSignal } from 'keel'; // client side
+ *   workflowsPath: require.resolve('keel/workflows')          // your own worker's bundle
+ *
+ * See README, "Your own tools" and "MCP servers".
+ */
+
+// Worker
+export {
+  anthropicFromEnvironment,
+  createKeelWorker,
+  createToolRegistry,
+  runWorker,
+  WORKFLOWS_PATH,
+  type KeelWorkerOptions,
+  type RunWorkerOptions,
+} from './worker';
+
+// Tools
+export {
+  defineTool,
+  Reversibility,
+  ToolDefinitionError,
+  type AnyToolDefinition,
+  type TierContext,
+  type TierDecision,
+  type ToolDefinition,
+  type ToolDefinitionOptions,
+  type ToolExecutionContext,
+  type ToolFailure,
+  type ToolLogger,
+} from './activities/tools/define-tool';
+export { failure as toolFailure, success as toolSuccess } from './activities/tools/tool-outcomes';
+export type { ToolOutcome } from './workflows/tools/tool-outcome';
+export { hypothesisField } from './workflows/tools/hypothesis-field';
+export {
+  builtinTools,
+  editFileTool,
+  listDirTool,
+  readFileTool,
+  runCommandTool,
+  searchTool,
+  writeFileTool,
+} from './activities/tools/builtin';
+export { runSandboxedCommand, describeSandbox, sandboxStatus } from './activities/tools/sandbox';
+
+// Clients: start goals, read their status, decide approvals
+export {
+  connectClient,
+  decideApproval,
+  goalHandle,
+  goalStatus,
+  listRunningGoals,
+  newGoalId,
+  sendUserMessage,
+  startGoal,
+  type DecisionOptions,
+  type GoalHandle,
+} from './client/goal-client';
+export { connectionSettings, type ConnectionSettings } from './connection-settings';
+export { parseGoalInput, type GoalConfig, type GoalInput } from './workflows/goal/goal-input';
+export type { GoalResult } from './workflows/goal/goal-result';
+
+// Signals, queries and updates: one definition each, shared by the workflow and every client
+export * from './workflows/goal/messages';
+export type { LedgerEvent } from './workflows/common/ledger';
+export { FailureType } from './workflows/common/failure-types';
