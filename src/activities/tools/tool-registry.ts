@@ -16,18 +16,20 @@ export class ToolRegistry {
 
   /** Adds tools; a name the model API refuses, or one already taken, is an error. */
   add(tools: readonly RegisteredTool[]): void {
+    const adding = new Map<string, RegisteredTool>();
     for (const tool of tools) {
       if (!TOOL_NAME_PATTERN.test(tool.name)) {
         throw new ToolDefinitionError(
           `tool "${tool.name}" (${tool.source}): the model API allows only 1-64 letters, digits, _ or - in a tool name`,
         );
       }
-      const taken = this.tools.get(tool.name);
+      const taken = this.tools.get(tool.name) ?? adding.get(tool.name);
       if (taken !== undefined) {
         throw new ToolDefinitionError(
           `tool "${tool.name}" is registered twice (${taken.source} and ${tool.source}): tool names must be unique`,
         );
       }
+      adding.set(tool.name, tool);
     }
     for (const tool of tools) this.tools.set(tool.name, tool);
   }
