@@ -1,35 +1,5 @@
 import * as wf from '@temporalio/workflow';
-import { z } from 'zod';
-import { proxiesFor, type ActivityProxies } from './activity-proxies';
-import type { GoalResult } from './goal-result';
-import { temporalPriorityKey } from '../planning/assessment';
-import type { StructuredAnswer, StructuredRequest } from './goal-context';
-import { GoalAssessment } from './goal-assessment';
-import { describeFailure, heldBack, modelFailure } from './goal-failures';
-import { registerGoalHandlers } from './goal-handlers';
-import { newGoalState, resumeGoalState } from './goal-start';
-import { GoalToolCalls } from './goal-tool-calls';
-import { GoalVisibility } from './goal-visibility';
-import { type GoalConfig, type GoalInput } from './goal-input';
-import { GoalPlanning } from './goal-planning';
-import { GoalReflection, type Review } from './goal-reflection';
-import { GoalPhase, GoalStatus, type GoalState, type ToolCallRecord } from './goal-state';
-import { goalCost, goalStats } from './goal-view';
 import { LedgerEventKind } from '../common/ledger';
-import type { ModelCallResult } from './model-call';
-import {
-  checkBudget,
-  checkpointAfterTurn,
-  initialPrinciplesState,
-  judgeReplyAfterCheckpoint,
-  resolveCadence,
-  startTask,
-  takeMetaNote,
-} from '../principles/principles';
-import { followUpMessage, goalMessage, systemPrompt } from './prompts';
-import { parseStructuredOutput } from '../common/structured-output';
-import { isHarnessTool, modelToolDefinitions } from '../tools/harness-tools';
-import type { ToolCatalogue } from '../tools/tool-catalogue';
 import {
   appendUserBlocks,
   textOf,
@@ -38,6 +8,31 @@ import {
   withAppendedText,
   type TranscriptMessage,
 } from '../common/transcript';
+import {
+  initialPrinciplesState,
+  judgeReplyAfterCheckpoint,
+  resolveCadence,
+  startTask,
+  takeMetaNote,
+} from '../principles/principles';
+import { isHarnessTool } from '../tools/harness-tools';
+import type { ToolCatalogue } from '../tools/tool-catalogue';
+import { proxiesFor, type ActivityProxies } from './activity-proxies';
+import { GoalAssessment } from './goal-assessment';
+import { GoalDiscipline } from './goal-discipline';
+import { describeFailure, heldBack } from './goal-failures';
+import { registerGoalHandlers } from './goal-handlers';
+import type { GoalConfig, GoalInput } from './goal-input';
+import { GoalModelCalls } from './goal-model-calls';
+import { GoalPlanning } from './goal-planning';
+import { GoalReflection, type Review } from './goal-reflection';
+import type { GoalResult } from './goal-result';
+import { newGoalState, resumeGoalState } from './goal-start';
+import { GoalPhase, GoalStatus, type GoalState, type ToolCallRecord } from './goal-state';
+import { GoalToolCalls } from './goal-tool-calls';
+import { goalStats } from './goal-view';
+import { GoalVisibility } from './goal-visibility';
+import { followUpMessage, goalMessage } from './prompts';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './turn';
 
 export type { GoalResult } from './goal-result';
@@ -72,10 +67,19 @@ class GoalRun {
   private readonly visibility: GoalVisibility;
   private awaitingReview = false;
   private readonly toolCalls: GoalToolCalls;
+  private readonly model: GoalModelCalls;
+  private readonly discipline: GoalDiscipline;
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
     this.visibility = new GoalVisibility(state, this.workflowId, this.activities.ledger);
+    this.discipline = new GoalDiscipline(state, this.visibility);
+    this.model = new GoalModelCalls({
+      state,
+      activities: this.activities,
+      workflowId: this.workflowId,
+      planContext: () => this.planning.planContext(),
+    });
     const context = {
       state,
       activities: this.activities,
@@ -83,7 +87,7 @@ class GoalRun {
       record: (kind: LedgerEventKind, summary: string, data: Record<string, unknown> = {}) =>
         this.visibility.record(kind, summary, data),
       note: (text: string) => state.notes.push(text),
-      structured: this.structured.bind(this),
+      structured: this.model.structured.bind(this.model),
     };
     this.planning = new GoalPlanning(context);
     this.assessment = new GoalAssessment(context);
@@ -94,8 +98,8 @@ class GoalRun {
       workflowId: this.workflowId,
       planning: this.planning,
       visibility: this.visibility,
-      priority: () => this.priority(),
-      checkBudget: () => this.checkBudget(),
+      priority: () => this.model.priority(),
+      checkBudget: () => this.discipline.checkBudget(),
       continueAsNew: () => this.continueAsNew(),
     });
   }
@@ -222,75 +226,15 @@ class GoalRun {
 
   private async modelTurn(): Promise<TranscriptMessage> {
     this.state.phase = GoalPhase.Thinking;
-    this.giveNotes();
+    this.discipline.giveNotes();
     this.visibility.show();
-    const turn = this.state.counters.modelTurns + 1;
-    const planContext = this.planning.planContext();
-    let result: ModelCallResult;
-    try {
-      result = await this.activities.model.callModel.executeWithOptions(
-        { summary: `model turn ${turn}`, priority: this.priority() },
-        [
-          {
-            model: this.config.model,
-            system: planContext
-              ? `${systemPrompt(this.config)}\n\n${planContext}`
-              : systemPrompt(this.config),
-            messages: this.state.transcript,
-            tools: modelToolDefinitions(this.catalogue(), this.config.planning.enabled),
-            goalId: this.workflowId,
-            turn,
-          },
-        ],
-      );
-    } catch (error) {
-      throw modelFailure(error);
-    }
-    this.state.counters.modelTurns = turn;
-    this.state.lastModel = result.model;
-    this.addUsage(result.usage);
-    const reply: TranscriptMessage = { role: 'assistant', content: result.content };
-    this.state.transcript.push(reply);
-    return reply;
+    return this.model.turn();
   }
 
-  /** A structured answer (plan, belief, review, reflection), counted for the raw-fallback rate. */
-  private async structured<Schema extends z.ZodType>(
-    options: StructuredRequest<Schema>,
-  ): Promise<StructuredAnswer<z.output<Schema>>> {
-    const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(options.schema, { io: 'input' });
-    let result;
-    try {
-      result = await this.activities.model.callStructured.executeWithOptions(
-        { summary: options.purpose, priority: this.priority() },
-        [
-          {
-            model: { ...this.config.model, ...(options.model ? { name: options.model } : {}) },
-            system: 'You answer with structured data through the tool you are given.',
-            prompt: options.prompt,
-            output: { toolName: options.toolName, description: options.description, jsonSchema },
-            goalId: this.workflowId,
-            purpose: options.purpose,
-          },
-        ],
-      );
-    } catch (error) {
-      if (wf.isCancellation(error)) throw error;
-      return { ok: false, error: describeFailure(error) };
-    }
-    this.addUsage(result.usage);
-    const parsed = parseStructuredOutput({
-      raw: result.raw,
-      schema: options.schema,
-      ...(options.fallbackKind
-        ? { fallbackKind: options.fallbackKind, allowedKinds: [options.fallbackKind] }
-        : {}),
-    });
-    this.state.structured.calls += 1;
-    if (parsed.rawFallback) this.state.structured.rawFallbacks += 1;
-    return parsed.ok
-      ? { ok: true, value: parsed.value, rawFallback: parsed.rawFallback }
-      : { ok: false, error: parsed.error };
+  /** Principle 4: a goal past any budget ends here, whatever the model says. */
+  private async budgetExhausted(): Promise<GoalResult | undefined> {
+    const reason = this.discipline.exhaustedBudget();
+    return reason === undefined ? undefined : this.finish(GoalStatus.BudgetExhausted, reason);
   }
 
   /** Runs the turn's calls, then gives the results (and any notes) back; a result ends the goal. */
@@ -309,62 +253,11 @@ class GoalRun {
     if (exhausted) return exhausted;
     if (this.toolCalls.planningGaveUp?.kind === 'give-up')
       return this.finish(GoalStatus.Failed, this.toolCalls.planningGaveUp.reason);
-    if (turn.some((call) => !isHarnessTool(call.toolName) && call.status === 'done')) this.checkpoint();
+    if (turn.some((call) => !isHarnessTool(call.toolName) && call.status === 'done'))
+      this.discipline.checkpoint();
     const planning = await this.planning.checkStep();
     if (planning.kind === 'give-up') return this.finish(GoalStatus.Failed, planning.reason);
     return undefined;
-  }
-
-  /** Principle 3: after a turn that used tools, once its calls are counted. */
-  private checkpoint(): void {
-    const task = this.state.tasks[this.state.tasks.length - 1];
-    const prompt = checkpointAfterTurn(this.state.principles, {
-      taskText: task?.text ?? '',
-      now: new Date().toISOString(),
-    });
-    if (!prompt) return;
-    this.state.transcript = appendUserBlocks(this.state.transcript, [{ type: 'text', text: prompt }]);
-    const marker = this.state.principles.cadence.lastCheckpoint;
-    this.visibility.record(
-      LedgerEventKind.ReflectionCheckpoint,
-      `checkpoint after ${marker?.atToolCall ?? 0} tool calls of the task`,
-      {
-        atToolCall: marker?.atToolCall,
-        cadence: this.state.principles.cadence.current,
-      },
-    );
-  }
-
-  /** Principle 4: at 100% of any budget the workflow ends the goal, whatever the model says. */
-  private async budgetExhausted(): Promise<GoalResult | undefined> {
-    const exhausted = this.checkBudget();
-    if (!exhausted) return undefined;
-    const reason = `${exhausted.dimension} budget exhausted (${Math.round(exhausted.spent * 1000) / 1000} of ${exhausted.limit})`;
-    this.visibility.record(LedgerEventKind.BudgetExhausted, reason, { ...exhausted });
-    return this.finish(GoalStatus.BudgetExhausted, reason);
-  }
-
-  private checkBudget() {
-    const warnedBefore = this.state.principles.budgetWarned.length;
-    const exhausted = checkBudget(this.state.principles, this.config.principles, this.costNow().spent);
-    for (const key of this.state.principles.budgetWarned.slice(warnedBefore)) {
-      this.visibility.record(LedgerEventKind.BudgetWarning, `budget warning ${key}`, { key });
-    }
-    return exhausted;
-  }
-
-  private costNow() {
-    return goalCost(this.state, Date.now());
-  }
-
-  /** Harness notes join the transcript right before the model's next turn. */
-  private giveNotes(): void {
-    if (this.state.notes.length === 0) return;
-    const notes = this.state.notes.splice(0);
-    this.state.transcript = appendUserBlocks(
-      this.state.transcript,
-      notes.map((text) => ({ type: 'text' as const, text })),
-    );
   }
 
   /** Follow-up messages join the transcript at a turn boundary and each starts a new task. */
@@ -449,17 +342,5 @@ class GoalRun {
       ...(this.state.planning.plan ? { planAttempt: this.state.planning.plan.attempt } : {}),
       ...(this.state.reflection.outcome ? { reflection: this.state.reflection.outcome } : {}),
     };
-  }
-
-  private priority() {
-    return { priorityKey: temporalPriorityKey(this.state.assessment.priority) };
-  }
-
-  private addUsage(usage: ModelCallResult['usage']): void {
-    const total = this.state.usage;
-    total.inputTokens += usage.inputTokens;
-    total.outputTokens += usage.outputTokens;
-    total.cacheCreationInputTokens += usage.cacheCreationInputTokens;
-    total.cacheReadInputTokens += usage.cacheReadInputTokens;
   }
 }

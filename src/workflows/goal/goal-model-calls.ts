@@ -1,0 +1,116 @@
+import * as wf from '@temporalio/workflow';
+import { z } from 'zod';
+import { parseStructuredOutput } from '../common/structured-output';
+import type { TranscriptMessage } from '../common/transcript';
+import { temporalPriorityKey } from '../planning/assessment';
+import { modelToolDefinitions } from '../tools/harness-tools';
+import type { ActivityProxies } from './activity-proxies';
+import type { StructuredAnswer, StructuredRequest } from './goal-context';
+import { describeFailure, modelFailure } from './goal-failures';
+import type { GoalState } from './goal-state';
+import type { ModelCallResult } from './model-call';
+import { systemPrompt } from './prompts';
+
+/**
+ * The goal's model calls: agent turns and structured answers, with their token usage counted and
+ * the goal's priority applied. Model errors that retries cannot fix end the goal (modelFailure).
+ */
+export class GoalModelCalls {
+  constructor(
+    private readonly goal: {
+      readonly state: GoalState;
+      readonly activities: ActivityProxies;
+      readonly workflowId: string;
+      /** The active plan step, told to the model with every turn when the goal plans. */
+      planContext(): string | undefined;
+    },
+  ) {}
+
+  private get state(): GoalState {
+    return this.goal.state;
+  }
+
+  /** One agent turn over the transcript; the reply joins the transcript. */
+  async turn(): Promise<TranscriptMessage> {
+    const config = this.state.config;
+    const turn = this.state.counters.modelTurns + 1;
+    const planContext = this.goal.planContext();
+    let result: ModelCallResult;
+    try {
+      result = await this.goal.activities.model.callModel.executeWithOptions(
+        { summary: `model turn ${turn}`, priority: this.priority() },
+        [
+          {
+            model: config.model,
+            system: planContext ? `${systemPrompt(config)}\n\n${planContext}` : systemPrompt(config),
+            messages: this.state.transcript,
+            tools: modelToolDefinitions(this.state.tools?.catalogue ?? [], config.planning.enabled),
+            goalId: this.goal.workflowId,
+            turn,
+          },
+        ],
+      );
+    } catch (error) {
+      throw modelFailure(error);
+    }
+    this.state.counters.modelTurns = turn;
+    this.state.lastModel = result.model;
+    this.addUsage(result.usage);
+    const reply: TranscriptMessage = { role: 'assistant', content: result.content };
+    this.state.transcript.push(reply);
+    return reply;
+  }
+
+  /** A structured answer (plan, belief, review, reflection), counted for the raw-fallback rate. */
+  async structured<Schema extends z.ZodType>(
+    options: StructuredRequest<Schema>,
+  ): Promise<StructuredAnswer<z.output<Schema>>> {
+    const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(options.schema, { io: 'input' });
+    const model = this.state.config.model;
+    let result;
+    try {
+      result = await this.goal.activities.model.callStructured.executeWithOptions(
+        { summary: options.purpose, priority: this.priority() },
+        [
+          {
+            model: { ...model, ...(options.model ? { name: options.model } : {}) },
+            system: 'You answer with structured data through the tool you are given.',
+            prompt: options.prompt,
+            output: { toolName: options.toolName, description: options.description, jsonSchema },
+            goalId: this.goal.workflowId,
+            purpose: options.purpose,
+          },
+        ],
+      );
+    } catch (error) {
+      if (wf.isCancellation(error)) throw error;
+      return { ok: false, error: describeFailure(error) };
+    }
+    this.addUsage(result.usage);
+    const parsed = parseStructuredOutput({
+      raw: result.raw,
+      schema: options.schema,
+      ...(options.fallbackKind
+        ? { fallbackKind: options.fallbackKind, allowedKinds: [options.fallbackKind] }
+        : {}),
+    });
+    this.state.structured.calls += 1;
+    if (parsed.rawFallback) this.state.structured.rawFallbacks += 1;
+    return parsed.ok
+      ? { ok: true, value: parsed.value, rawFallback: parsed.rawFallback }
+      : { ok: false, error: parsed.error };
+  }
+
+  /** The Temporal priority of the goal's model and tool activities (set by self-assessment). */
+  priority(): { priorityKey: number } {
+    return { priorityKey: temporalPriorityKey(this.state.assessment.priority) };
+  }
+
+  private addUsage(usage: ModelCallResult['usage']): void {
+    const total = this.state.usage;
+    total.inputTokens += usage.inputTokens;
+    total.outputTokens += usage.outputTokens;
+    total.cacheCreationInputTokens += usage.cacheCreationInputTokens;
+    total.cacheReadInputTokens += usage.cacheReadInputTokens;
+  }
+}
