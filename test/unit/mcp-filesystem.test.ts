@@ -200,3 +200,20 @@ describe('MCP startup errors', () => {
     );
   });
 });
+
+describe('a stdio server environment', () => {
+  test('is PATH and the allowlisted variables that are set, never the rest', async () => {
+    const { serverEnvironment } = await import('../../src/activities/mcp/mcp-connection');
+    const warnings: string[] = [];
+    const passed = serverEnvironment(
+      'files',
+      ['HOME', 'GITHUB_TOKEN', 'ANTHROPIC_API_KEY'],
+      { PATH: '/bin', HOME: '/home/k', SECRET: 'x', ANTHROPIC_API_KEY: 'sk-ant' },
+      (message) => warnings.push(message),
+    );
+    assert.deepEqual(passed, { PATH: '/bin', HOME: '/home/k' });
+    assert.deepEqual(warnings, [
+      "GITHUB_TOKEN is not set in the worker's environment, so files does not get it",
+    ]);
+  });
+});
