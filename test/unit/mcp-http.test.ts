@@ -199,7 +199,7 @@ describe('MCP over Streamable HTTP: a server written with the SDK', () => {
     const reopen = change.tools.find((candidate) => candidate.name === 'tickets__reopen_ticket');
     assert.deepEqual(reopen?.tier, { kind: 'fixed', tier: 'mutating' });
     assert.ok(servers.tools.some((candidate) => candidate.name === 'tickets__reopen_ticket'));
-    const outcome = await (reopen as RegisteredTool).execute({}, context());
+    const outcome = await reopen.execute({}, context());
     assert.equal(outcome.content, 'reopened');
   });
 
