@@ -10,8 +10,10 @@ import {
   reflectionStoreConfigFromEnv,
 } from './activities/reflection-store/create-reflection-store';
 import type { ReflectionStore } from './activities/reflection-store/reflection-store';
+import { connectMcpServers, type McpServers, type McpServersConfig } from './activities/mcp';
+import { loadKeelConfig, validateKeelConfig } from './config/keel-config';
 import { builtinTools } from './activities/tools/builtin';
-import type { AnyToolDefinition } from './activities/tools/define-tool';
+import type { AnyToolDefinition, ToolLogger } from './activities/tools/define-tool';
 import { registeredFromDefinition } from './activities/tools/registered-tool';
 import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
@@ -31,6 +33,12 @@ export interface KeelWorkerOptions {
   tools?: readonly AnyToolDefinition[];
   /** Offer keel's six workspace tools (default true). */
   builtinTools?: boolean;
+  /**
+   * MCP servers whose tools goals may use (see README, MCP servers). When omitted, the
+   * `mcpServers` of keel.config.yaml (in the working directory, or the file KEEL_CONFIG names);
+   * `false` for none.
+   */
+  mcpServers?: McpServersConfig | false;
   /** Each of these falls back to the worker's environment (see README, Configuration). */
   journalDirectory?: string;
   backupDirectory?: string;
@@ -49,7 +57,24 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
   const toolRegistry = createToolRegistry(options);
-  return Worker.create({
+  const mcp = await connectConfiguredMcpServers(options.mcpServers, env);
+  try {
+    toolRegistry.add(mcp?.tools ?? []);
+  } catch (error) {
+    await mcp?.close();
+    throw error;
+  }
+  mcp?.onToolsChanged((change) => {
+    try {
+      toolRegistry.replaceSource(change.source, change.tools);
+    } catch (error) {
+      // Goals keep the tools they recorded; new goals keep getting the last good list.
+      console.warn(
+        `keel worker: ${change.source} re-listed tools that could not be registered: ${String(error)}`,
+      );
+    }
+  });
+  const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
@@ -65,7 +90,48 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
       ledgerSinks,
       ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
     }),
+  }).catch(async (error: unknown) => {
+    await mcp?.close();
+    throw error;
   });
+  if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
+  return worker;
+}
+
+/** The servers of the options, or of the config file; undefined when there are none. */
+async function connectConfiguredMcpServers(
+  given: KeelWorkerOptions['mcpServers'],
+  env: NodeJS.ProcessEnv,
+): Promise<McpServers | undefined> {
+  if (given === false) return undefined;
+  const config =
+    given === undefined
+      ? loadKeelConfig({ cwd: process.cwd(), env }).config
+      : validateKeelConfig({ mcpServers: given }, 'createKeelWorker mcpServers');
+  const servers = config.mcpServers;
+  if (servers === undefined || Object.keys(servers).length === 0) return undefined;
+  return connectMcpServers({ servers, env, log: workerLog });
+}
+
+const workerLog: ToolLogger = {
+  info: (message) => console.log(`keel worker: ${message}`),
+  warn: (message) => console.warn(`keel worker: ${message}`),
+  error: (message) => console.error(`keel worker: ${message}`),
+};
+
+/**
+ * MCP servers started for a worker stop with it. Worker has no stop hook, so run() (which
+ * runUntil also goes through) is wrapped: when it returns or throws, the servers are closed.
+ */
+function closeWhenStopped(worker: Worker, close: () => Promise<void>): void {
+  const run = worker.run.bind(worker);
+  worker.run = async () => {
+    try {
+      return await run();
+    } finally {
+      await close();
+    }
+  };
 }
 
 /**

@@ -18,6 +18,8 @@ function context(signal = new AbortController().signal): ToolExecutionContext {
     goalId: 'goal',
     callId: 'call',
     idempotencyKey: undefined,
+    reversibility: 'read-only',
+    network: false,
     signal,
     heartbeat: () => undefined,
     log: quiet,
@@ -89,7 +91,7 @@ describe('MCP over stdio: the real server-filesystem', () => {
     assert.equal(tier('files__move_file'), 'irreversible');
     // edit_file is destructiveHint: true too, but the config's override wins.
     assert.equal(tier('files__edit_file'), 'mutating');
-    assert.match(tool('files__edit_file').decideTier({}).reason, /keel config/);
+    assert.match(tool('files__edit_file').decideTier({}, { network: false }).reason, /keel config/);
     assert.equal(tool('files__read_text_file').source, 'mcp:files');
     assert.equal(tool('files__read_text_file').inputJsonSchema.type, 'object');
   });

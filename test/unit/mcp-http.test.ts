@@ -27,6 +27,8 @@ function context(): ToolExecutionContext {
     goalId: 'goal',
     callId: 'call',
     idempotencyKey: undefined,
+    reversibility: 'read-only',
+    network: false,
     signal: new AbortController().signal,
     heartbeat: () => undefined,
     log: quiet,

@@ -1,5 +1,5 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
+import { MODEL_IMAGE_TYPES, type ToolOutcome } from '../../workflows/tools/tool-outcome';
 
 type Image = NonNullable<ToolOutcome['images']>[number];
 
@@ -26,11 +26,19 @@ function renderBlock(block: ContentBlock): { text: string; image?: Image } {
   switch (block.type) {
     case 'text':
       return { text: block.text };
-    case 'image':
+    case 'image': {
+      // Only the types the model API takes travel as images; others are described.
+      const mediaType = MODEL_IMAGE_TYPES.find((type) => type === block.mimeType);
+      if (mediaType === undefined) {
+        return {
+          text: `[image ${block.mimeType}, ${decodedBytes(block.data)} bytes, not shown: the model takes ${MODEL_IMAGE_TYPES.join(', ')}]`,
+        };
+      }
       return {
         text: `[image ${block.mimeType}, ${decodedBytes(block.data)} bytes, attached]`,
-        image: { mediaType: block.mimeType, data: block.data },
+        image: { mediaType, data: block.data },
       };
+    }
     case 'audio':
       return { text: `[audio ${block.mimeType}, ${decodedBytes(block.data)} bytes, not shown]` };
     case 'resource': {

@@ -1,5 +1,5 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { Reversibility } from '../../workflows/reversibility';
+import { Reversibility } from '../../workflows/tools/reversibility';
 import type { TierDecision } from '../tools/define-tool';
 
 /**

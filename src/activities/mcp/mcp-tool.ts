@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Reversibility } from '../../workflows/reversibility';
+import { Reversibility } from '../../workflows/tools/reversibility';
 import { TOOL_NAME_PATTERN } from '../../workflows/tools/tool-catalogue';
 import { suggestCall } from '../../workflows/tools/suggest-call';
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
