@@ -19,6 +19,7 @@ import { startWorkerProcess, type WorkerProcess } from '../support/worker-proces
 // The example worker (examples/custom-tools) as its own process: user-defined tools through the
 // public API, one of them with a tier that depends on its input. The goal is driven by the
 // scripted model; the worker is killed -9 while the per-call tier waits for a human.
+const PRICE_LIST = path.resolve(__dirname, '../../examples/custom-tools/data/price-list.md');
 let harness: Harness;
 let worker: WorkerProcess | undefined;
 
@@ -29,7 +30,13 @@ before(async () => {
         name: 'custom-tools',
         match: 'GOAL-CUSTOM-TOOLS',
         turns: [
-          { toolCalls: [{ name: 'lookup_customer', input: { customerId: 'acme' } }] },
+          {
+            toolCalls: [
+              { name: 'lookup_customer', input: { customerId: 'acme' } },
+              // from the MCP server in the example's keel.config.yaml
+              { name: 'files__read_text_file', input: { path: PRICE_LIST } },
+            ],
+          },
           {
             toolCalls: [
               { name: 'refund', input: { customerId: 'acme', amount: 20, reason: 'late delivery' } },
@@ -78,7 +85,7 @@ test(
         {
           goal: 'GOAL-CUSTOM-TOOLS: settle ACME',
           workspace,
-          tools: ['lookup_customer', 'send_*', 'refund'],
+          tools: ['lookup_customer', 'send_*', 'refund', 'files__read_*'],
           timing: { heartbeatTimeoutMs: 2000 },
         },
       ],
@@ -114,11 +121,14 @@ test(
     // What the model saw: the read-only lookup's JSON, and a tool outside the catalogue refused.
     const toolResults = harness.scripted.requests.map((request) => JSON.stringify(request.body)).join('\n');
     assert.match(toolResults, /billing@acme\.test/);
+    assert.match(toolResults, /support hour/);
     assert.match(toolResults, /Unknown tool \\"launch_rocket\\": it is not among this goal's tools/);
     const offered = (harness.scripted.requests[0]?.body.tools as Array<{ name: string }> | undefined)?.map(
       (tool) => tool.name,
     );
-    assert.deepEqual(offered, ['lookup_customer', 'send_invoice', 'refund']);
+    assert.deepEqual(offered?.slice(0, 3), ['lookup_customer', 'send_invoice', 'refund']);
+    assert.ok(offered?.includes('files__read_text_file'));
+    assert.ok(!offered?.includes('files__write_file'), 'the goal picked only the reading MCP tools');
 
     // Approvals per tier: only the large refund and the invoice were asked for, with the reason.
     const ledger = await handle.query(ledgerQuery, {});

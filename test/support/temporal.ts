@@ -18,6 +18,7 @@ import {
 } from '../../src/scripted-model/scripted-messages-server';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import { createKeelWorker, WORKFLOWS_PATH } from '../../src/worker';
+import type { McpServersConfig } from '../../src/activities/mcp';
 import type { LedgerSink } from '../../src/activities/ledger-sinks';
 import { createFileReflectionStore } from '../../src/activities/reflection-store/file-reflection-store';
 import type { ReflectionStore } from '../../src/activities/reflection-store/reflection-store';
@@ -83,6 +84,8 @@ export async function createHarness(options: {
   ledgerSinks?: LedgerSink[];
   /** The worker's default checkpoint cadence (its KEEL_REFLECTION_CADENCE). */
   reflectionCadence?: number;
+  /** MCP servers for the worker; none otherwise (a keel.config.yaml in the cwd is not read). */
+  mcpServers?: McpServersConfig;
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
   const connection = await Connection.connect({ address });
@@ -115,6 +118,7 @@ export async function createHarness(options: {
         ledgerSinks: options.ledgerSinks ?? [],
         ...(options.reflectionCadence !== undefined ? { reflectionCadence: options.reflectionCadence } : {}),
         workflowBundle: await workflowBundle(),
+        mcpServers: options.mcpServers ?? false,
       });
       try {
         return await worker.runUntil(fn);
