@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateApprovalKeyPair, loadSigningKey, signDecision } from '../../src/client/approval-keys';
 import { approvalSignaturesSchema, checkSignature } from '../../src/workflows/goal/approval-authority';
@@ -10,7 +10,8 @@ import { makeWorkspace } from './tools-test-helpers';
 test('a key pair from keygen signs decisions the workflow check accepts, from a file or PEM text', () => {
   const pair = generateApprovalKeyPair();
   const signatures = approvalSignaturesSchema.parse({ scheme: 'ed25519', keys: { alice: pair.publicKey } });
-  const file = path.join(makeWorkspace('keel-key-'), 'alice.pem');
+  const directory = makeWorkspace('keel-key-');
+  const file = path.join(directory, 'alice.pem');
   writeFileSync(file, pair.privateKeyPem);
   const decision = { workflowId: 'goal-1', callId: 'toolu_1', approved: false, approver: 'alice' };
   for (const source of [file, pair.privateKeyPem]) {
@@ -32,6 +33,7 @@ test('a key pair from keygen signs decisions the workflow check accepts, from a 
     });
     assert.deepEqual(result, { ok: true });
   }
+  rmSync(directory, { recursive: true, force: true });
 });
 
 test('loadSigningKey refuses what is not an Ed25519 private key, in one line', () => {
