@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import {
@@ -10,6 +11,7 @@ import {
   sendUserMessage,
   startGoal,
 } from '../client/goal-client';
+import { generateApprovalKeyPair, loadSigningKey } from '../client/approval-keys';
 import { connectionSettings, webUiUrl, type ConnectionSettings } from '../connection-settings';
 import { runWorker } from '../worker';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
@@ -20,6 +22,7 @@ import { registerReflectionCommands } from './reflections-command';
 import { watchCommandAction } from './watch-view';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
+import { ignoredDetail } from '../workflows/goal/goal-details';
 
 interface GlobalOptions {
   address?: string;
@@ -119,6 +122,18 @@ export function buildProgram(): Command {
       'the tools this goal may use, comma-separated globs, e.g. "read_file,search,github__*" (default: every tool the worker has)',
       toolGlobs,
     )
+    .option(
+      '--approvers <tier=names>',
+      'who may approve a tier, e.g. irreversible=alice,bob (repeatable; default anyone)',
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
+    .option(
+      '--approval-key <name=publicKey>',
+      "require signed decisions; an approver's base64 public key from `keel keygen` (repeatable)",
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
     .option('--network', "let run_command use the worker's network (every command then needs approval)")
     .option('--plan', 'plan before acting and backtrack when a step fails')
     .option('--reflect', 'learn from this run for the next run of the same goal (after review)')
@@ -143,6 +158,7 @@ export function buildProgram(): Command {
         ...(options.network ? { sandbox: { network: true } } : {}),
         ...(options.tools ? { tools: options.tools } : {}),
         ...(options.reflect ? { reflection: { enabled: true } } : {}),
+        ...approvalInput(options),
       };
       // Validated before connecting: bad input is reported even when no server is running.
       const parsed = parseGoalInput(input);
@@ -182,6 +198,10 @@ export function buildProgram(): Command {
         );
         for (const approval of view.pendingApprovals)
           print(`awaiting approval: ${approval.callId} ${approval.summary}`);
+        if ((view.counters.approvalsIgnored ?? 0) > 0)
+          print(
+            `ignored decisions: ${view.counters.approvalsIgnored}${ignoredDetail(view.lastIgnoredDecision)}`,
+          );
         for (const line of view.latestMessages) print(`  ${line}`);
         if (view.finalText) print(`final answer: ${view.finalText}`);
       });
@@ -215,7 +235,10 @@ export function buildProgram(): Command {
       .option('--approver <name>', 'who decides (default $USER)')
       .option('--reason <text>', 'why')
       .option('--signal', 'send a fire-and-forget signal instead of an Update')
+      .option('--sign-key <file>', 'sign the decision with this Ed25519 private key (env KEEL_APPROVAL_KEY)')
       .action(async (workflowId: string, callId: string, options: DecideOptions, command: Command) => {
+        const keySource = options.signKey ?? process.env.KEEL_APPROVAL_KEY;
+        const signingKey = keySource ? signingKeyFrom(keySource) : undefined;
         await withClient(command, async (client) => {
           const receipt = await decideApproval(goalHandle(client, workflowId), {
             callId,
@@ -223,6 +246,7 @@ export function buildProgram(): Command {
             approver: options.approver,
             reason: options.reason,
             via: options.signal ? 'signal' : 'update',
+            ...(signingKey ? { signingKey } : {}),
           });
           const verb = approved ? 'approved' : 'denied';
           print(receipt ? `${verb}: ${receipt.toolSummary}` : `${verb} (signal sent for ${callId})`);
@@ -313,6 +337,28 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('keygen')
+    .description('make an Ed25519 key pair for signed approvals; prints the public key for goal input')
+    .requiredOption('--out <file>', 'where to write the private key (PEM, mode 0600; never overwritten)')
+    .option('--approver <name>', 'the name the key belongs to (default $USER)')
+    .action((options: { out: string; approver?: string }) => {
+      const pair = generateApprovalKeyPair();
+      try {
+        writeFileSync(options.out, pair.privateKeyPem, { mode: 0o600, flag: 'wx' });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'error';
+        throw new CliError(`cannot write ${options.out} (${code === 'EEXIST' ? 'it exists' : code})`);
+      }
+      const approver = options.approver ?? process.env.USER ?? 'me';
+      print(`private key: ${options.out} (keep it secret; use with keel approve --sign-key)`);
+      print(`public key: ${pair.publicKey}`);
+      print(
+        `goal input: "approvalSignatures": {"scheme": "ed25519", "keys": {"${approver}": "${pair.publicKey}"}}`,
+      );
+      print(`or: keel run ... --approval-key ${approver}=${pair.publicKey}`);
+    });
+
+  program
     .command('worker')
     .description('run a keel worker (model key from ANTHROPIC_API_KEY)')
     .option('--scripted <scenario.yaml>', 'replay a scripted model scenario instead of calling a real model')
@@ -337,6 +383,8 @@ interface RunOptions {
   reflectionCadence?: number;
   network?: boolean;
   tools?: string[];
+  approvers: string[];
+  approvalKey: string[];
   plan?: boolean;
   reflect?: boolean;
   id?: string;
@@ -347,6 +395,34 @@ interface DecideOptions {
   approver?: string;
   reason?: string;
   signal?: boolean;
+  signKey?: string;
+}
+
+function signingKeyFrom(source: string) {
+  try {
+    return loadSigningKey(source);
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** `--approvers tier=a,b` and `--approval-key name=key` as goal input (validated with the rest). */
+function approvalInput(options: RunOptions): Pick<GoalInput, 'approvers' | 'approvalSignatures'> {
+  const pairs = (values: string[], flag: string) =>
+    values.map((value) => {
+      const at = value.indexOf('=');
+      if (at <= 0) throw new CliError(`${flag} wants name=value, got ${value}`);
+      return [value.slice(0, at).trim(), value.slice(at + 1).trim()] as const;
+    });
+  const approvers: Record<string, string[]> = {};
+  for (const [tier, names] of pairs(options.approvers, '--approvers')) {
+    approvers[tier] = names.split(',').map((name) => name.trim());
+  }
+  const keys = Object.fromEntries(pairs(options.approvalKey, '--approval-key'));
+  return {
+    ...(options.approvers.length > 0 ? { approvers } : {}),
+    ...(options.approvalKey.length > 0 ? { approvalSignatures: { scheme: 'ed25519' as const, keys } } : {}),
+  };
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,4 +1,6 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { KeyObject } from 'node:crypto';
+import { signDecision } from './approval-keys';
 import type { ConnectionSettings } from '../connection-settings';
 import { goalWorkflow } from '../workflows/goal/goal-workflow';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
@@ -64,16 +66,28 @@ export interface DecisionOptions {
   reason?: string;
   /** Signals are fire-and-forget; the Update (default) is refused at once for a wrong call id. */
   via?: 'update' | 'signal';
+  /** Signs the decision (Ed25519), for goals whose input sets approvalSignatures. */
+  signingKey?: KeyObject;
 }
 
 export async function decideApproval(
   handle: GoalHandle,
   options: DecisionOptions,
 ): Promise<ApprovalReceipt | undefined> {
+  const approver = options.approver ?? defaultApprover();
+  const signature = options.signingKey
+    ? signDecision(options.signingKey, {
+        workflowId: handle.workflowId,
+        callId: options.callId,
+        approved: options.approved,
+        approver,
+      })
+    : undefined;
   const payload = {
     callId: options.callId,
-    approver: options.approver ?? defaultApprover(),
+    approver,
     reason: options.reason ?? '',
+    ...(signature === undefined ? {} : { signature }),
   };
   if (options.via === 'signal') {
     await handle.signal(options.approved ? approveSignal : denySignal, payload);

@@ -113,7 +113,9 @@ test('an Update approves, and the validator refuses unknown and already-decided 
     const callId = (await pending(handle)).pendingApprovals[0]?.callId ?? '';
 
     await assert.rejects(
-      handle.executeUpdate(decideApprovalUpdate, { args: [{ callId: 'toolu_nope', approved: true }] }),
+      handle.executeUpdate(decideApprovalUpdate, {
+        args: [{ callId: 'toolu_nope', approved: true, approver: 'bob' }],
+      }),
       (error: unknown) =>
         error instanceof WorkflowUpdateFailedError &&
         /no pending approval/.test(String(error.cause?.message)),
@@ -127,7 +129,7 @@ test('an Update approves, and the validator refuses unknown and already-decided 
       toolSummary: 'run_command: echo ran >> effects.txt',
     });
     await assert.rejects(
-      handle.executeUpdate(decideApprovalUpdate, { args: [{ callId, approved: false }] }),
+      handle.executeUpdate(decideApprovalUpdate, { args: [{ callId, approved: false, approver: 'bob' }] }),
       (error: unknown) =>
         error instanceof WorkflowUpdateFailedError && /already decided/.test(String(error.cause?.message)),
     );
@@ -170,11 +172,11 @@ test('several pending approvals at once, decided independently; read-only calls 
     );
     await eventually(async () => (await handle.query(goalStatusQuery)).counters.toolCalls === 1); // list_dir ran
     const [first, second, third] = view.pendingApprovals;
-    await handle.signal(approveSignal, { callId: second?.callId ?? '' });
+    await handle.signal(approveSignal, { callId: second?.callId ?? '', approver: 'ann' });
     await handle.executeUpdate(decideApprovalUpdate, {
-      args: [{ callId: first?.callId ?? '', approved: false }],
+      args: [{ callId: first?.callId ?? '', approved: false, approver: 'ann' }],
     });
-    await handle.signal(approveSignal, { callId: third?.callId ?? '' });
+    await handle.signal(approveSignal, { callId: third?.callId ?? '', approver: 'ann' });
     const result = await handle.result();
     assert.equal(result.status, 'completed');
     assert.equal(existsSync(path.join(workspace, 'first.txt')), false);
@@ -190,7 +192,7 @@ test('a long command heartbeats often enough for a short heartbeat timeout, so i
   await harness.withWorker(async () => {
     const { handle, workspace } = await startGoal('GOAL-SLOW', { timing: { heartbeatTimeoutMs: 1000 } });
     const callId = (await pending(handle)).pendingApprovals[0]?.callId ?? '';
-    await handle.signal(approveSignal, { callId });
+    await handle.signal(approveSignal, { callId, approver: 'ann' });
     const result = await handle.result();
     assert.equal(result.counters.unknownOutcomes, 0);
     assert.equal(readFileSync(path.join(workspace, 'slept.txt'), 'utf8'), 'slept\n');

@@ -1,15 +1,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   createHarness,
+  eventually,
   stopOwnServer,
   temporalAddress,
   tempDirectory,
   type Harness,
 } from '../support/temporal';
+import { goalStatusQuery } from '../../src/workflows/goal/messages';
 
 const KEEL = path.resolve(__dirname, '../../bin/keel.js');
 
@@ -54,6 +56,14 @@ before(async () => {
         turns: [
           { toolCalls: [{ name: 'run_command', input: { command: 'echo from-cli > cli.txt' } }] },
           { text: 'CLI goal done.' },
+        ],
+      },
+      {
+        name: 'cli-signed',
+        match: 'SIGNED-GOAL',
+        turns: [
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo signed > signed.txt' } }] },
+          { text: 'signed goal done' },
         ],
       },
       {
@@ -170,4 +180,107 @@ test('run --wait follows the goal to its end and prints the result', async () =>
     assert.match(run.stdout, /final answer: waited to the end/);
     assert.match(run.stdout, /tool calls 1 \(read-only 1, mutating 0, irreversible 0\)/);
   });
+});
+
+/** Starts SIGNED-GOAL requiring alice's signature; returns its id, call id and the key files. */
+async function startSignedGoal(common: string[], directory: string) {
+  const keygen = async (name: string) => {
+    const made = await keel(['keygen', '--out', path.join(directory, `${name}.pem`), '--approver', name]);
+    assert.equal(made.code, 0, made.stderr);
+    return /public key: (\S+)/.exec(made.stdout)?.[1] ?? '';
+  };
+  const alicePublic = await keygen('alice');
+  await keygen('mallory');
+  const workspace = path.join(directory, 'workspace');
+  mkdirSync(workspace);
+  const started = await keel([
+    ...common,
+    'run',
+    'SIGNED-GOAL: needs a signature',
+    '--workspace',
+    workspace,
+    '--approval-key',
+    `alice=${alicePublic}`,
+    '--id',
+    `cli-signed-${Date.now()}`,
+  ]);
+  assert.equal(started.code, 0, started.stderr);
+  const workflowId = /goal started: (\S+)/.exec(started.stdout)?.[1] ?? '';
+  const handle = harness.client.workflow.getHandle(workflowId);
+  const callId = await eventually(
+    async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,
+  );
+  return { workflowId, callId, handle, workspace };
+}
+
+test('keel approve --sign-key with the wrong key is refused in one line, and a signal shows in status', async () => {
+  const common = ['--address', address, '--task-queue', harness.taskQueue];
+  const directory = tempDirectory('keel-cli-signed-');
+  try {
+    await harness.withWorker(async () => {
+      const { workflowId, callId, handle } = await startSignedGoal(common, directory);
+      const mallory = path.join(directory, 'mallory.pem');
+      const forged = await keel([
+        ...common,
+        'approve',
+        workflowId,
+        callId,
+        '--approver',
+        'alice',
+        '--sign-key',
+        mallory,
+      ]);
+      assertOneLineFailure(
+        forged,
+        /^keel: refused: signature (does not match alice's key|cannot be checked)/,
+      );
+      const unsigned = await keel([...common, 'approve', workflowId, callId, '--approver', 'alice']);
+      assertOneLineFailure(unsigned, /^keel: refused: this goal requires a signed decision/);
+      const signal = await keel(
+        [...common, 'approve', workflowId, callId, '--approver', 'alice', '--signal'],
+        {
+          KEEL_APPROVAL_KEY: mallory,
+        },
+      );
+      assert.equal(signal.code, 0, signal.stderr);
+      const status = await eventually(async () => {
+        const run = await keel([...common, 'status', workflowId]);
+        return /ignored decisions: 1/.test(run.stdout) ? run.stdout : undefined;
+      });
+      assert.match(status, /ignored decisions: 1, last: bad-signature — .* \(call \S+, from alice\)/);
+      assert.match(status, new RegExp(`awaiting approval: ${callId}`), 'still waiting');
+      const ledger = await keel([...common, 'ledger', workflowId]);
+      assert.match(ledger.stdout, /approval\.ignored\s+ignored decision from alice: signature/);
+      await handle.cancel();
+    });
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test('keel approve --sign-key approves a goal that requires signatures', { timeout: 120_000 }, async () => {
+  const common = ['--address', address, '--task-queue', harness.taskQueue];
+  const directory = tempDirectory('keel-cli-signed-');
+  try {
+    await harness.withWorker(async () => {
+      const { workflowId, callId, handle, workspace } = await startSignedGoal(common, directory);
+      const alice = path.join(directory, 'alice.pem');
+      const approved = await keel([
+        ...common,
+        'approve',
+        workflowId,
+        callId,
+        '--approver',
+        'alice',
+        '--sign-key',
+        alice,
+      ]);
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.match(approved.stdout, /approved: run_command: echo signed > signed\.txt/);
+      await handle.result();
+      assert.equal(readFileSync(path.join(workspace, 'signed.txt'), 'utf8'), 'signed\n');
+    });
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
 });

@@ -81,7 +81,7 @@ test(
       // Signals grow history while the goal waits (these name no pending call and are ignored),
       // until Temporal suggests continue-as-new in the middle of the approval wait.
       for (let index = 0; index < 30; index++)
-        await handle.signal(approveSignal, { callId: `toolu_unknown_${index}` });
+        await handle.signal(approveSignal, { callId: `toolu_unknown_${index}`, approver: 'test' });
       const carried = await eventually(async () => {
         const description = await handle.describe();
         if (description.runId === runWhileWaiting) return undefined;

@@ -51,7 +51,7 @@ test('search attributes track the goal, so a visibility query lists every goal w
     assert.equal(described.typedSearchAttributes.get(KeelSearchAttributes.pendingApprovals), 1);
 
     const callId = (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId ?? '';
-    await handle.signal(approveSignal, { callId });
+    await handle.signal(approveSignal, { callId, approver: 'test' });
     await handle.result();
     await eventually(async () => {
       const ids = await idsMatching(

@@ -177,12 +177,12 @@ test('each pending approval comes with the exact commands that approve it', () =
     '`run_command: rm -rf build` — irreversible, call `toolu_01`, until 2030-01-02T00:00:00.000Z',
     '',
     '- approve: `keel approve goal-1 toolu_01`',
-    `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_01"}'\``,
+    `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_01","approver":"YOUR_NAME"}'\``,
     '',
     '`run_command: make deploy` — irreversible, call `toolu_02`, until 2030-01-02T00:00:00.000Z',
     '',
     '- approve: `keel approve goal-1 toolu_02`',
-    `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_02"}'\``,
+    `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_02","approver":"YOUR_NAME"}'\``,
     '',
     '',
   ]);
@@ -208,11 +208,41 @@ test('inlineCode picks a delimiter longer than any backtick run inside', () => {
 test('approve commands quote ids the shell would split', () => {
   assert.deepEqual(approveCommands("my goal's id", 'toolu_1'), [
     `keel approve 'my goal'\\''s id' toolu_1`,
-    `temporal workflow signal --workflow-id 'my goal'\\''s id' --name approve --input '{"callId":"toolu_1"}'`,
+    `temporal workflow signal --workflow-id 'my goal'\\''s id' --name approve --input '{"callId":"toolu_1","approver":"YOUR_NAME"}'`,
   ]);
   const [, signal] = approveCommands('goal-1', `it's`);
   assert.equal(
     signal,
-    `temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"it'\\''s"}'`,
+    `temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"it'\\''s","approver":"YOUR_NAME"}'`,
   );
+});
+
+test('ignored decisions are counted, with the latest one named', () => {
+  assert.doesNotMatch(renderGoalDetails(input()), /Ignored decisions/);
+  const counters = { ...emptyCounters(), approvalsIgnored: 2 };
+  const markdown = renderGoalDetails(
+    input({
+      counters,
+      lastIgnoredDecision: {
+        at: '2030-01-01T00:01:00.000Z',
+        reason: 'bad-signature',
+        message: "signature does not match alice's key for this decision",
+        callId: 'toolu_01',
+        approver: 'alice',
+      },
+    }),
+  );
+  assert.match(
+    markdown,
+    /^- Ignored decisions: 2, last: bad-signature — signature does not match alice's key for this decision \(call toolu_01, from alice\) at 2030-01-01T00:01:00\.000Z$/m,
+  );
+});
+
+test('a goal that requires signatures shows only the signing command', () => {
+  const markdown = renderGoalDetails(input({ pendingApprovals: [approval()], signedApprovals: true }));
+  assert.match(
+    markdown,
+    /^- approve: `keel approve goal-1 toolu_01 --approver YOUR_NAME --sign-key YOUR_KEY_FILE`$/m,
+  );
+  assert.doesNotMatch(markdown, /temporal workflow signal/);
 });

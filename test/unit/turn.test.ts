@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { goalInputSchema } from '../../src/workflows/goal/goal-input';
 import {
   callsToPrepare,
-  checkDecision,
   denialText,
   planTurn,
   toolResultBlocks,
@@ -109,29 +108,6 @@ test('calls beyond the tool-call limit are cut and marked', async () => {
   });
   assert.deepEqual(turn.map(wasCutByLimit), [false, true, true]);
   assert.equal(turn[0]?.status, 'ready');
-});
-
-test('checkDecision refuses unknown and already-decided call ids', async () => {
-  const turn = await plan({
-    toolUses: [use('x', 'run_command', { command: 'rm a' }), use('y', 'list_dir', {})],
-    config: config(),
-    toolCallsSoFar: 0,
-    nowMs: 0,
-  });
-  assert.equal(checkDecision(turn, 'x').ok, true);
-  assert.deepEqual(checkDecision(turn, 'zzz'), {
-    ok: false,
-    message: 'no pending approval with call id zzz',
-  });
-  assert.deepEqual(checkDecision(turn, 'y'), { ok: false, message: 'call y was already decided' });
-  assert.deepEqual(checkDecision(undefined, 'x'), {
-    ok: false,
-    message: 'no pending approval with call id x',
-  });
-  const approval = turn[0]?.approval;
-  if (approval)
-    approval.decision = { approved: true, approver: 'a', reason: '', decidedAt: '', via: 'signal' };
-  assert.equal(checkDecision(turn, 'x').ok, false);
 });
 
 test('tool results keep the order of the calls', async () => {

@@ -14,6 +14,8 @@ export const FailureType = {
   WorkspaceMissing: 'WorkspaceMissing',
   /** The goal's tool patterns match no tool the worker has. */
   UnknownTools: 'UnknownTools',
+  /** A `decideApproval` Update refused: unknown or decided call, unauthorized approver, bad signature. */
+  ApprovalRefused: 'ApprovalRefused',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 

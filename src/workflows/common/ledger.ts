@@ -25,6 +25,8 @@ export const LedgerEventKind = {
   ApprovalRequested: 'approval.requested',
   ApprovalDecided: 'approval.decided',
   ApprovalTimedOut: 'approval.timed_out',
+  /** An approve/deny signal that changed nothing, and why (malformed, unknown call, unauthorized, bad signature). */
+  ApprovalIgnored: 'approval.ignored',
   BudgetWarning: 'budget.warning',
   BudgetExhausted: 'budget.exhausted',
   HypothesisMismatch: 'hypothesis.mismatch',

@@ -1,5 +1,5 @@
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../principles/budget';
-import type { GoalCounters, GoalPhase, GoalStatus, TokenUsageTotals } from './goal-state';
+import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
 import type { PendingApprovalView } from './messages';
 
 /**
@@ -36,6 +36,9 @@ export interface GoalDetailsInput {
   plan?: GoalDetailsPlan;
   lastCheckpoint?: { atToolCall: number; at: string };
   pendingApprovals: PendingApprovalView[];
+  /** The goal requires signed decisions: only `keel approve --sign-key` can approve. */
+  signedApprovals?: boolean;
+  lastIgnoredDecision?: IgnoredDecision;
 }
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
@@ -72,17 +75,30 @@ function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {
     // together, and inline code wraps where a fenced block would hide the long signal command
     // behind a scroll bar. The paragraphs between keep one approval's list from merging with
     // the next one's.
-    const [keelCommand = '', temporalCommand = ''] = approveCommands(input.workflowId, approval.callId);
-    blocks.push(`- approve: ${inlineCode(keelCommand)}\n- or: ${inlineCode(temporalCommand)}`);
+    const [keelCommand = '', temporalCommand] = approveCommands(input.workflowId, approval.callId, {
+      signed: input.signedApprovals === true,
+    });
+    blocks.push(
+      `- approve: ${inlineCode(keelCommand)}${temporalCommand === undefined ? '' : `\n- or: ${inlineCode(temporalCommand)}`}`,
+    );
   }
   return blocks.join('\n\n');
 }
 
-/** The two ways to approve one call: keel's CLI and the plain Temporal CLI. */
-export function approveCommands(workflowId: string, callId: string): string[] {
-  const signalInput = JSON.stringify({ callId });
+/**
+ * The ways to approve one call: keel's CLI and the plain Temporal CLI, with the approver to fill
+ * in (every decision names one). A goal that requires signatures can only be approved with a key.
+ */
+export function approveCommands(
+  workflowId: string,
+  callId: string,
+  options: { signed?: boolean } = {},
+): string[] {
+  const keel = `keel approve ${shellWord(workflowId)} ${shellWord(callId)}`;
+  if (options.signed) return [`${keel} --approver YOUR_NAME --sign-key YOUR_KEY_FILE`];
+  const signalInput = JSON.stringify({ callId, approver: 'YOUR_NAME' });
   return [
-    `keel approve ${shellWord(workflowId)} ${shellWord(callId)}`,
+    keel,
     `temporal workflow signal --workflow-id ${shellWord(workflowId)} --name approve --input ${shellQuote(signalInput)}`,
   ];
 }
@@ -103,10 +119,24 @@ function countersSection(input: GoalDetailsInput): string {
     `- Tool calls ${counters.toolCalls}: read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}`,
     `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out`,
     `- Tokens: ${formatInteger(usage.inputTokens)} in, ${formatInteger(usage.outputTokens)} out${cache}${cost}`,
+    ...(counters.approvalsIgnored > 0
+      ? [`- Ignored decisions: ${counters.approvalsIgnored}${ignoredDetail(input.lastIgnoredDecision)}`]
+      : []),
     ...(counters.unknownOutcomes > 0
       ? [`- Unknown outcomes: ${counters.unknownOutcomes} (worker stopped mid-call)`]
       : []),
   ].join('\n');
+}
+
+/** The latest ignored approve/deny signal in one line: what a sender who saw "succeeded" missed. */
+export function ignoredDetail(last: IgnoredDecision | undefined): string {
+  if (!last) return '';
+  const about = [
+    last.callId === undefined ? undefined : `call ${last.callId}`,
+    last.approver === undefined ? undefined : `from ${last.approver}`,
+  ].filter((part) => part !== undefined);
+  const context = about.length > 0 ? ` (${about.join(', ')})` : '';
+  return `, last: ${last.reason} — ${oneLine(last.message)}${context} at ${last.at}`;
 }
 
 function budgetSection(input: GoalDetailsInput): string | undefined {

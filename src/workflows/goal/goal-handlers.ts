@@ -4,8 +4,6 @@ import type { ApprovalDecision, GoalState, ToolCallRecord } from './goal-state';
 import { statusView } from './goal-view';
 import { eventsAfter } from '../common/ledger';
 import {
-  approvalSignalPayloadSchema,
-  approvalUpdatePayloadSchema,
   approveSignal,
   assessNowSignal,
   decideApprovalUpdate,
@@ -19,11 +17,16 @@ import {
   userMessagePayloadSchema,
   userMessageSignal,
 } from './messages';
-import { checkDecision } from './turn';
+import { judgeDecision, type DecisionRefusal } from './approval-decision';
+import { workflowEd25519Verify } from '../common/ed25519';
+import { FailureType } from '../common/failure-types';
 
 export interface HandlerTarget {
   state: GoalState;
+  workflowId: string;
   decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>): void;
+  /** Records a signal that changed nothing (ledger `approval.ignored`, status, Web UI). */
+  ignore(refusal: DecisionRefusal): void;
   isAwaitingReview(): boolean;
 }
 
@@ -33,39 +36,60 @@ export interface HandlerTarget {
  * anything is written to history.
  */
 export function registerGoalHandlers(target: HandlerTarget): void {
+  const judge = (raw: unknown, approved: boolean | 'from-payload') =>
+    judgeDecision(raw, approved, target.state.currentTurn, {
+      workflowId: target.workflowId,
+      approvers: target.state.config.approvers,
+      ...(target.state.config.approvalSignatures
+        ? { signatures: target.state.config.approvalSignatures }
+        : {}),
+      verify: workflowEd25519Verify,
+    });
   const decideBySignal = (approved: boolean) => (raw: unknown) => {
-    const payload = approvalSignalPayloadSchema.safeParse(raw);
-    if (!payload.success) {
-      wf.log.warn('ignored malformed approval signal', { error: payload.error.message });
+    const verdict = judge(raw, approved);
+    if (!verdict.ok) {
+      // A signal's sender is told nothing, so the refusal goes where humans look.
+      const { ok: _ok, ...refusal } = verdict;
+      target.ignore(refusal);
       return;
     }
-    const check = checkDecision(target.state.currentTurn, payload.data.callId);
-    if (!check.ok) {
-      wf.log.warn('ignored approval signal', { reason: check.message });
-      return;
-    }
-    target.decide(check.call, { approved, ...payload.data, via: 'signal' });
+    target.decide(verdict.call, {
+      approved,
+      approver: verdict.approver,
+      reason: verdict.reason,
+      via: 'signal',
+    });
   };
+  const refused = (verdict: DecisionRefusal) =>
+    ApplicationFailure.nonRetryable(verdict.message, FailureType.ApprovalRefused, {
+      reason: verdict.reason,
+      ...(verdict.callId === undefined ? {} : { callId: verdict.callId }),
+      ...(verdict.approver === undefined ? {} : { approver: verdict.approver }),
+    });
   wf.setHandler(approveSignal, decideBySignal(true), { description: DESCRIPTIONS.approve });
   wf.setHandler(denySignal, decideBySignal(false), { description: DESCRIPTIONS.deny });
   wf.setHandler(
     decideApprovalUpdate,
     (raw) => {
-      const payload = approvalUpdatePayloadSchema.parse(raw);
-      const check = checkDecision(target.state.currentTurn, payload.callId);
-      if (!check.ok) throw ApplicationFailure.nonRetryable(check.message, 'ApprovalRejected');
-      target.decide(check.call, { ...payload, via: 'update' });
-      return { callId: check.call.callId, approved: payload.approved, toolSummary: check.call.summary };
+      // Judged again: another decision may have landed between the validator and this handler.
+      const verdict = judge(raw, 'from-payload');
+      if (!verdict.ok) throw refused(verdict);
+      target.decide(verdict.call, {
+        approved: verdict.approved,
+        approver: verdict.approver,
+        reason: verdict.reason,
+        via: 'update',
+      });
+      return { callId: verdict.call.callId, approved: verdict.approved, toolSummary: verdict.call.summary };
     },
     {
       description: DESCRIPTIONS.decideApproval,
-      // The validator runs before anything is written to history: an unknown or already
-      // decided call id is refused and the caller learns at once.
+      // The validator runs before anything is written to history: a refused decision (unknown or
+      // decided call, unauthorized approver, bad signature) fails at once, non-retryable, and
+      // leaves no trace in history — so it cannot be put in the ledger either.
       validator: (raw) => {
-        const payload = approvalUpdatePayloadSchema.safeParse(raw);
-        if (!payload.success) throw new Error(`invalid decision: ${payload.error.issues[0]?.message ?? ''}`);
-        const check = checkDecision(target.state.currentTurn, payload.data.callId);
-        if (!check.ok) throw new Error(check.message);
+        const verdict = judge(raw, 'from-payload');
+        if (!verdict.ok) throw refused(verdict);
       },
     },
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { principleSettingsSchema } from '../principles/principles';
+import { approvalSignaturesSchema, approversSchema } from './approval-authority';
 
 export const ApprovalPolicy = { Auto: 'auto', Ask: 'ask' } as const;
 export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy];
@@ -56,6 +57,10 @@ export const goalInputSchema = z
     limits: goalLimitsSchema.prefault({}),
     /** Mutating calls: run at once (auto) or wait for a human (ask). Irreversible calls always wait. */
     approvalPolicy: z.enum([ApprovalPolicy.Auto, ApprovalPolicy.Ask]).default(ApprovalPolicy.Auto),
+    /** Who may decide approvals, per tier ("*" = anyone); anyone by default. */
+    approvers: approversSchema.prefault({}),
+    /** When set, every decision must be signed by the approver's key (see README). */
+    approvalSignatures: approvalSignaturesSchema.optional(),
     /** After the final answer, how long to wait for a follow-up message before completing. */
     followUpWindowMs: z.number().int().nonnegative().default(0),
     timing: activityTimingSchema.prefault({}),

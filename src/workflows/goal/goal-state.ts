@@ -53,6 +53,15 @@ export const approvalDecisionSchema = z.object({
 });
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 
+export const ignoredDecisionSchema = z.object({
+  at: z.string(),
+  reason: z.string(),
+  message: z.string(),
+  callId: z.string().optional(),
+  approver: z.string().optional(),
+});
+export type IgnoredDecision = z.infer<typeof ignoredDecisionSchema>;
+
 export const toolCallRecordSchema = z.object({
   callId: z.string(),
   toolName: z.string(),
@@ -104,6 +113,8 @@ export const goalCountersSchema = z.object({
   approvalsGranted: z.number().int().nonnegative(),
   approvalsDenied: z.number().int().nonnegative(),
   approvalsTimedOut: z.number().int().nonnegative(),
+  /** Approve/deny signals that changed nothing (malformed, unknown call, unauthorized, bad signature). */
+  approvalsIgnored: z.number().int().nonnegative().default(0),
   unknownOutcomes: z.number().int().nonnegative(),
 });
 export type GoalCounters = z.infer<typeof goalCountersSchema>;
@@ -161,6 +172,8 @@ export const goalStateSchema = z.object({
   tasks: z.array(taskRecordSchema).min(1),
   counters: goalCountersSchema,
   usage: tokenUsageSchema,
+  /** The latest ignored approve/deny signal, for the status view and the Web UI. */
+  lastIgnoredDecision: ignoredDecisionSchema.optional(),
   /** Follow-up user messages not yet given to the model. */
   inbox: z.array(z.string()),
   /** Harness notes (checkpoints, mismatches, plan changes) to give the model before its next turn. */
@@ -205,6 +218,7 @@ export function emptyCounters(): GoalCounters {
     approvalsGranted: 0,
     approvalsDenied: 0,
     approvalsTimedOut: 0,
+    approvalsIgnored: 0,
     unknownOutcomes: 0,
   };
 }

@@ -1,5 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type { ActivityProxies } from './activity-proxies';
+import type { DecisionRefusal } from './approval-decision';
 import { describeFailure } from './goal-failures';
 import type { GoalPlanning, PlanningOutcome } from './goal-planning';
 import { GoalPhase, type ApprovalDecision, type GoalState, type ToolCallRecord } from './goal-state';
@@ -173,6 +174,23 @@ export class GoalToolCalls {
         reason: decision.reason,
         via: decision.via,
       },
+    );
+    this.goal.visibility.show();
+  }
+
+  /**
+   * A signal that changed nothing: the sender saw "succeeded", so the ledger, the status and the
+   * Web UI say what happened to it instead. Runs in a signal handler: deterministic state only.
+   */
+  ignore(refusal: DecisionRefusal): void {
+    const at = new Date().toISOString();
+    this.state.counters.approvalsIgnored += 1;
+    this.state.lastIgnoredDecision = { at, ...refusal };
+    const by = refusal.approver === undefined ? '' : ` from ${refusal.approver}`;
+    this.goal.visibility.record(
+      LedgerEventKind.ApprovalIgnored,
+      `ignored decision${by}: ${refusal.message}`,
+      { ...refusal },
     );
     this.goal.visibility.show();
   }

@@ -98,6 +98,8 @@ export function statusView(
     ...(budget ? { budget } : {}),
     awaitingReview: options.awaitingReview,
     ...(state.lastModel !== undefined ? { model: state.lastModel } : {}),
+    ...(state.lastIgnoredDecision ? { lastIgnoredDecision: state.lastIgnoredDecision } : {}),
+    ...(state.config.approvalSignatures ? { signedApprovals: true } : {}),
   };
 }
 
@@ -120,6 +122,8 @@ export function detailsInput(
     ...(view.plan ? { plan: view.plan } : {}),
     ...(view.lastCheckpoint ? { lastCheckpoint: view.lastCheckpoint } : {}),
     pendingApprovals: view.pendingApprovals,
+    ...(view.signedApprovals ? { signedApprovals: true } : {}),
+    ...(view.lastIgnoredDecision ? { lastIgnoredDecision: view.lastIgnoredDecision } : {}),
   };
 }
 

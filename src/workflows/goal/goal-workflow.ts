@@ -111,7 +111,9 @@ class GoalRun {
   registerHandlers(): void {
     registerGoalHandlers({
       state: this.state,
+      workflowId: this.workflowId,
       decide: (call, decision) => this.toolCalls.decide(call, decision),
+      ignore: (refusal) => this.toolCalls.ignore(refusal),
       isAwaitingReview: () => this.awaitingReview,
     });
   }

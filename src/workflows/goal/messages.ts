@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { GoalCounters, GoalPhase, GoalStatus, TokenUsageTotals } from './goal-state';
+import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
 import type { LedgerEvent } from '../common/ledger';
 import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
@@ -10,11 +10,17 @@ import type { Reversibility } from '../tools/reversibility';
  * tests. Names are the wire names, so `temporal workflow signal --name approve` works too.
  */
 
+/**
+ * An approve/deny decision. `approver` is required: every decision records who made it (and the
+ * goal's approver policy decides whether they may). `signature` is base64 Ed25519 over
+ * `canonicalDecisionText` (approval-authority.ts); goals with `approvalSignatures` require it.
+ */
 export const approvalSignalPayloadSchema = z
   .object({
-    callId: z.string().min(1, 'callId is required'),
-    approver: z.string().min(1).default('unknown'),
+    callId: z.string({ error: 'callId is required' }).min(1, 'callId is required'),
+    approver: z.string({ error: 'approver is required' }).trim().min(1, 'approver is required'),
     reason: z.string().default(''),
+    signature: z.string().optional(),
   })
   .strict();
 export type ApprovalSignalPayload = z.input<typeof approvalSignalPayloadSchema>;
@@ -88,6 +94,10 @@ export interface GoalStatusView {
   budget?: Array<{ dimension: string; spent: number; limit: number }>;
   awaitingReview: boolean;
   model?: string;
+  /** The latest approve/deny signal that changed nothing (counted in counters.approvalsIgnored). */
+  lastIgnoredDecision?: IgnoredDecision;
+  /** Decisions must be signed (goal input approvalSignatures); absent when they need not be. */
+  signedApprovals?: boolean;
 }
 
 export const goalStatusQuery = defineQuery<GoalStatusView>('status');
@@ -109,8 +119,9 @@ export type ReviewPayload = z.input<typeof reviewPayloadSchema>;
 export const submitReviewUpdate = defineUpdate<{ accepted: boolean }, [ReviewPayload]>('submitReview');
 
 export const DESCRIPTIONS = {
-  approve: 'Approve a pending tool call: {"callId": "...", "approver": "...", "reason": "..."}',
-  deny: 'Deny a pending tool call: {"callId": "...", "approver": "...", "reason": "..."}',
+  approve:
+    'Approve a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "signature": "(when the goal requires one)"}',
+  deny: 'Deny a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "signature": "(when required)"}',
   decideApproval: 'Approve or deny a pending tool call and learn at once whether the decision was accepted',
   userMessage: 'Send a follow-up message; it starts a new task inside the goal: {"text": "..."}',
   status: 'Status, counters, pending approvals and the latest messages of the goal',

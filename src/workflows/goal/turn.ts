@@ -127,18 +127,6 @@ export function wasCutByLimit(call: ToolCallRecord): boolean {
   return call.result?.content.startsWith("Not run: the goal's limit") ?? false;
 }
 
-export type DecisionCheck = { ok: true; call: ToolCallRecord } | { ok: false; message: string };
-
-/** Whether a decision for this call id can be accepted now (used by the Update validator too). */
-export function checkDecision(turn: readonly ToolCallRecord[] | undefined, callId: string): DecisionCheck {
-  const call = turn?.find((candidate) => candidate.callId === callId);
-  if (!call) return { ok: false, message: `no pending approval with call id ${callId}` };
-  if (call.status !== 'awaiting-approval' || call.approval?.decision) {
-    return { ok: false, message: `call ${callId} was already decided` };
-  }
-  return { ok: true, call };
-}
-
 /**
  * A denied or timed-out call comes back as a failed result with alternatives that need no
  * approval (principle 2): the harness knows its own tools, and names nothing ecosystem-specific.

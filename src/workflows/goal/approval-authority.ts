@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { decodeBase64 } from '../common/base64';
+import type { Ed25519Verify } from '../common/ed25519';
+
+/**
+ * Who may decide a goal's approvals, and how a decision proves who made it. Pure: the workflow
+ * runs these checks in signal handlers and in the Update validator, and replay gets the same
+ * answers from the same history.
+ */
+
+/** Anyone (who passes the signature check, when signatures are required). */
+export const ANYONE = '*';
+
+const approverListSchema = z.array(z.string().trim().min(1)).min(1, 'name at least one approver or "*"');
+
+/** Per tier, the names allowed to decide; read-only calls never wait, so they have no list. */
+export const approversSchema = z
+  .object({
+    mutating: approverListSchema.default([ANYONE]),
+    irreversible: approverListSchema.default([ANYONE]),
+  })
+  .strict();
+export type Approvers = z.output<typeof approversSchema>;
+
+export const ED25519_PUBLIC_KEY_BYTES = 32;
+export const ED25519_SIGNATURE_BYTES = 64;
+
+/**
+ * Signed decisions: every decision must carry an Ed25519 signature by the approver's key. Only
+ * public keys are stored (goal input lives in history); the private key never leaves the approver.
+ */
+export const approvalSignaturesSchema = z
+  .object({
+    scheme: z.literal('ed25519'),
+    /** Approver name → base64 raw 32-byte Ed25519 public key (`keel keygen` prints one). */
+    keys: z
+      .record(
+        z.string().trim().min(1),
+        z
+          .string()
+          .refine(
+            (key) => decodeBase64(key)?.length === ED25519_PUBLIC_KEY_BYTES,
+            'must be a base64 raw Ed25519 public key (32 bytes)',
+          ),
+      )
+      .refine((keys) => Object.keys(keys).length > 0, 'name at least one approver key'),
+  })
+  .strict();
+export type ApprovalSignatures = z.output<typeof approvalSignaturesSchema>;
+
+export type ApprovalTier = 'mutating' | 'irreversible';
+
+/** Whether the policy lets this approver decide calls of this tier. */
+export function approverAllowed(approvers: Approvers, tier: ApprovalTier, approver: string): boolean {
+  const allowed = approvers[tier];
+  return allowed.includes(ANYONE) || allowed.includes(approver);
+}
+
+export const SIGNATURE_VERSION = 'keel-approval-v1';
+
+/**
+ * The exact text an approver signs. A JSON array, so no field can smuggle a separator into
+ * another; the workflow id binds it to one goal (any run of it, so continue-as-new keeps it
+ * valid), the call id to one call, which can be decided once. The reason is not signed.
+ */
+export function canonicalDecisionText(decision: {
+  workflowId: string;
+  callId: string;
+  approved: boolean;
+  approver: string;
+}): string {
+  return JSON.stringify([
+    SIGNATURE_VERSION,
+    decision.workflowId,
+    decision.callId,
+    decision.approved ? 'approve' : 'deny',
+    decision.approver,
+  ]);
+}
+
+export type SignatureCheck =
+  | { ok: true }
+  | { ok: false; reason: 'missing-signature' | 'bad-signature' | 'unauthorized-approver'; message: string };
+
+/** Checks a decision's signature against the approver's public key; never throws. */
+export function checkSignature(options: {
+  signatures: ApprovalSignatures;
+  decision: { workflowId: string; callId: string; approved: boolean; approver: string };
+  signature: string | undefined;
+  verify: Ed25519Verify | undefined;
+}): SignatureCheck {
+  const { decision } = options;
+  const keyText = Object.hasOwn(options.signatures.keys, decision.approver)
+    ? options.signatures.keys[decision.approver]
+    : undefined;
+  if (keyText === undefined) {
+    return {
+      ok: false,
+      reason: 'unauthorized-approver',
+      message: `${decision.approver} has no approval key for this goal`,
+    };
+  }
+  if (options.signature === undefined || options.signature.trim() === '') {
+    return { ok: false, reason: 'missing-signature', message: 'this goal requires a signed decision' };
+  }
+  if (!options.verify) {
+    return {
+      ok: false,
+      reason: 'bad-signature',
+      message: 'signature cannot be checked: this worker has no Ed25519 verifier',
+    };
+  }
+  const publicKey = decodeBase64(keyText);
+  const signature = decodeBase64(options.signature);
+  if (!publicKey || signature?.length !== ED25519_SIGNATURE_BYTES) {
+    return { ok: false, reason: 'bad-signature', message: 'signature is not base64 of 64 bytes' };
+  }
+  const message = new TextEncoder().encode(canonicalDecisionText(decision));
+  let valid: boolean;
+  try {
+    valid = options.verify(signature, message, publicKey);
+  } catch {
+    valid = false; // a malformed key or point is a bad signature, not a crashed handler
+  }
+  return valid
+    ? { ok: true }
+    : {
+        ok: false,
+        reason: 'bad-signature',
+        message: `signature does not match ${decision.approver}'s key for this decision`,
+      };
+}

@@ -1,0 +1,129 @@
+import type { z } from 'zod';
+import type { Ed25519Verify } from '../common/ed25519';
+import {
+  approverAllowed,
+  checkSignature,
+  type ApprovalSignatures,
+  type Approvers,
+} from './approval-authority';
+import type { ToolCallRecord } from './goal-state';
+import { approvalSignalPayloadSchema, approvalUpdatePayloadSchema } from './messages';
+
+type ApprovalSignalPayload = z.output<typeof approvalSignalPayloadSchema>;
+
+/**
+ * Whether one approve/deny message may decide a call, as data: either the call and the decision,
+ * or a refusal with its reason. Signals record refusals in the ledger (`approval.ignored`); the
+ * Update validator throws them back to the caller. Pure, so replay judges alike.
+ */
+
+export const DecisionRefusalReason = {
+  MalformedPayload: 'malformed-payload',
+  UnknownCall: 'unknown-call',
+  AlreadyDecided: 'already-decided',
+  UnauthorizedApprover: 'unauthorized-approver',
+  MissingSignature: 'missing-signature',
+  BadSignature: 'bad-signature',
+} as const;
+export type DecisionRefusalReason = (typeof DecisionRefusalReason)[keyof typeof DecisionRefusalReason];
+
+export interface DecisionRefusal {
+  reason: DecisionRefusalReason;
+  message: string;
+  callId?: string;
+  approver?: string;
+}
+
+export interface AcceptedDecision {
+  call: ToolCallRecord;
+  approved: boolean;
+  approver: string;
+  reason: string;
+}
+
+export type DecisionVerdict = ({ ok: true } & AcceptedDecision) | ({ ok: false } & DecisionRefusal);
+
+export interface DecisionAuthority {
+  workflowId: string;
+  approvers: Approvers;
+  signatures?: ApprovalSignatures;
+  verify: Ed25519Verify | undefined;
+}
+
+/**
+ * Judges a raw approve/deny signal payload (`approved` from the signal's name) or a raw Update
+ * payload (`approved` inside it: pass `'from-payload'`).
+ */
+export function judgeDecision(
+  raw: unknown,
+  approved: boolean | 'from-payload',
+  turn: readonly ToolCallRecord[] | undefined,
+  authority: DecisionAuthority,
+): DecisionVerdict {
+  const parsed: z.ZodSafeParseResult<ApprovalSignalPayload & { approved?: boolean }> =
+    approved === 'from-payload'
+      ? approvalUpdatePayloadSchema.safeParse(raw)
+      : approvalSignalPayloadSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+    return {
+      ok: false,
+      reason: DecisionRefusalReason.MalformedPayload,
+      message: `malformed decision: ${field}${issue?.message ?? 'invalid'}`,
+      ...knownFields(raw),
+    };
+  }
+  const payload = parsed.data;
+  const isApproved = approved === 'from-payload' ? payload.approved === true : approved;
+  const known = { callId: payload.callId, approver: payload.approver };
+  const refuse = (reason: DecisionRefusalReason, message: string): DecisionVerdict => ({
+    ok: false,
+    reason,
+    message,
+    ...known,
+  });
+
+  const call = turn?.find((candidate) => candidate.callId === payload.callId);
+  if (!call)
+    return refuse(DecisionRefusalReason.UnknownCall, `no pending approval with call id ${payload.callId}`);
+  if (call.status !== 'awaiting-approval' || call.approval?.decision) {
+    return refuse(DecisionRefusalReason.AlreadyDecided, `call ${payload.callId} was already decided`);
+  }
+  const tier = call.reversibility === 'irreversible' ? 'irreversible' : 'mutating';
+  if (!approverAllowed(authority.approvers, tier, payload.approver)) {
+    return refuse(
+      DecisionRefusalReason.UnauthorizedApprover,
+      `${payload.approver} may not decide ${tier} calls of this goal`,
+    );
+  }
+  if (authority.signatures) {
+    const signed = checkSignature({
+      signatures: authority.signatures,
+      decision: {
+        workflowId: authority.workflowId,
+        callId: payload.callId,
+        approved: isApproved,
+        approver: payload.approver,
+      },
+      signature: payload.signature,
+      verify: authority.verify,
+    });
+    if (!signed.ok) return refuse(signed.reason, signed.message);
+  }
+  return { ok: true, call, approved: isApproved, approver: payload.approver, reason: payload.reason };
+}
+
+/** The call id and approver of a malformed payload, when they are there to name. */
+function knownFields(raw: unknown): Pick<DecisionRefusal, 'callId' | 'approver'> {
+  if (typeof raw !== 'object' || raw === null) return {};
+  const record = raw as Record<string, unknown>;
+  return {
+    ...(typeof record.callId === 'string' && record.callId !== ''
+      ? { callId: record.callId.slice(0, 200) }
+      : {}),
+    ...(typeof record.approver === 'string' && record.approver !== ''
+      ? { approver: record.approver.slice(0, 200) }
+      : {}),
+  };
+}
