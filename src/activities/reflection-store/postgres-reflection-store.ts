@@ -122,6 +122,7 @@ async function createTable(pool: Pool): Promise<void> {
     await pool.query(CREATE_TABLE);
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
-    if (code !== '23505' && code !== '42P07') throw error; // unique_violation, duplicate_table
+    // unique_violation, duplicate_table, and duplicate_object (the table's row type, seen in CI)
+    if (code !== '23505' && code !== '42P07' && code !== '42710') throw error;
   }
 }
