@@ -10,6 +10,7 @@ import {
 } from './activities/reflection-store/create-reflection-store';
 import type { ReflectionStore } from './activities/reflection-store/reflection-store';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
+import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { loadScenarioFile } from './scripted-model/scenario';
 import {
@@ -43,6 +44,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
+    dataConverter: dataConverterFromEnv(env),
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: WORKFLOWS_PATH }),
