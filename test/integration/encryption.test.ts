@@ -9,6 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { goalHandle, startGoal } from '../../src/client/goal-client';
+import { startCodecServer } from '../../src/codec/codec-server';
 import { EncryptionCodec } from '../../src/codec/encryption-codec';
 import { parseEncryptionKeys } from '../../src/codec/encryption-keys';
 import { findTemporalBinary } from '../../src/dev-server/temporal-binary';
@@ -96,6 +97,24 @@ test('`temporal workflow show --output json` shows no marker, in plain text or b
   );
   assertNoMarkers(searchable(stdout), 'the temporal CLI output');
   assert.match(stdout, /binary\/encrypted|YmluYXJ5L2VuY3J5cHRlZA==/, 'the CLI saw encrypted payloads');
+});
+
+test("the same CLI with --codec-endpoint pointed at keel's codec server shows the goal and tool output", async () => {
+  const codecServer = await startCodecServer({ codec: new EncryptionCodec(parseEncryptionKeys(KEYS)) });
+  try {
+    const { stdout } = await promisify(execFile)(
+      findTemporalBinary(),
+      ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', address].concat([
+        '--codec-endpoint',
+        codecServer.url,
+      ]),
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
+    const text = searchable(stdout);
+    for (const marker of MARKERS) assert.ok(text.includes(marker), `${marker} decoded by the codec server`);
+  } finally {
+    await codecServer.close();
+  }
 });
 
 test('the raw history holds only ciphertext, and the codec turns it back into the goal', async () => {

@@ -84,3 +84,15 @@ test('the workflow page shows the goal text, decoded by the codec server', async
     await page.screenshot({ path: path.join(ARTIFACTS, 'web-ui-codec-decoded.png'), fullPage: true });
   }
 });
+
+test('the User Metadata tab shows the static summary (the goal line), also a codec payload', async () => {
+  await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
+  try {
+    await page
+      .frameLocator('iframe#user-metadata-summary')
+      .getByText(GOAL)
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  } finally {
+    await page.screenshot({ path: path.join(ARTIFACTS, 'web-ui-codec-summary.png'), fullPage: true });
+  }
+});
