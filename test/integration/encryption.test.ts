@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -35,6 +35,7 @@ let harness: Harness;
 let rawClient: Client; // no codec: what anyone with access to the server (or its database) sees
 let address: string;
 let workflowId: string;
+let workspace: string | undefined;
 
 before(async () => {
   address = await temporalAddress();
@@ -51,7 +52,7 @@ before(async () => {
     ],
   });
   rawClient = new Client({ connection: await Connection.connect({ address }) });
-  const workspace = tempDirectory('keel-ws-');
+  workspace = tempDirectory('keel-ws-');
   writeFileSync(path.join(workspace, 'secret.txt'), `the tool output is ${TOOL_MARKER}\n`);
   workflowId = `encrypted-${Date.now()}`;
   const handle = await startGoal(harness.client, {
@@ -64,6 +65,7 @@ before(async () => {
 });
 
 after(async () => {
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
   await rawClient?.connection.close();
   await harness?.close();
   await stopOwnServer();

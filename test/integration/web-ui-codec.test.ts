@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { PayloadCodec } from '@temporalio/common';
 import type { Browser, Page } from 'playwright-core';
@@ -32,6 +32,7 @@ let browser: Browser | undefined;
 let page: Page;
 let workflowId: string;
 let decodeRequests = 0;
+let workspace: string | undefined;
 
 before(async () => {
   browser = await launchChromium();
@@ -57,7 +58,7 @@ before(async () => {
   });
   workflowId = `web-ui-codec-${Date.now()}`;
   const handle = await startGoal(harness.client, {
-    input: { goal: GOAL, workspace: tempDirectory('keel-ws-') },
+    input: { goal: GOAL, workspace: (workspace = tempDirectory('keel-ws-')) },
     taskQueue: harness.taskQueue,
     workflowId,
   });
@@ -68,6 +69,7 @@ before(async () => {
 });
 
 after(async () => {
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
   await browser?.close();
   await harness?.close();
   await server?.stop();
