@@ -17,6 +17,7 @@ import type { AnyToolDefinition, ToolLogger } from './activities/tools/define-to
 import { registeredFromDefinition } from './activities/tools/registered-tool';
 import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
+import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { loadScenarioFile } from './scripted-model/scenario';
 import {
@@ -78,6 +79,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
+    dataConverter: dataConverterFromEnv(env),
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: WORKFLOWS_PATH }),

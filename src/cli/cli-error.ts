@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError } from '@temporalio/client';
+import { EncryptionKeysError } from '../codec/encryption-keys-error';
 
 /** A problem the user can fix: printed as one line, exit code 2, no stack trace. */
 export class CliError extends Error {
@@ -7,7 +8,7 @@ export class CliError extends Error {
 
 /** One line for any error a command can raise. */
 export function describeCliError(error: unknown, context: { address: string }): string {
-  if (error instanceof CliError) return error.message;
+  if (error instanceof CliError || error instanceof EncryptionKeysError) return error.message;
   if (error instanceof WorkflowNotFoundError) return `no goal with id ${error.workflowId ?? ''}`.trim();
   if (error instanceof WorkflowUpdateFailedError) return `refused: ${error.cause?.message ?? error.message}`;
   if (error instanceof WorkflowFailedError) return `goal failed: ${error.cause?.message ?? error.message}`;

@@ -18,6 +18,7 @@ import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
 import { describeResult, followGoal } from './follow-goal';
+import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
 import { watchCommandAction } from './watch-view';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
@@ -324,6 +325,7 @@ export function buildProgram(): Command {
     });
 
   registerReflectionCommands(program);
+  registerCodecServerCommand(program, print);
 
   program
     .command('cancel')

@@ -1,6 +1,7 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import type { KeyObject } from 'node:crypto';
 import { signDecision } from './approval-keys';
+import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConnectionSettings } from '../connection-settings';
 import { goalWorkflow } from '../workflows/goal/goal-workflow';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
@@ -17,8 +18,9 @@ import {
 export type GoalHandle = WorkflowHandle<typeof goalWorkflow>;
 
 export async function connectClient(settings: ConnectionSettings): Promise<Client> {
+  const dataConverter = dataConverterFromEnv(); // a malformed KEEL_ENCRYPTION_KEYS fails before connecting
   const connection = await Connection.connect({ address: settings.address, connectTimeout: 5000 });
-  return new Client({ connection, namespace: settings.namespace });
+  return new Client({ connection, namespace: settings.namespace, dataConverter });
 }
 
 export function newGoalId(): string {

@@ -13,6 +13,8 @@ export interface DevServerOptions {
   port?: number;
   /** Web UI port; none (headless) when omitted. */
   uiPort?: number;
+  /** The Web UI's remote codec endpoint (a `keel codec-server`), so it shows decrypted payloads. */
+  uiCodecEndpoint?: string;
   /** Extra dynamic config, e.g. { 'limit.historyCount.suggestContinueAsNew': 40 }. */
   dynamicConfig?: Record<string, unknown>;
   /** Where the server's own log goes; discarded when omitted. */
@@ -38,6 +40,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
+  if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (!options.ephemeral && options.dbFile) args.push('--db-filename', options.dbFile);
   for (const [name, type] of Object.entries(KEEL_SEARCH_ATTRIBUTES))
     args.push('--search-attribute', `${name}=${type}`);

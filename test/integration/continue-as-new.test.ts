@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { NativeConnection } from '@temporalio/worker';
 import Anthropic from '@anthropic-ai/sdk';
+import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import {
   startScriptedMessagesServer,
@@ -44,7 +45,10 @@ before(async () => {
       },
     ],
   });
-  client = new Client({ connection: await Connection.connect({ address: server.address }) });
+  client = new Client({
+    connection: await Connection.connect({ address: server.address }),
+    dataConverter: dataConverterFromEnv(),
+  });
 });
 
 after(async () => {

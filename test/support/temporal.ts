@@ -11,6 +11,7 @@ import {
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import {
   startScriptedMessagesServer,
@@ -89,7 +90,7 @@ export async function createHarness(options: {
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  const client = new Client({ connection, dataConverter: dataConverterFromEnv() }); // as the worker's
   const scripted = await startScriptedMessagesServer({ scenarios: options.scenarios });
   const taskQueue = `keel-test-${process.pid}-${++queueCounter}-${Date.now()}`;
   const journalDirectory = tempDirectory('keel-journal-');

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { WORKFLOWS_PATH } from '../../src/worker';
 import { REPRESENTATIVE_WORKFLOW_ID } from '../fixtures/representative-goal';
 
@@ -20,5 +21,9 @@ test('the recorded representative goal replays without nondeterminism', async ()
   assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
   // Decoded with the proto classes themselves (the SDK's JSON path trips over duplicate protobufjs copies).
   const decoded = temporal.api.history.v1.History.fromObject(history as Record<string, unknown>);
-  await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, decoded, REPRESENTATIVE_WORKFLOW_ID);
+  await Worker.runReplayHistory(
+    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
+    decoded,
+    REPRESENTATIVE_WORKFLOW_ID,
+  );
 });

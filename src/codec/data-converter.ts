@@ -1,0 +1,13 @@
+import type { DataConverter } from '@temporalio/common';
+import { EncryptionCodec } from './encryption-codec';
+import { encryptionKeysFromEnv } from './encryption-keys';
+
+/**
+ * The one data converter every keel worker, client and replay uses, so none of them can be left
+ * writing plain text (or unable to read) while the others encrypt. With KEEL_ENCRYPTION_KEYS unset
+ * it is the SDK default; a malformed value throws EncryptionKeysError (one line) at start-up.
+ */
+export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter {
+  const keyring = encryptionKeysFromEnv(env);
+  return keyring ? { payloadCodecs: [new EncryptionCodec(keyring)] } : {};
+}

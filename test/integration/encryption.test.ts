@@ -1,0 +1,153 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { goalHandle, startGoal } from '../../src/client/goal-client';
+import { startCodecServer } from '../../src/codec/codec-server';
+import { EncryptionCodec } from '../../src/codec/encryption-codec';
+import { parseEncryptionKeys } from '../../src/codec/encryption-keys';
+import { findTemporalBinary } from '../../src/dev-server/temporal-binary';
+import {
+  createHarness,
+  stopOwnServer,
+  temporalAddress,
+  tempDirectory,
+  type Harness,
+} from '../support/temporal';
+
+// Before the harness exists: its client and its worker both read the keys from the environment.
+const KEYS = `test-old:${randomBytes(32).toString('base64')},test-new:${randomBytes(32).toString('base64')}`;
+process.env.KEEL_ENCRYPTION_KEYS = KEYS;
+
+const unique = randomBytes(4).toString('hex');
+const GOAL_MARKER = `GOALMARKER${unique}`;
+const TOOL_MARKER = `TOOLMARKER${unique}`;
+const FINAL_MARKER = `FINALMARKER${unique}`;
+const MARKERS = [GOAL_MARKER, TOOL_MARKER, FINAL_MARKER];
+
+let harness: Harness;
+let rawClient: Client; // no codec: what anyone with access to the server (or its database) sees
+let address: string;
+let workflowId: string;
+let workspace: string | undefined;
+
+before(async () => {
+  address = await temporalAddress();
+  harness = await createHarness({
+    scenarios: [
+      {
+        name: 'encrypted',
+        match: 'GOAL-ENCRYPTED',
+        turns: [
+          { toolCalls: [{ name: 'read_file', input: { path: 'secret.txt' } }] },
+          { text: `The file is read: ${FINAL_MARKER}` },
+        ],
+      },
+    ],
+  });
+  rawClient = new Client({ connection: await Connection.connect({ address }) });
+  workspace = tempDirectory('keel-ws-');
+  writeFileSync(path.join(workspace, 'secret.txt'), `the tool output is ${TOOL_MARKER}\n`);
+  workflowId = `encrypted-${Date.now()}`;
+  const handle = await startGoal(harness.client, {
+    input: { goal: `GOAL-ENCRYPTED: read secret.txt for ${GOAL_MARKER}`, workspace },
+    taskQueue: harness.taskQueue,
+    workflowId,
+  });
+  const result = await harness.withWorker(() => handle.result());
+  assert.equal(result.status, 'completed');
+});
+
+after(async () => {
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
+  await rawClient?.connection.close();
+  await harness?.close();
+  await stopOwnServer();
+});
+
+/** The text itself plus every base64-looking string in it decoded, so a marker cannot hide in base64. */
+function searchable(json: string): string {
+  const decoded: string[] = [];
+  JSON.parse(json, (_key, value: unknown) => {
+    if (typeof value === 'string' && /^[A-Za-z0-9+/]{8,}={0,2}$/.test(value))
+      decoded.push(Buffer.from(value, 'base64').toString('utf8'));
+    return value;
+  });
+  return `${json}\n${decoded.join('\n')}`;
+}
+
+function assertNoMarkers(text: string, what: string): void {
+  for (const marker of MARKERS) assert.ok(!text.includes(marker), `${marker} is readable in ${what}`);
+}
+
+test('the model really saw the tool output (so its absence from history below means something)', () => {
+  const second = harness.scripted.requests.find((request) => request.turnIndex === 1);
+  assert.match(JSON.stringify(second?.body), new RegExp(TOOL_MARKER));
+});
+
+test('`temporal workflow show --output json` shows no marker, in plain text or base64', async () => {
+  const { stdout } = await promisify(execFile)(
+    findTemporalBinary(),
+    ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', address],
+    { maxBuffer: 64 * 1024 * 1024 },
+  );
+  assertNoMarkers(searchable(stdout), 'the temporal CLI output');
+  assert.match(stdout, /binary\/encrypted|YmluYXJ5L2VuY3J5cHRlZA==/, 'the CLI saw encrypted payloads');
+});
+
+test("the same CLI with --codec-endpoint pointed at keel's codec server shows the goal and tool output", async () => {
+  const codecServer = await startCodecServer({ codec: new EncryptionCodec(parseEncryptionKeys(KEYS)) });
+  try {
+    const { stdout } = await promisify(execFile)(
+      findTemporalBinary(),
+      ['workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', address].concat([
+        '--codec-endpoint',
+        codecServer.url,
+      ]),
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
+    const text = searchable(stdout);
+    for (const marker of MARKERS) assert.ok(text.includes(marker), `${marker} decoded by the codec server`);
+  } finally {
+    await codecServer.close();
+  }
+});
+
+test('the raw history holds only ciphertext, and the codec turns it back into the goal', async () => {
+  const history = await rawClient.workflow.getHandle(workflowId).fetchHistory();
+  const json = JSON.stringify(
+    temporal.api.history.v1.History.toObject(history as temporal.api.history.v1.History, { bytes: String }),
+  );
+  assertNoMarkers(searchable(json), 'the raw history');
+
+  const first = history.events?.[0];
+  const started = first?.workflowExecutionStartedEventAttributes;
+  const input = started?.input?.payloads?.[0] as Payload;
+  const summary = first?.userMetadata?.summary as Payload; // the static summary: a codec payload too
+  for (const payload of [input, summary]) {
+    assert.equal(Buffer.from(payload.metadata?.encoding ?? []).toString(), 'binary/encrypted');
+    assert.equal(Buffer.from(payload.metadata?.['encryption-key-id'] ?? []).toString(), 'test-new');
+  }
+  // Positive control: the same bytes, decrypted, are the goal and its summary.
+  const codec = new EncryptionCodec(parseEncryptionKeys(KEYS));
+  const [goalInput, summaryText] = (await codec.decode([input, summary])).map((payload) =>
+    defaultPayloadConverter.fromPayload(payload),
+  );
+  assert.match((goalInput as { goal: string }).goal, new RegExp(GOAL_MARKER));
+  assert.match(summaryText as string, new RegExp(GOAL_MARKER));
+});
+
+test("with the codec a client reads the goal's result; without it, it cannot", async () => {
+  const result = await goalHandle(harness.client, workflowId).result();
+  assert.equal(result.status, 'completed');
+  assert.equal(result.finalText, `The file is read: ${FINAL_MARKER}`);
+  const description = await harness.client.workflow.getHandle(workflowId).describe();
+  assert.match((await description.staticSummary()) ?? '', new RegExp(GOAL_MARKER));
+  await assert.rejects(rawClient.workflow.getHandle(workflowId).result(), /binary\/encrypted/);
+});
