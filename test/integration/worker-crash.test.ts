@@ -1,9 +1,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
+import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import type { JournalRecord } from '../../src/activities/tools/irreversible-journal';
 import {
   createHarness,
   eventually,
@@ -28,6 +30,14 @@ before(async () => {
           { delayMs: 4000, toolCalls: [{ name: 'list_dir', input: { path: '.' } }] },
           { toolCalls: [{ name: 'run_command', input: { command: 'sleep 4; echo late >> late.txt' } }] },
           { text: 'Finished despite two crashes.' },
+        ],
+      },
+      {
+        name: 'never-began',
+        match: 'GOAL-NEVER-BEGAN',
+        turns: [
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo once >> effects.txt' } }] },
+          { text: 'Ran it once.' },
         ],
       },
     ],
@@ -93,8 +103,27 @@ test(
 
     // The irreversible call that was approved ran exactly once.
     assert.equal(readFileSync(path.join(workspace, 'side-effects.txt'), 'utf8'), 'once\n');
-    // The interrupted one was reported as unknown, never retried.
+    // The interrupted one was reported as unknown, never retried, and the ledger says it began.
     assert.equal(result.counters.unknownOutcomes, 1);
+    const unknown = (await handle.query(ledgerQuery)).filter(
+      (event) => event.kind === 'tool.outcome_unknown',
+    );
+    assert.equal(unknown.length, 1);
+    assert.equal(unknown[0]?.data.callId, lateCallId);
+    assert.equal(unknown[0]?.data.began, true);
+    assert.match(String(unknown[0]?.data.startedAt), /^\d{4}-\d\d-\d\dT/);
+    const markers = readdirSync(harness.journalDirectory).filter((name) => name.endsWith('.json'));
+    const cutOff = markers
+      .map(
+        (name) =>
+          JSON.parse(readFileSync(path.join(harness.journalDirectory, name), 'utf8')) as JournalRecord,
+      )
+      .filter((record) => record.reportedUnknownAt !== undefined);
+    assert.deepEqual(
+      cutOff.map((record) => [record.summary.includes('sleep'), record.finishedAt]),
+      [[true, undefined]],
+      'the journal records the cut-off call as begun, unfinished and reported unknown',
+    );
     const lastRequest = harness.scripted.requests.find((request) => request.turnIndex === 3);
     assert.match(
       JSON.stringify(lastRequest?.body.messages?.at(-1)),
@@ -109,5 +138,62 @@ test(
     assert.ok(requestsFor(1) >= 2, 'the interrupted turn was asked again');
     assert.equal(requestsFor(2), 1);
     assert.equal(requestsFor(3), 1);
+    await worker.stop();
+    worker = undefined;
+  },
+);
+
+test(
+  'an irreversible call whose worker died before it began is run by the next worker, once',
+  { timeout: 180_000 },
+  async () => {
+    const address = await temporalAddress();
+    // The journal's id file is a FIFO: the first attempt blocks reading it, after Temporal handed
+    // it the call and before the journal could record that the call began. That is the window
+    // a kill -9 must find to leave a call that never began.
+    const journalDirectory = path.join(tempDirectory('keel-journal-'), 'journal');
+    mkdirSync(journalDirectory);
+    execFileSync('mkfifo', [path.join(journalDirectory, 'journal-id')]);
+    const startWorker = () =>
+      startWorkerProcess({
+        address,
+        taskQueue: harness.taskQueue,
+        modelBaseUrl: harness.scripted.url,
+        journalDirectory,
+      });
+    const workspace = tempDirectory('keel-never-began-');
+    worker = await startWorker();
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `never-began-${Date.now()}`,
+      args: [{ goal: 'GOAL-NEVER-BEGAN: append once', workspace, timing: { heartbeatTimeoutMs: 2000 } }],
+    });
+    const callId = await eventually(
+      async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,
+    );
+    await handle.signal(approveSignal, { callId, approver: 'test' });
+    // The attempt has started on the worker (and is stuck before the call began).
+    await eventually(async () => {
+      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      return pending.some(
+        (activity) => activity.activityType?.name === 'executeTool' && activity.lastStartedTime,
+      );
+    });
+    await worker.kill9();
+    rmSync(path.join(journalDirectory, 'journal-id')); // the next worker's journal is an ordinary one
+    worker = await startWorker();
+
+    const result = await handle.result();
+    assert.equal(result.status, 'completed');
+    assert.equal(readFileSync(path.join(workspace, 'effects.txt'), 'utf8'), 'once\n');
+    assert.equal(result.counters.unknownOutcomes, 0);
+    const ledger = await handle.query(ledgerQuery);
+    assert.equal(ledger.filter((event) => event.kind === 'tool.outcome_unknown').length, 0);
+    // It was a retry: Temporal ran a second attempt of the same activity.
+    const history = await handle.fetchHistory();
+    const attempts = (history.events ?? [])
+      .filter((event) => event.activityTaskStartedEventAttributes)
+      .map((event) => event.activityTaskStartedEventAttributes?.attempt);
+    assert.ok(attempts.includes(2), `attempts seen: ${JSON.stringify(attempts)}`);
   },
 );

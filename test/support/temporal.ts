@@ -8,9 +8,7 @@ import {
   type Worker,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { tempDirectory } from './temp-directory';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import {
@@ -58,9 +56,7 @@ const quietLogger = {
   error: (message: string) => console.error(message),
 };
 
-export function tempDirectory(prefix = 'keel-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
-}
+export { tempDirectory };
 
 export interface Harness {
   client: Client;

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { tempDirectory } from './temp-directory';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -31,7 +32,6 @@ export async function startWorkerProcess(options: {
     // An example runs from its own folder (where its keel.config.yaml is); keel from the root.
     cwd: options.entry === undefined ? ROOT : path.dirname(entry),
     env: {
-      ...options.env,
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       TEMPORAL_ADDRESS: options.address,
@@ -39,6 +39,10 @@ export async function startWorkerProcess(options: {
       ANTHROPIC_BASE_URL: options.modelBaseUrl,
       ANTHROPIC_API_KEY: options.apiKey ?? 'test-key-of-a-worker-process',
       KEEL_JOURNAL_DIR: options.journalDirectory,
+      // Nothing of a test's worker lands in the real ~/.keel; these go when the test exits.
+      KEEL_BACKUP_DIR: tempDirectory('keel-backups-'),
+      KEEL_REFLECTION_DIR: tempDirectory('keel-reflections-'),
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

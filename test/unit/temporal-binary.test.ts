@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
+import { tempDirectory } from '../support/temp-directory';
 import { findTemporalBinary, MISSING_TEMPORAL_MESSAGE } from '../../src/dev-server/temporal-binary';
 
 test('KEEL_TEMPORAL_BIN wins over PATH', () => {
-  const directory = mkdtempSync(path.join(tmpdir(), 'keel-bin-'));
+  const directory = tempDirectory('keel-bin-');
   const binary = path.join(directory, 'my-temporal');
   writeFileSync(binary, '#!/bin/sh\n');
   chmodSync(binary, 0o755);
@@ -14,7 +14,7 @@ test('KEEL_TEMPORAL_BIN wins over PATH', () => {
 });
 
 test('finds `temporal` on PATH', () => {
-  const directory = mkdtempSync(path.join(tmpdir(), 'keel-bin-'));
+  const directory = tempDirectory('keel-bin-');
   const binary = path.join(directory, 'temporal');
   writeFileSync(binary, '#!/bin/sh\n');
   chmodSync(binary, 0o755);

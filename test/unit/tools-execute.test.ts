@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Context, asyncLocalStorage, type Info } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure, noopMetricMeter } from '@temporalio/common';
@@ -9,6 +9,8 @@ import {
   createToolActivities,
   type ExecuteToolInput,
 } from '../../src/activities/tools/tool-activities';
+import { z } from 'zod';
+import { defineTool } from '../../src/activities/tools/define-tool';
 import { createToolRegistry } from '../../src/worker';
 import { createIrreversibleJournal } from '../../src/activities/tools/irreversible-journal';
 import { makeWorkspace, writeFiles } from './tools-test-helpers';
@@ -95,7 +97,7 @@ test('a malformed activity input throws a non-retryable failure', async () => {
   );
 });
 
-test('an irreversible call runs at most once per idempotency key', async () => {
+test('an irreversible call runs at most once: a retry after it finished gets its recorded result', async () => {
   const { workspace, journalDirectory, executeTool, call } = setup();
   const append = call({
     toolName: 'run_command',
@@ -105,13 +107,22 @@ test('an irreversible call runs at most once per idempotency key', async () => {
   const first = await executeTool(append);
   assert.equal(first.ok, true);
   const second = await executeTool(append);
-  assert.equal(second.ok, false);
-  assert.match(second.content, /was not run again/);
-  assert.match(second.content, /started at 2026-01-02T03:04:06\.000Z and finished at .* with exit code 0/);
-  assert.equal(second.candidates.length, 3);
-  assert.match(second.candidates.join('\n'), /Ask the user/);
+  assert.equal(second.ok, true);
+  assert.match(
+    second.content,
+    /^\(Not run again: an earlier attempt .* finished at 2026-01-02T03:04:0\d\.000Z/,
+  );
+  assert.ok(second.content.endsWith(first.content));
   assert.equal(readFileSync(path.join(workspace, 'side-effects.txt'), 'utf8'), 'once\n');
-  assert.equal(readdirSync(journalDirectory).length, 1);
+  const markers = readdirSync(journalDirectory).filter((name) => name.endsWith('.json'));
+  assert.equal(markers.length, 1);
+  const record = JSON.parse(readFileSync(path.join(journalDirectory, markers[0] ?? ''), 'utf8')) as {
+    startedAt: string;
+    finishedAt: string;
+    exitCode: number;
+  };
+  assert.equal(record.exitCode, 0);
+  assert.ok(record.startedAt < record.finishedAt);
 
   const another = await executeTool({ ...append, callId: 'call-2', idempotencyKey: 'goal-1/call-2' });
   assert.equal(another.ok, true);
@@ -127,12 +138,24 @@ test('the journal applies when the command itself is irreversible, whatever the 
   });
   await executeTool(append);
   const second = await executeTool(append);
-  assert.equal(second.ok, false);
+  assert.match(second.content, /Not run again/);
   assert.equal(readFileSync(path.join(workspace, 'f.txt'), 'utf8'), 'x\n');
 });
 
-test('an attempt that started but never finished is reported as unknown', async () => {
-  const { journalDirectory, executeTool, call, now } = setup();
+/** The failure a retry throws for a call that began: typed, non-retryable, saying it began. */
+function isOutcomeUnknown(pattern: RegExp, began: true | 'unknown' = true) {
+  return (error: unknown): boolean => {
+    assert.ok(error instanceof ApplicationFailure, String(error));
+    assert.equal(error.type, ToolActivityFailureType.OutcomeUnknown);
+    assert.equal(error.nonRetryable, true);
+    assert.match(error.message, pattern);
+    assert.equal((error.details?.[0] as { began: unknown }).began, began);
+    return true;
+  };
+}
+
+test('a call that began but never finished is not run again: OutcomeUnknown, and the journal notes it', async () => {
+  const { workspace, journalDirectory, executeTool, call, now } = setup();
   const journal = createIrreversibleJournal({ directory: journalDirectory, now });
   const claim = await journal.claim({
     idempotencyKey: 'goal-1/call-9',
@@ -140,16 +163,35 @@ test('an attempt that started but never finished is reported as unknown', async 
     summary: 'x',
   });
   assert.equal(claim.claimed, true);
+  await assert.rejects(
+    executeTool(
+      call({
+        toolName: 'run_command',
+        input: { command: 'touch ran.txt' },
+        idempotencyKey: 'goal-1/call-9',
+        reversibility: 'irreversible',
+      }),
+    ),
+    isOutcomeUnknown(/began it at 2026-01-02T03:04:06\.000Z and never recorded finishing/),
+  );
+  assert.equal(existsSync(path.join(workspace, 'ran.txt')), false);
+  const record = JSON.parse(readFileSync(claim.markerPath, 'utf8')) as { reportedUnknownAt?: string };
+  assert.ok(record.reportedUnknownAt, 'the marker says a retry found it cut off');
+});
+
+test('a call whose journal has no marker never began, and runs', async () => {
+  const { workspace, executeTool, call } = setup();
+  // As after a worker that died between picking up the attempt and beginning the call.
   const outcome = await executeTool(
     call({
       toolName: 'run_command',
-      input: { command: 'rm -rf build' },
-      idempotencyKey: 'goal-1/call-9',
+      input: { command: 'echo ran >> ran.txt' },
+      idempotencyKey: 'goal-1/call-10',
       reversibility: 'irreversible',
     }),
   );
-  assert.equal(outcome.ok, false);
-  assert.match(outcome.content, /never recorded finishing .* outcome is unknown/);
+  assert.equal(outcome.ok, true);
+  assert.equal(readFileSync(path.join(workspace, 'ran.txt'), 'utf8'), 'ran\n');
 });
 
 test('an unreadable marker still refuses the repeat', async () => {
@@ -157,28 +199,98 @@ test('an unreadable marker still refuses the repeat', async () => {
   const journal = createIrreversibleJournal({ directory: journalDirectory, now });
   const claim = await journal.claim({ idempotencyKey: 'k', toolName: 'run_command', summary: 'x' });
   writeFileSync(claim.markerPath, '{"trunc');
-  const outcome = await executeTool(
-    call({
-      toolName: 'run_command',
-      input: { command: 'touch x' },
-      idempotencyKey: 'k',
-      reversibility: 'irreversible',
-    }),
+  await assert.rejects(
+    executeTool(
+      call({
+        toolName: 'run_command',
+        input: { command: 'touch x' },
+        idempotencyKey: 'k',
+        reversibility: 'irreversible',
+      }),
+    ),
+    isOutcomeUnknown(/began it but recorded nothing more/),
   );
-  assert.equal(outcome.ok, false);
-  assert.match(outcome.content, /recorded nothing more: its outcome is unknown/);
+});
+
+test('a tool that throws after beginning is a failure outcome, recorded, and a retry does not run it again', async () => {
+  const { journalDirectory, workspace, call } = setup();
+  let charges = 0;
+  const registry = createToolRegistry({
+    tools: [
+      defineTool({
+        name: 'charge_card',
+        description: 'Charges a card',
+        input: z.object({ amount: z.number() }),
+        reversibility: 'irreversible',
+        execute: () => {
+          charges += 1;
+          return Promise.reject(new Error('gateway hung up'));
+        },
+      }),
+    ],
+  });
+  const { executeTool } = createToolActivities({ registry, journalDirectory });
+  const charge = {
+    ...call({}),
+    toolName: 'charge_card',
+    input: { amount: 5 },
+    reversibility: 'irreversible' as const,
+    workspace,
+  };
+  const first = await executeTool(charge);
+  assert.equal(first.ok, false);
+  assert.match(first.content, /gateway hung up/);
+  const retry = await executeTool(charge);
+  assert.equal(retry.ok, false);
+  assert.match(retry.content, /Not run again/);
+  assert.equal(charges, 1);
+  const marker = readdirSync(journalDirectory).find((name) => name.endsWith('.json')) ?? '';
+  assert.match(readFileSync(path.join(journalDirectory, marker), 'utf8'), /"ok":false/);
+});
+
+test('an attempt after one that used another journal is OutcomeUnknown without running', async () => {
+  const { workspace, executeTool, call } = setup();
+  const attempt = () =>
+    executeTool(
+      call({
+        toolName: 'run_command',
+        input: { command: 'echo ran >> ran.txt' },
+        idempotencyKey: 'goal-1/call-11',
+        reversibility: 'irreversible',
+      }),
+    );
+  await assert.rejects(
+    runInActivity(
+      { heartbeatDetails: { journalId: 'journal-of-another-host', details: undefined } },
+      attempt,
+    ),
+    isOutcomeUnknown(/journal \(journal-of-another-host\) this worker cannot read/, 'unknown'),
+  );
+  assert.equal(existsSync(path.join(workspace, 'ran.txt')), false);
+});
+
+test('an irreversible call names its journal in its heartbeats before it begins', async () => {
+  const { journalDirectory, executeTool, call } = setup();
+  const beats: unknown[] = [];
+  await runInActivity({ heartbeat: (details) => beats.push(details) }, () =>
+    executeTool(
+      call({ toolName: 'run_command', input: { command: 'echo x >> f.txt' }, reversibility: 'irreversible' }),
+    ),
+  );
+  const journalId = readFileSync(path.join(journalDirectory, 'journal-id'), 'utf8');
+  assert.deepEqual(beats[0], { journalId, details: undefined });
 });
 
 /** A minimal activity context, as the worker would set it, to test the activity wiring. */
 function runInActivity<T>(
-  options: { signal: AbortSignal; heartbeat: () => void },
+  options: { signal?: AbortSignal; heartbeat?: (details?: unknown) => void; heartbeatDetails?: unknown },
   body: () => Promise<T>,
 ): Promise<T> {
   const context = new Context(
-    { activityType: 'executeTool' } as Info,
+    { activityType: 'executeTool', heartbeatDetails: options.heartbeatDetails } as Info,
     new Promise<never>(() => {}),
-    options.signal,
-    options.heartbeat,
+    options.signal ?? new AbortController().signal,
+    options.heartbeat ?? (() => {}),
     undefined,
     console,
     noopMetricMeter,

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { tempDirectory } from '../support/temp-directory';
 import type { ToolContext } from '../../src/activities/tools/tool-context';
 
 /** A fresh real temp directory (symlink-resolved, as execute-tool hands it to tools). */
 export function makeWorkspace(prefix = 'keel-tools-'): string {
-  return realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+  return realpathSync(tempDirectory(prefix));
 }
 
 /** Writes files given as { 'relative/path': 'content' }, creating directories. */

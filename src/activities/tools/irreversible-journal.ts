@@ -1,19 +1,25 @@
-import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { link, mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { toolOutcomeSchema, type ToolOutcome } from '../../workflows/tools/tool-outcome';
 
 /** What a marker records about one irreversible call. */
 export const journalRecordSchema = z.object({
   idempotencyKey: z.string(),
   toolName: z.string(),
   summary: z.string(),
+  /** When the call began: the marker is written (and synced) before the side effect starts. */
   startedAt: z.string(),
   finishedAt: z.string().optional(),
   ok: z.boolean().optional(),
   exitCode: z.number().int().optional(),
   /** Set when the call ended in an exception rather than an outcome. */
   error: z.string().optional(),
+  /** The outcome the call returned, so a retry after a lost completion returns it, not a re-run. */
+  outcome: toolOutcomeSchema.optional(),
+  /** Set when a later attempt found the call begun and unfinished (cut off) and reported it unknown. */
+  reportedUnknownAt: z.string().optional(),
 });
 export type JournalRecord = z.infer<typeof journalRecordSchema>;
 
@@ -24,15 +30,28 @@ export type JournalClaim =
 
 /**
  * At-most-once for irreversible calls. Temporal may run an activity again after a worker crash;
- * before an irreversible call runs, a marker named by its idempotency key is created atomically
- * (O_EXCL), so a second attempt finds it and refuses instead of, say, deploying twice.
+ * before an irreversible call begins, a marker named by its idempotency key is created atomically
+ * (O_EXCL) and synced, so a later attempt knows whether the call began:
+ * - no marker: it never began (the worker died before), and running it now is safe;
+ * - a marker without a finish: it began and was cut off, so its outcome is unknown;
+ * - a finished marker: it ran, and its recorded outcome is the answer.
+ *
+ * This holds only when the retrying worker reads the same journal (one host, or a directory every
+ * worker shares); `id` lets an attempt tell that an earlier one used another journal.
  */
 export function createIrreversibleJournal(options: { directory: string; now?: () => Date }) {
   const now = options.now ?? (() => new Date());
   const markerPathFor = (idempotencyKey: string): string =>
     path.join(options.directory, `${createHash('sha256').update(idempotencyKey).digest('hex')}.json`);
+  let journalId: Promise<string> | undefined;
 
   return {
+    /** This journal's identity, created once per directory and kept in it. */
+    id(): Promise<string> {
+      journalId ??= readOrCreateId(options.directory);
+      return journalId;
+    },
+
     async claim(call: { idempotencyKey: string; toolName: string; summary: string }): Promise<JournalClaim> {
       await mkdir(options.directory, { recursive: true });
       const markerPath = markerPathFor(call.idempotencyKey);
@@ -54,20 +73,37 @@ export function createIrreversibleJournal(options: { directory: string; now?: ()
     },
 
     /** Adds how the call ended to its marker (write-then-rename, so a reader never sees half). */
-    async recordFinish(
-      markerPath: string,
-      result: { ok?: boolean; exitCode?: number; error?: string },
-    ): Promise<void> {
-      const started = await readRecord(markerPath);
-      if (started === undefined) return;
-      const finished: JournalRecord = { ...started, ...result, finishedAt: now().toISOString() };
-      const temporary = `${markerPath}.${process.pid}.tmp`;
-      await writeFile(temporary, JSON.stringify(finished));
-      await rename(temporary, markerPath);
+    async recordFinish(markerPath: string, result: { outcome?: ToolOutcome; error?: string }): Promise<void> {
+      const { outcome, error } = result;
+      await update(markerPath, (started) => ({
+        ...started,
+        finishedAt: now().toISOString(),
+        ...(outcome === undefined
+          ? {}
+          : {
+              ok: outcome.ok,
+              outcome,
+              ...(outcome.facts.exitCode === undefined ? {} : { exitCode: outcome.facts.exitCode }),
+            }),
+        ...(error === undefined ? {} : { error }),
+      }));
+    },
+
+    /** Notes that a later attempt found the call cut off and reported its outcome unknown. */
+    async recordReportedUnknown(markerPath: string): Promise<void> {
+      await update(markerPath, (record) => ({ ...record, reportedUnknownAt: now().toISOString() }));
     },
   };
 }
 export type IrreversibleJournal = ReturnType<typeof createIrreversibleJournal>;
+
+async function update(markerPath: string, change: (record: JournalRecord) => JournalRecord): Promise<void> {
+  const record = await readRecord(markerPath);
+  if (record === undefined) return;
+  const temporary = `${markerPath}.${process.pid}.tmp`;
+  await writeFile(temporary, JSON.stringify(change(record)));
+  await rename(temporary, markerPath);
+}
 
 async function readRecord(markerPath: string): Promise<JournalRecord | undefined> {
   try {
@@ -78,21 +114,27 @@ async function readRecord(markerPath: string): Promise<JournalRecord | undefined
   }
 }
 
-/** How an earlier attempt of the same call ended, in words for the model. */
-export function describeEarlierAttempt(earlier: JournalRecord | undefined): string {
-  if (earlier === undefined)
-    return 'An earlier attempt started, but recorded nothing more: its outcome is unknown.';
-  const started = `An earlier attempt started at ${earlier.startedAt}`;
-  if (earlier.finishedAt === undefined) {
-    return `${started} and never recorded finishing (the worker probably stopped mid-call): its outcome is unknown.`;
+async function readOrCreateId(directory: string): Promise<string> {
+  await mkdir(directory, { recursive: true });
+  const idPath = path.join(directory, 'journal-id');
+  // Written aside and linked into place: link fails if another process got there first, and no
+  // reader ever sees an empty id.
+  const candidate = `${idPath}.${process.pid}.${randomUUID()}.tmp`;
+  await writeFile(candidate, randomUUID());
+  try {
+    await link(candidate, idPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(candidate);
   }
-  const how =
-    earlier.error !== undefined
-      ? `with an error (${earlier.error})`
-      : earlier.exitCode !== undefined
-        ? `with exit code ${earlier.exitCode}`
-        : earlier.ok === true
-          ? 'successfully'
-          : 'with a failure';
-  return `${started} and finished at ${earlier.finishedAt} ${how}.`;
+  return (await readFile(idPath, 'utf8')).trim();
+}
+
+/** Why an earlier attempt's call has no known outcome, in words for the model and the ledger. */
+export function describeUnknownAttempt(earlier: JournalRecord | undefined): string {
+  if (earlier === undefined) return 'an earlier attempt began it but recorded nothing more';
+  if (earlier.error !== undefined)
+    return `an earlier attempt began it at ${earlier.startedAt} and it failed midway (${earlier.error})`;
+  return `an earlier attempt began it at ${earlier.startedAt} and never recorded finishing (the worker probably stopped mid-call)`;
 }

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { FailureType } from '../../workflows/common/failure-types';
 import { Reversibility } from '../../workflows/tools/reversibility';
-import { suggestCall } from '../../workflows/tools/suggest-call';
+import type { OutcomeUnknownDetails } from '../../workflows/tools/outcome-unknown';
 import {
   reversibilityTierSchema,
   type PreparedCall,
@@ -12,7 +12,7 @@ import {
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
 import type { TierContext, ToolExecutionContext, ToolLogger } from './define-tool';
-import { createIrreversibleJournal, describeEarlierAttempt } from './irreversible-journal';
+import { createIrreversibleJournal, describeUnknownAttempt } from './irreversible-journal';
 import { errorText, type RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
 import { failure } from './tool-outcomes';
@@ -25,6 +25,8 @@ export const ToolActivityFailureType = {
   InvalidToolActivityInput: 'InvalidToolActivityInput',
   /** The goal's tool patterns match nothing this worker has. */
   UnknownTools: FailureType.UnknownTools,
+  /** An irreversible call began but recorded no outcome: reported, never run again. */
+  OutcomeUnknown: FailureType.OutcomeUnknown,
 } as const;
 export type ToolActivityFailureType = (typeof ToolActivityFailureType)[keyof typeof ToolActivityFailureType];
 
@@ -97,6 +99,10 @@ export function createToolActivities(options: {
     const irreversible =
       call.reversibility === Reversibility.Irreversible ||
       tool.decideTier(parsed.input, call.sandbox).tier === Reversibility.Irreversible;
+    // An irreversible call's heartbeats carry its journal's id, so a retry elsewhere can tell.
+    const journalId = irreversible ? await journal.id() : undefined;
+    const beat = (details?: unknown): void =>
+      activity?.heartbeat(journalId === undefined ? details : ({ journalId, details } satisfies AttemptBeat));
     const context: ToolExecutionContext = {
       workspace,
       goalId: activity?.info.workflowExecution?.workflowId ?? call.idempotencyKey,
@@ -105,52 +111,104 @@ export function createToolActivities(options: {
       reversibility: irreversible ? Reversibility.Irreversible : call.reversibility,
       network: call.sandbox.network,
       signal,
-      heartbeat: activity === undefined ? () => {} : (details) => activity.heartbeat(details),
+      heartbeat: beat,
       log: activity === undefined ? consoleLogger : activity.log,
     };
-    const run = (): Promise<ToolOutcome> => runWithHeartbeats(tool, parsed.input, context, activity);
+    const run = (): Promise<ToolOutcome> => runWithHeartbeats(tool, parsed.input, context, activity, beat);
     const summary = tool.summarize(parsed.input);
-    const outcome = irreversible ? await runAtMostOnce(call, summary, run) : await run();
+    const outcome =
+      journalId === undefined
+        ? await run()
+        : await runAtMostOnce({ call, summary, run, journalId, activity, beat, signal });
 
     // A cancelled activity must end as cancelled for Temporal, whatever the tool returned.
     if (activity !== undefined && signal.aborted) throw signal.reason;
     return outcome;
   }
 
-  async function runAtMostOnce(
-    call: z.output<typeof executeToolInputSchema>,
-    summary: string,
-    run: () => Promise<ToolOutcome>,
-  ): Promise<ToolOutcome> {
+  /**
+   * Runs an irreversible call unless an earlier attempt began it. Attempts are retried by
+   * Temporal (see activity-proxies.ts); this decides, from the journal, whether a retry may run:
+   * never begun → run; begun and finished → its recorded outcome; begun and cut off → an
+   * OutcomeUnknown failure, which is not retried.
+   */
+  async function runAtMostOnce(attempt: {
+    call: z.output<typeof executeToolInputSchema>;
+    summary: string;
+    run: () => Promise<ToolOutcome>;
+    journalId: string;
+    activity: ReturnType<typeof activityContextOrUndefined>;
+    beat: (details?: unknown) => void;
+    signal: AbortSignal;
+  }): Promise<ToolOutcome> {
+    const { call, summary, journalId } = attempt;
+    const earlierJournal = journalOfEarlierAttempt(attempt.activity);
+    if (earlierJournal !== undefined && earlierJournal !== journalId) {
+      throw outcomeUnknown(
+        `an earlier attempt ran on a worker whose journal (${earlierJournal}) this worker cannot read, so whether it began is not known here`,
+        { began: 'unknown' },
+      );
+    }
+    attempt.beat(); // names this journal on the server before the call can begin
     const claim = await journal.claim({
       idempotencyKey: call.idempotencyKey,
       toolName: call.toolName,
       summary,
     });
     if (!claim.claimed) {
-      return failure({
-        content: `${summary} was not run again: it is irreversible and was already attempted. ${describeEarlierAttempt(claim.earlier)}`,
-        candidates: [
-          `${suggestCall('list_dir', { path: '.' })} — inspect the workspace to see whether it took effect`,
-          'Check its effect with a read-only call (e.g. git status, or reading what it writes)',
-          'Ask the user whether it took effect before trying anything that would repeat it',
-        ],
+      const earlier = claim.earlier;
+      if (earlier?.outcome !== undefined) return recordedOutcome(earlier.outcome, earlier.finishedAt);
+      await journal.recordReportedUnknown(claim.markerPath);
+      throw outcomeUnknown(describeUnknownAttempt(earlier), {
+        began: true,
+        ...(earlier === undefined ? {} : { startedAt: earlier.startedAt }),
       });
     }
+    let outcome: ToolOutcome;
     try {
-      const outcome = await run();
-      await journal.recordFinish(claim.markerPath, {
-        ok: outcome.ok,
-        ...(outcome.facts.exitCode === undefined ? {} : { exitCode: outcome.facts.exitCode }),
-      });
-      return outcome;
+      outcome = await attempt.run();
     } catch (error) {
       await journal.recordFinish(claim.markerPath, { error: errorText(error) });
-      throw error;
+      if (attempt.signal.aborted) throw error; // cancelled: Temporal must see the cancellation
+      throw outcomeUnknown(`it began and then failed midway (${errorText(error)})`, {
+        began: true,
+      });
     }
+    await journal.recordFinish(claim.markerPath, { outcome });
+    return outcome;
   }
 
   return { describeTools, prepareToolCalls, executeTool };
+}
+
+/** What an irreversible call's heartbeats carry: its journal, and the tool's own details. */
+interface AttemptBeat {
+  readonly journalId: string;
+  readonly details: unknown;
+}
+
+/** The journal an earlier attempt of this activity named in its heartbeats, if any. */
+function journalOfEarlierAttempt(
+  activity: ReturnType<typeof activityContextOrUndefined>,
+): string | undefined {
+  const details: unknown = activity?.info.heartbeatDetails;
+  if (typeof details !== 'object' || details === null || !('journalId' in details)) return undefined;
+  return typeof details.journalId === 'string' ? details.journalId : undefined;
+}
+
+function outcomeUnknown(message: string, details: OutcomeUnknownDetails): ApplicationFailure {
+  return ApplicationFailure.create({
+    message,
+    type: ToolActivityFailureType.OutcomeUnknown,
+    nonRetryable: true,
+    details: [details],
+  });
+}
+
+/** A finished call's recorded outcome, returned to a retry whose earlier attempt's answer was lost. */
+function recordedOutcome(outcome: ToolOutcome, finishedAt: string | undefined): ToolOutcome {
+  const note = `(Not run again: an earlier attempt of this irreversible call finished at ${finishedAt ?? 'an unrecorded time'}, and this is its recorded result.)`;
+  return { ...outcome, content: `${note}\n${outcome.content}` };
 }
 
 function prepare(
@@ -201,11 +259,9 @@ async function runWithHeartbeats(
   input: unknown,
   context: ToolExecutionContext,
   activity: ReturnType<typeof activityContextOrUndefined>,
+  beat: () => void,
 ): Promise<ToolOutcome> {
-  const timer =
-    activity === undefined
-      ? undefined
-      : setInterval(() => activity.heartbeat(), heartbeatIntervalMs(activity));
+  const timer = activity === undefined ? undefined : setInterval(beat, heartbeatIntervalMs(activity));
   try {
     return await tool.execute(input, context);
   } finally {

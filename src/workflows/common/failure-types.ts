@@ -16,6 +16,11 @@ export const FailureType = {
   UnknownTools: 'UnknownTools',
   /** A `decideApproval` Update refused: unknown or decided call, unauthorized approver, bad signature. */
   ApprovalRefused: 'ApprovalRefused',
+  /**
+   * An irreversible call began (its journal says so) but no outcome was recorded: it may or may
+   * not have taken effect, so it is reported, never run again.
+   */
+  OutcomeUnknown: 'OutcomeUnknown',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 

@@ -27,6 +27,8 @@ export const LedgerEventKind = {
   ApprovalTimedOut: 'approval.timed_out',
   /** An approve/deny signal that changed nothing, and why (malformed, unknown call, unauthorized, bad signature). */
   ApprovalIgnored: 'approval.ignored',
+  /** An irreversible call may or may not have taken effect; `began` says what its journal knew. */
+  ToolOutcomeUnknown: 'tool.outcome_unknown',
   BudgetWarning: 'budget.warning',
   BudgetExhausted: 'budget.exhausted',
   HypothesisMismatch: 'hypothesis.mismatch',

@@ -5,7 +5,8 @@ import type { GoalConfig } from './goal-input';
 
 /**
  * Activity proxies with explicit timeouts and retry policies. Irreversible tools get their own
- * proxy with maximumAttempts 1: a call whose outcome is unknown is reported, never re-run.
+ * proxy whose retries the tool's journal guards: a call that never began is run again, one that
+ * began and was cut off fails with OutcomeUnknown, which is never retried.
  */
 export function proxiesFor(config: GoalConfig) {
   const { modelTimeoutMs, toolTimeoutMs, heartbeatTimeoutMs } = config.timing;
@@ -71,8 +72,11 @@ export function proxiesFor(config: GoalConfig) {
 export type ActivityProxies = ReturnType<typeof proxiesFor>;
 
 /**
- * Retry policies by tier: reversible calls are retried on worker trouble; irreversible calls get
- * maximumAttempts 1, so a call whose outcome is unknown is reported, never re-run.
+ * Retry policies by tier: reversible calls are retried on worker trouble. Irreversible calls are
+ * retried too, but only as far as the at-most-once journal allows (irreversible-journal.ts): an
+ * attempt that finds the call begun throws OutcomeUnknown, non-retryable, so nothing that may have
+ * taken effect runs twice. Their attempts are capped so a call that keeps losing its worker before
+ * it begins is reported rather than retried without end.
  */
 function toolProxiesFor(options: { startToCloseTimeout: number; heartbeatTimeout: number }) {
   return {
@@ -87,7 +91,13 @@ function toolProxiesFor(options: { startToCloseTimeout: number; heartbeatTimeout
     }),
     onceOnlyTools: wf.proxyActivities<Pick<KeelActivities, 'executeTool'>>({
       ...options,
-      retry: { maximumAttempts: 1 },
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumInterval: '10s',
+        maximumAttempts: 10,
+        nonRetryableErrorTypes: [FailureType.WorkspaceMissing, FailureType.OutcomeUnknown],
+      },
     }),
   };
 }

@@ -1,6 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { ToolCallRecord } from './goal-state';
+import { FailureType } from '../common/failure-types';
+import { outcomeUnknownDetailsSchema, type OutcomeUnknownDetails } from '../tools/outcome-unknown';
 import { unexecutedToolCallNote } from '../reflection/reflection-response';
 
 /** A call held back under hard enforcement: returned unexecuted with a request for the answer. */
@@ -24,6 +26,14 @@ export function describeFailure(error: unknown): string {
     if (cause) return cause.message;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What the tool activity's journal said of an irreversible call whose outcome is unknown. */
+export function outcomeUnknownDetailsOf(error: unknown): OutcomeUnknownDetails | undefined {
+  if (!(error instanceof ActivityFailure) || !(error.cause instanceof ApplicationFailure)) return undefined;
+  if (error.cause.type !== FailureType.OutcomeUnknown) return undefined;
+  const parsed = outcomeUnknownDetailsSchema.safeParse(error.cause.details?.[0]);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** A model call that failed for good fails the goal with the same, non-retryable type. */

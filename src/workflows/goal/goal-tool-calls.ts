@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ActivityProxies } from './activity-proxies';
 import type { DecisionRefusal } from './approval-decision';
-import { describeFailure } from './goal-failures';
+import { describeFailure, outcomeUnknownDetailsOf } from './goal-failures';
 import type { GoalPlanning, PlanningOutcome } from './goal-planning';
 import { GoalPhase, type ApprovalDecision, type GoalState, type ToolCallRecord } from './goal-state';
 import type { GoalVisibility } from './goal-visibility';
@@ -271,6 +271,15 @@ export class GoalToolCalls {
     const detail = describeFailure(error);
     if (call.reversibility === 'irreversible') {
       this.state.counters.unknownOutcomes += 1;
+      const journal = outcomeUnknownDetailsOf(error);
+      this.goal.visibility.record(LedgerEventKind.ToolOutcomeUnknown, `outcome unknown: ${call.summary}`, {
+        callId: call.callId,
+        toolName: call.toolName,
+        // true: the journal shows it began; 'unknown': no journal could say (see activity-proxies.ts)
+        began: journal?.began ?? 'unknown',
+        ...(journal?.startedAt === undefined ? {} : { startedAt: journal.startedAt }),
+        reason: detail,
+      });
       return { content: unknownOutcomeText(call.summary, detail), isError: true, unknownOutcome: true };
     }
     return { content: `The tool could not run: ${detail}.`, isError: true };

@@ -1,0 +1,30 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const created = new Set<string>();
+let removeAtExit = false;
+
+/**
+ * A fresh directory under the system temp folder, removed when the test process exits (each test
+ * file runs in a process of its own), so a test run leaves nothing behind in /tmp.
+ */
+export function tempDirectory(prefix = 'keel-test-'): string {
+  const directory = mkdtempSync(path.join(tmpdir(), prefix));
+  created.add(directory);
+  if (!removeAtExit) {
+    removeAtExit = true;
+    process.once('exit', removeCreatedDirectories);
+  }
+  return directory;
+}
+
+function removeCreatedDirectories(): void {
+  for (const directory of created) {
+    try {
+      rmSync(directory, { recursive: true, force: true });
+    } catch {
+      // A directory a sandbox made read-only, say: leave it rather than fail the exit.
+    }
+  }
+}
