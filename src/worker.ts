@@ -205,6 +205,10 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       taskQueue: settings.taskQueue,
       anthropic,
       ...(options.tools ? { tools: options.tools } : {}),
+      // A bundle built ahead (bundleWorkflowCode) spares every start the seconds of bundling.
+      ...(process.env.KEEL_WORKFLOW_BUNDLE
+        ? { workflowBundle: { codePath: process.env.KEEL_WORKFLOW_BUNDLE } }
+        : {}),
     });
     log(describeSandbox());
     log(

@@ -1,0 +1,41 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import type { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
+
+export interface Approver {
+  /** Calls whose approve signal the server accepted. */
+  readonly signaled: ReadonlySet<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Approves every pending call by signal, as a person with `keel approve` would, through worker
+ * kills (the status query fails while no worker runs) and server restarts (so does the signal).
+ * Each call is signaled once the server accepts it: one that is never decided was lost.
+ */
+export function startApprover(handle: WorkflowHandle<typeof goalWorkflow>): Approver {
+  const signaled = new Set<string>();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const view = await handle.query(goalStatusQuery);
+        for (const pending of view.pendingApprovals) {
+          if (signaled.has(pending.callId)) continue;
+          await handle.signal(approveSignal, { callId: pending.callId, approver: 'chaos' });
+          signaled.add(pending.callId);
+        }
+      } catch {
+        // no worker to answer the query, or no server: try again shortly
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  return {
+    signaled,
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
