@@ -78,7 +78,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const scripted = await startScriptedMessagesServer({ scenarios: [chaosScenario(options.calls)] });
   try {
     log('chaos: bundling the workflow code once, so each worker restart takes about a second');
-    const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      failureConverterPath: dataConverterFromEnv().failureConverterPath,
+      logger: quietLogger,
+    });
     const bundlePath = path.join(root, 'workflow-bundle.js');
     writeFileSync(bundlePath, code);
     const port = await freePort();

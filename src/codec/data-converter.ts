@@ -2,12 +2,21 @@ import type { DataConverter } from '@temporalio/common';
 import { EncryptionCodec } from './encryption-codec';
 import { encryptionKeysFromEnv } from './encryption-keys';
 
+/** The module whose `failureConverter` moves failure messages into encrypted payloads. */
+export const ENCRYPTING_FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
 /**
  * The one data converter every keel worker, client and replay uses, so none of them can be left
  * writing plain text (or unable to read) while the others encrypt. With KEEL_ENCRYPTION_KEYS unset
  * it is the SDK default; a malformed value throws EncryptionKeysError (one line) at start-up.
+ * A workflow bundle built ahead must be built with the same `failureConverterPath`.
  */
 export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter {
   const keyring = encryptionKeysFromEnv(env);
-  return keyring ? { payloadCodecs: [new EncryptionCodec(keyring)] } : {};
+  return keyring
+    ? {
+        payloadCodecs: [new EncryptionCodec(keyring)],
+        failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH,
+      }
+    : {};
 }

@@ -29,6 +29,7 @@ const unique = randomBytes(4).toString('hex');
 const GOAL_MARKER = `GOALMARKER${unique}`;
 const TOOL_MARKER = `TOOLMARKER${unique}`;
 const FINAL_MARKER = `FINALMARKER${unique}`;
+const FAILURE_MARKER = `FAILUREMARKER${unique}`;
 const MARKERS = [GOAL_MARKER, TOOL_MARKER, FINAL_MARKER];
 
 let harness: Harness;
@@ -47,6 +48,14 @@ before(async () => {
         turns: [
           { toolCalls: [{ name: 'read_file', input: { path: 'secret.txt' } }] },
           { text: `The file is read: ${FINAL_MARKER}` },
+        ],
+      },
+      {
+        name: 'encrypted-failure',
+        match: 'GOAL-FAILING-ENCRYPTED',
+        // The endpoint refuses for good, quoting the request: a failure message worth hiding.
+        turns: [
+          { text: 'never sent', failures: [{ status: 400, message: `bad request: ${FAILURE_MARKER}` }] },
         ],
       },
     ],
@@ -150,4 +159,31 @@ test("with the codec a client reads the goal's result; without it, it cannot", a
   const description = await harness.client.workflow.getHandle(workflowId).describe();
   assert.match((await description.staticSummary()) ?? '', new RegExp(GOAL_MARKER));
   await assert.rejects(rawClient.workflow.getHandle(workflowId).result(), /binary\/encrypted/);
+});
+
+test('failure messages are encrypted too: the raw history hides them, a client with the codec reads them', async () => {
+  const failingId = `encrypted-failure-${Date.now()}`;
+  const handle = await startGoal(harness.client, {
+    input: { goal: 'GOAL-FAILING-ENCRYPTED: fail', workspace: tempDirectory('keel-ws-') },
+    taskQueue: harness.taskQueue,
+    workflowId: failingId,
+  });
+  const failure = await harness.withWorker(() =>
+    handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    ),
+  );
+  assert.ok(failure instanceof Error, 'the goal failed');
+  // Decoded by the client: the message chain still names the endpoint's words.
+  const chain: string[] = [];
+  for (let error: unknown = failure; error instanceof Error; error = error.cause) chain.push(error.message);
+  assert.match(chain.join(' | '), new RegExp(FAILURE_MARKER));
+
+  const history = await rawClient.workflow.getHandle(failingId).fetchHistory();
+  const json = JSON.stringify(
+    temporal.api.history.v1.History.toObject(history as temporal.api.history.v1.History, { bytes: String }),
+  );
+  assert.ok(!searchable(json).includes(FAILURE_MARKER), 'the failure message is readable in the raw history');
+  assert.match(json, /Encoded failure/, 'the history holds failures with encoded attributes');
 });

@@ -43,7 +43,12 @@ export async function stopOwnServer(): Promise<void> {
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** Bundling the workflow code takes seconds; do it once per test file. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    // the worker's own failure converter (encrypting when the test set KEEL_ENCRYPTION_KEYS)
+    failureConverterPath: dataConverterFromEnv().failureConverterPath,
+    logger: quietLogger,
+  });
   return bundle;
 }
 
