@@ -9,6 +9,7 @@ import type {
 } from '../../workflows/goal/model-call';
 import type { ContentBlock } from '../../workflows/common/transcript';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
+import { capAnswer } from './answer-cap';
 import { toModelFailure } from './model-errors';
 
 export interface ModelActivityDependencies {
@@ -92,7 +93,7 @@ function toResult(response: Anthropic.Message): ModelCallResult {
   }
   const usage = response.usage;
   return {
-    content,
+    content: capAnswer(content).content,
     stopReason: response.stop_reason ?? null,
     model: response.model,
     usage: {

@@ -29,6 +29,8 @@ export const LedgerEventKind = {
   ApprovalIgnored: 'approval.ignored',
   /** An irreversible call may or may not have taken effect; `began` says what its journal knew. */
   ToolOutcomeUnknown: 'tool.outcome_unknown',
+  /** The transcript went over the goal's context budget; old blocks were elided (with the numbers). */
+  ContextTrimmed: 'context.trimmed',
   BudgetWarning: 'budget.warning',
   BudgetExhausted: 'budget.exhausted',
   HypothesisMismatch: 'hypothesis.mismatch',

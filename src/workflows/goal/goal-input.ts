@@ -44,6 +44,9 @@ export const activityTimingSchema = z
   })
   .strict();
 
+/** The context budget of goals whose input predates it, and the defaults of new ones. */
+export const DEFAULT_CONTEXT_BUDGET = { maxChars: 400_000, keepLatestMessages: 6 } as const;
+
 /**
  * Everything a goal needs, validated at the workflow boundary. Secrets never belong here: the
  * API key lives only in the worker's environment, because workflow input is stored in history.
@@ -97,6 +100,18 @@ export const goalInputSchema = z
         expectedOutput: z.string().optional(),
         /** A custom strategy: a prompt template with {description} {expectedOutput} {output} {prior}. */
         promptTemplate: z.string().min(1).optional(),
+      })
+      .strict()
+      .prefault({}),
+    /**
+     * The hard bound on what the model is sent (see common/context-budget.ts): over it, the oldest
+     * large tool results and inputs are elided. ~400,000 characters is about 100k tokens, and keeps
+     * every model request far below Temporal's 2 MB payload limit.
+     */
+    context: z
+      .object({
+        maxChars: z.number().int().min(20_000).max(1_500_000).default(DEFAULT_CONTEXT_BUDGET.maxChars),
+        keepLatestMessages: z.number().int().min(1).default(DEFAULT_CONTEXT_BUDGET.keepLatestMessages),
       })
       .strict()
       .prefault({}),

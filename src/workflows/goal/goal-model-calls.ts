@@ -1,12 +1,15 @@
 import * as wf from '@temporalio/workflow';
 import { z } from 'zod';
 import { parseStructuredOutput } from '../common/structured-output';
+import { fitToBudget } from '../common/context-budget';
+import { LedgerEventKind } from '../common/ledger';
 import type { TranscriptMessage } from '../common/transcript';
 import { temporalPriorityKey } from '../planning/assessment';
 import { modelToolDefinitions } from '../tools/harness-tools';
 import type { ActivityProxies } from './activity-proxies';
 import type { StructuredAnswer, StructuredRequest } from './goal-context';
 import { describeFailure, modelFailure } from './goal-failures';
+import { DEFAULT_CONTEXT_BUDGET } from './goal-input';
 import type { GoalState } from './goal-state';
 import type { ModelCallResult } from './model-call';
 import { systemPrompt } from './prompts';
@@ -21,6 +24,8 @@ export class GoalModelCalls {
       readonly state: GoalState;
       readonly activities: ActivityProxies;
       readonly workflowId: string;
+      /** Writes a ledger event (a trimmed context says so). */
+      record(kind: LedgerEventKind, summary: string, data: Record<string, unknown>): void;
       /** The active plan step, told to the model with every turn when the goal plans. */
       planContext(): string | undefined;
     },
@@ -35,6 +40,7 @@ export class GoalModelCalls {
     const config = this.state.config;
     const turn = this.state.counters.modelTurns + 1;
     const planContext = this.goal.planContext();
+    this.fitContext();
     let result: ModelCallResult;
     try {
       result = await this.goal.activities.model.callModel.executeWithOptions(
@@ -59,6 +65,21 @@ export class GoalModelCalls {
     const reply: TranscriptMessage = { role: 'assistant', content: result.content };
     this.state.transcript.push(reply);
     return reply;
+  }
+
+  /**
+   * Keeps the transcript within the goal's context budget before it is sent (and stored: the
+   * trimmed transcript is what the state and continue-as-new carry from now on).
+   */
+  private fitContext(): void {
+    const fitted = fitToBudget(this.state.transcript, this.state.config.context ?? DEFAULT_CONTEXT_BUDGET);
+    if (fitted.elidedBlocks === 0) return;
+    this.state.transcript = fitted.transcript;
+    this.goal.record(
+      LedgerEventKind.ContextTrimmed,
+      `context trimmed to fit its budget: ${fitted.elidedBlocks} old blocks elided (${fitted.charsBefore} → ${fitted.charsAfter} characters)`,
+      { elidedBlocks: fitted.elidedBlocks, charsBefore: fitted.charsBefore, charsAfter: fitted.charsAfter },
+    );
   }
 
   /** A structured answer (plan, belief, review, reflection), counted for the raw-fallback rate. */

@@ -78,6 +78,7 @@ class GoalRun {
       state,
       activities: this.activities,
       workflowId: this.workflowId,
+      record: (kind, summary, data) => this.visibility.record(kind, summary, data),
       planContext: () => this.planning.planContext(),
     });
     const context = {

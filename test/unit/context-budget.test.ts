@@ -1,0 +1,105 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ELISION_MARK, fitToBudget } from '../../src/workflows/common/context-budget';
+import type { TranscriptMessage } from '../../src/workflows/common/transcript';
+import { capAnswer } from '../../src/activities/model/answer-cap';
+
+/** A task, then `reads` turns of a read_file call answered with `size` characters. */
+function transcriptOfReads(reads: number, size: number): TranscriptMessage[] {
+  const messages: TranscriptMessage[] = [
+    { role: 'user', content: [{ type: 'text', text: 'TASK: read big.txt' }] },
+  ];
+  for (let index = 0; index < reads; index += 1) {
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: `call-${index}`, name: 'read_file', input: { path: 'big.txt' } }],
+    });
+    messages.push({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: `call-${index}`, content: `read ${index}: ${'x'.repeat(size)}` },
+      ],
+    });
+  }
+  return messages;
+}
+
+const size = (transcript: readonly TranscriptMessage[]) => JSON.stringify(transcript).length;
+
+test('a transcript within budget is sent unchanged', () => {
+  const transcript = transcriptOfReads(3, 1000);
+  const fitted = fitToBudget(transcript, { maxChars: 100_000, keepLatestMessages: 6 });
+  assert.equal(fitted.elidedBlocks, 0);
+  assert.deepEqual(fitted.transcript, transcript);
+});
+
+test('twenty 93 KB reads fit a 400,000-character budget: oldest results elided, pairs and task intact', () => {
+  const transcript = transcriptOfReads(20, 93_000);
+  assert.ok(size(transcript) > 1_800_000);
+  const fitted = fitToBudget(transcript, { maxChars: 400_000, keepLatestMessages: 6 });
+  assert.ok(fitted.charsAfter <= 400_000, `${fitted.charsAfter}`);
+  assert.equal(fitted.charsAfter, size(fitted.transcript));
+  assert.equal(fitted.transcript.length, transcript.length, 'no message dropped');
+  assert.deepEqual(fitted.transcript[0], transcript[0], 'the task stays whole');
+  // Every tool_use still has its tool_result, in order.
+  for (let index = 1; index < fitted.transcript.length; index += 2) {
+    const use = fitted.transcript[index]?.content[0];
+    const result = fitted.transcript[index + 1]?.content[0];
+    assert.equal(use?.type, 'tool_use');
+    assert.equal(result?.type === 'tool_result' && result.tool_use_id, use?.type === 'tool_use' && use.id);
+  }
+  // The oldest results went first; the newest are whole.
+  const resultText = (index: number) => JSON.stringify(fitted.transcript[2 + 2 * index]?.content[0]);
+  assert.match(resultText(0), new RegExp(ELISION_MARK.replace(/[[\]]/g, '\\$&')));
+  assert.match(resultText(0), /had 93008 characters/);
+  assert.ok(resultText(19).includes('x'.repeat(93_000)));
+  // Deterministic: the same input gives the same cut (it runs in workflow code, and on replay).
+  assert.deepEqual(fitToBudget(transcript, { maxChars: 400_000, keepLatestMessages: 6 }), fitted);
+  assert.equal(
+    transcript[2]?.content[0]?.type === 'tool_result' && transcript[2].content[0].content.length,
+    93_008,
+    'input untouched',
+  );
+});
+
+test('when the newest messages alone are over budget, they are cut too, the last one keeping its head', () => {
+  const transcript = transcriptOfReads(2, 300_000);
+  const fitted = fitToBudget(transcript, { maxChars: 100_000, keepLatestMessages: 6 });
+  assert.ok(fitted.charsAfter <= 100_000, `${fitted.charsAfter}`);
+  const last = fitted.transcript.at(-1)?.content[0];
+  assert.ok(last?.type === 'tool_result' && typeof last.content === 'string');
+  assert.match(last.content, /^read 1: x+\n\[Elided by keel/);
+});
+
+test('large tool inputs (a written file) are elided like results, and stay objects', () => {
+  const transcript: TranscriptMessage[] = [
+    { role: 'user', content: [{ type: 'text', text: 'TASK' }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: 'w', name: 'write_file', input: { path: 'a', content: 'y'.repeat(50_000) } },
+      ],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'w', content: 'written' }] },
+    ...transcriptOfReads(1, 10).slice(1),
+  ];
+  const fitted = fitToBudget(transcript, { maxChars: 20_000, keepLatestMessages: 2 });
+  const use = fitted.transcript[1]?.content[0];
+  assert.ok(use?.type === 'tool_use');
+  assert.match(JSON.stringify(use.input), /^\{"elided":"\[Elided by keel/);
+});
+
+test('a model answer over the cap is cut once, with a note; one within it is untouched', () => {
+  const small = [{ type: 'text' as const, text: 'done' }];
+  assert.deepEqual(capAnswer(small), { content: small });
+  const huge = capAnswer([
+    { type: 'text', text: 'z'.repeat(3_000_000) },
+    { type: 'tool_use', id: 't', name: 'write_file', input: { content: 'q'.repeat(1_000_000) } },
+  ]);
+  assert.ok(JSON.stringify(huge.content).length <= 200_000 + 200);
+  assert.equal(huge.cutFromChars !== undefined && huge.cutFromChars > 4_000_000, true);
+  assert.match(JSON.stringify(huge.content.at(-1)), /over the 200000-character limit, and was cut/);
+  const use = huge.content[1];
+  assert.ok(use?.type === 'tool_use');
+  assert.match(JSON.stringify(use.input), /keel dropped this input/);
+});
