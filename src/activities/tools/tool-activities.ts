@@ -101,8 +101,10 @@ export function createToolActivities(options: {
       tool.decideTier(parsed.input, call.sandbox).tier === Reversibility.Irreversible;
     // An irreversible call's heartbeats carry its journal's id, so a retry elsewhere can tell.
     const journalId = irreversible ? await journal.id() : undefined;
-    const beat = (details?: unknown): void =>
-      activity?.heartbeat(journalId === undefined ? details : ({ journalId, details } satisfies AttemptBeat));
+    const beat = (details?: unknown): void => {
+      if (activity === undefined || activity.info.isLocal) return; // a local activity has no heartbeat
+      activity.heartbeat(journalId === undefined ? details : ({ journalId, details } satisfies AttemptBeat));
+    };
     const context: ToolExecutionContext = {
       workspace,
       goalId: activity?.info.workflowExecution?.workflowId ?? call.idempotencyKey,
@@ -261,7 +263,11 @@ async function runWithHeartbeats(
   activity: ReturnType<typeof activityContextOrUndefined>,
   beat: () => void,
 ): Promise<ToolOutcome> {
-  const timer = activity === undefined ? undefined : setInterval(beat, heartbeatIntervalMs(activity));
+  // Local activities (quick reads) have no heartbeat to send.
+  const timer =
+    activity === undefined || activity.info.isLocal
+      ? undefined
+      : setInterval(beat, heartbeatIntervalMs(activity));
   try {
     return await tool.execute(input, context);
   } finally {

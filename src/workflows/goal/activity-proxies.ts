@@ -4,6 +4,15 @@ import { FailureType, NON_RETRYABLE_MODEL_FAILURES } from '../common/failure-typ
 import type { GoalConfig } from './goal-input';
 
 /**
+ * Calls of fixed-tier read-only tools (read_file, list_dir, search, read-only MCP tools) with no
+ * timeout of their own above this run as local activities bounded by it (see localReads);
+ * per-call tiers (run_command) and slower tools stay ordinary activities.
+ */
+export const LOCAL_READ_MAX_TIMEOUT_MS = 60_000;
+/** Histories written before reads ran locally replay with activities (wf.patched). */
+export const LOCAL_READS_PATCH = 'read-only-tools-as-local-activities';
+
+/**
  * Activity proxies with explicit timeouts and retry policies. Irreversible tools get their own
  * proxy whose retries the tool's journal guards: a call that never began is run again, one that
  * began and was cut off fails with OutcomeUnknown, which is never retried.
@@ -82,6 +91,21 @@ function toolProxiesFor(options: { startToCloseTimeout: number; heartbeatTimeout
   return {
     tools: wf.proxyActivities<Pick<KeelActivities, 'executeTool'>>({
       ...options,
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumAttempts: 3,
+        nonRetryableErrorTypes: [FailureType.WorkspaceMissing],
+      },
+    }),
+    /**
+     * Quick read-only calls as local activities, the way Temporal's agent integrations keep
+     * history small: the call runs inside the workflow task and leaves one marker event instead
+     * of three activity events. Only reads: a repeated read harms nothing, and mutating or
+     * irreversible calls keep their own activity (and the journal's at-most-once).
+     */
+    localReads: wf.proxyLocalActivities<Pick<KeelActivities, 'executeTool'>>({
+      startToCloseTimeout: Math.min(options.startToCloseTimeout, LOCAL_READ_MAX_TIMEOUT_MS),
       retry: {
         initialInterval: '1s',
         backoffCoefficient: 2,

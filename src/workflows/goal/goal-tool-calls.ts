@@ -1,5 +1,5 @@
 import * as wf from '@temporalio/workflow';
-import type { ActivityProxies } from './activity-proxies';
+import { LOCAL_READ_MAX_TIMEOUT_MS, LOCAL_READS_PATCH, type ActivityProxies } from './activity-proxies';
 import type { DecisionRefusal } from './approval-decision';
 import { describeFailure, outcomeUnknownDetailsOf } from './goal-failures';
 import type { GoalPlanning, PlanningOutcome } from './goal-planning';
@@ -204,26 +204,30 @@ export class GoalToolCalls {
     counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
     counters.toolCallsByReversibility[call.reversibility] += 1;
     this.goal.visibility.show();
-    const timeoutMs = catalogueEntry(this.state.tools?.catalogue ?? [], call.toolName)?.timeoutMs;
+    const entry = catalogueEntry(this.state.tools?.catalogue ?? [], call.toolName);
+    const timeoutMs = entry?.timeoutMs;
     const proxies = this.goal.activities.toolsWithTimeout(timeoutMs);
-    const tools = call.reversibility === 'irreversible' ? proxies.onceOnlyTools : proxies.tools;
+    const input = {
+      toolName: call.toolName,
+      input: call.input,
+      workspace: this.state.config.workspace,
+      callId: call.callId,
+      // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
+      idempotencyKey: `${this.goal.workflowId}/${call.callId}`,
+      reversibility: call.reversibility,
+      sandbox: { network: this.state.config.sandbox.network },
+    };
     let outcome: ToolOutcome | undefined;
     try {
-      outcome = await tools.executeTool.executeWithOptions(
-        { summary: call.summary, priority: this.goal.priority() },
-        [
-          {
-            toolName: call.toolName,
-            input: call.input,
-            workspace: this.state.config.workspace,
-            callId: call.callId,
-            // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
-            idempotencyKey: `${this.goal.workflowId}/${call.callId}`,
-            reversibility: call.reversibility,
-            sandbox: { network: this.state.config.sandbox.network },
-          },
-        ],
-      );
+      if (this.runsLocally(call, entry)) {
+        outcome = await proxies.localReads.executeTool.executeWithOptions({ summary: call.summary }, [input]);
+      } else {
+        const tools = call.reversibility === 'irreversible' ? proxies.onceOnlyTools : proxies.tools;
+        outcome = await tools.executeTool.executeWithOptions(
+          { summary: call.summary, priority: this.goal.priority() },
+          [input],
+        );
+      }
       const shown = this.state.config.principles.actionableFailure ? outcome : { ...outcome, candidates: [] };
       call.result = {
         content: formatToolResult(shown),
@@ -236,6 +240,13 @@ export class GoalToolCalls {
     }
     call.status = 'done';
     this.afterCall(call, outcome);
+  }
+
+  /** Quick read-only calls run as local activities (see activity-proxies.ts, localReads). */
+  private runsLocally(call: ToolCallRecord, entry: ReturnType<typeof catalogueEntry>): boolean {
+    if (call.reversibility !== 'read-only' || entry?.tier.kind !== 'fixed') return false;
+    if ((entry.timeoutMs ?? 0) > LOCAL_READ_MAX_TIMEOUT_MS) return false;
+    return wf.patched(LOCAL_READS_PATCH);
   }
 
   /** Principles 1 and 3, planning and assessment bookkeeping after one executed call. */
