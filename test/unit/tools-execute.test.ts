@@ -316,3 +316,35 @@ test('inside an activity, heartbeats flow and cancellation kills the command and
   assert.ok(Date.now() - started < 10_000);
   assert.ok(beats >= 1);
 });
+
+test('a tool result over the size keel records is cut to its head and tail, images over budget left out', async () => {
+  const { journalDirectory, workspace, call } = setup();
+  const registry = createToolRegistry({
+    tools: [
+      defineTool({
+        name: 'dump',
+        description: 'Returns a lot',
+        input: z.object({}),
+        reversibility: 'read-only',
+        execute: () =>
+          Promise.resolve({
+            ok: true,
+            content: `BEGIN${'m'.repeat(3_000_000)}END`,
+            images: [
+              { mediaType: 'image/png' as const, data: 'a'.repeat(600_000) },
+              { mediaType: 'image/png' as const, data: 'b'.repeat(600_000) },
+            ],
+          }),
+      }),
+    ],
+  });
+  const { executeTool } = createToolActivities({ registry, journalDirectory });
+  const outcome = await executeTool({ ...call({}), toolName: 'dump', input: {}, workspace });
+  assert.ok(outcome.content.length < 201_000);
+  assert.match(
+    outcome.content,
+    /^BEGINm+\n\[… 2800008 characters omitted by keel …\]\nm+END\n\[1 image\(s\) left out/,
+  );
+  assert.equal(outcome.images?.length, 1);
+  assert.equal(outcome.facts.truncated, true);
+});

@@ -15,6 +15,7 @@ import type { TierContext, ToolExecutionContext, ToolLogger } from './define-too
 import { createIrreversibleJournal, describeUnknownAttempt } from './irreversible-journal';
 import { errorText, type RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
+import { capOutcome } from './outcome-cap';
 import { failure } from './tool-outcomes';
 
 /** Failure types the tool activities throw; everything else comes back as a ToolOutcome. */
@@ -125,7 +126,7 @@ export function createToolActivities(options: {
 
     // A cancelled activity must end as cancelled for Temporal, whatever the tool returned.
     if (activity !== undefined && signal.aborted) throw signal.reason;
-    return outcome;
+    return capOutcome(outcome);
   }
 
   /**
