@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { connectClient, decideApproval, startGoal } from '../client/goal-client';
 import { describeResult, followGoal } from '../cli/follow-goal';
-import { webUiUrl } from '../connection-settings';
+import { workflowPageUrl } from '../client/web-ui';
 import { startDevServer, type DevServer } from '../dev-server/dev-server';
 import { loadScenarioFile } from '../scripted-model/scenario';
 import { startScriptedMessagesServer } from '../scripted-model/scripted-messages-server';
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       },
     });
     print(`goal started: ${handle.workflowId}`);
-    print(`web ui: ${webUiUrl(handle.workflowId, NAMESPACE)}`);
+    print(`web ui: ${workflowPageUrl(`http://localhost:${UI_PORT}`, NAMESPACE, handle.workflowId)}`);
     return followGoal(handle, {
       print,
       onPendingApproval: async (approval) => {
