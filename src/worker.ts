@@ -5,10 +5,8 @@ import path from 'node:path';
 import { createActivities } from './activities';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
 import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
-import {
-  createReflectionStore,
-  reflectionStoreConfigFromEnv,
-} from './activities/reflection-store/create-reflection-store';
+import { createReflectionStore } from './activities/reflection-store/create-reflection-store';
+import { reflectionStoreSettings } from './config/reflection-store-settings';
 import type { ReflectionStore } from './activities/reflection-store/reflection-store';
 import { connectMcpServers, type McpServers, type McpServersConfig } from './activities/mcp';
 import { loadKeelConfig, validateKeelConfig } from './config/keel-config';
@@ -88,7 +86,9 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
       toolRegistry,
       journalDirectory: options.journalDirectory ?? keelDirectory(env, 'KEEL_JOURNAL_DIR', 'journal'),
       backupDirectory: options.backupDirectory ?? keelDirectory(env, 'KEEL_BACKUP_DIR', 'backups'),
-      reflectionStore: options.reflectionStore ?? createReflectionStore(reflectionStoreConfigFromEnv(env)),
+      reflectionStore:
+        options.reflectionStore ??
+        createReflectionStore(reflectionStoreSettings({ cwd: process.cwd(), env }).config),
       ledgerSinks,
       ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
     }),
@@ -207,6 +207,9 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       ...(options.tools ? { tools: options.tools } : {}),
     });
     log(describeSandbox());
+    log(
+      `keel worker: reflections in ${reflectionStoreSettings({ cwd: process.cwd(), env: process.env }).description}`,
+    );
     log(
       `keel worker: polling task queue "${settings.taskQueue}" on ${settings.address} (namespace ${settings.namespace})`,
     );
