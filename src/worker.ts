@@ -17,6 +17,7 @@ import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
+import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
 import { loadScenarioFile } from './scripted-model/scenario';
 import {
   startScriptedMessagesServer,
@@ -52,6 +53,7 @@ export const WORKFLOWS_PATH = require.resolve('./workflows');
 
 export async function createKeelWorker(options: KeelWorkerOptions): Promise<Worker> {
   const env = process.env;
+  await registerSearchAttributes(options);
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
@@ -98,6 +100,26 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   });
   if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
   return worker;
+}
+
+/**
+ * Goals upsert keel's search attributes; on a server without them (a plain `temporal server
+ * start-dev`) every goal would hang on BadSearchAttributes. So the worker registers the missing
+ * ones before it polls, and stops with one line when it cannot.
+ */
+async function registerSearchAttributes(options: Pick<KeelWorkerOptions, 'connection' | 'namespace'>) {
+  const check = await ensureKeelSearchAttributes({
+    connection: options.connection,
+    namespace: options.namespace,
+  });
+  if (check.outcome === 'registered')
+    workerLog.info(
+      `registered search attributes ${check.names.join(', ')} in namespace ${options.namespace}`,
+    );
+  if (check.outcome === 'unknown')
+    workerLog.warn(
+      `cannot check keel's search attributes in namespace ${options.namespace} (${check.reason}); goals hang if they are missing`,
+    );
 }
 
 /** The servers of the options, or of the config file; undefined when there are none. */
