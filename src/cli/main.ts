@@ -10,18 +10,18 @@ import {
   listRunningGoals,
   sendUserMessage,
   startGoal,
-} from '../client/goal-client';
+} from './lazy-modules';
 import { generateApprovalKeyPair, loadSigningKey } from '../client/approval-keys';
 import { connectionSettings, type ConnectionSettings } from '../connection-settings';
 import { webUiBase, workflowPageUrl } from '../client/web-ui';
-import { runWorker } from '../worker';
+import { runWorker } from './lazy-modules';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
-import { describeResult, followGoal } from './follow-goal';
+import { describeResult, followGoal } from './lazy-modules';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
-import { watchCommandAction } from './watch-view';
+import { watchCommandAction } from './lazy-modules';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail } from '../workflows/goal/goal-details';

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import {
-  ReflectionStoreConfigError,
-  createReflectionStore,
-} from '../activities/reflection-store/create-reflection-store';
-import { KeelConfigError } from '../config/keel-config';
-import { reflectionStoreSettings } from '../config/reflection-store-settings';
+import type * as CreateReflectionStore from '../activities/reflection-store/create-reflection-store';
+import type * as KeelConfig from '../config/keel-config';
+import type * as ReflectionStoreSettings from '../config/reflection-store-settings';
 import {
   lookupReflection,
   taskIdentity,
@@ -172,8 +169,18 @@ async function withStore<Result>(
   }
 }
 
-/** The worker's store, read through the same settings the worker reads. */
+/**
+ * The worker's store, read through the same settings the worker reads. Its modules (yaml, pg) are
+ * loaded here, when a reflections command runs, so they do not slow every other command's start.
+ */
 function storeFromSettings(): ReflectionStore & { description: string } {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { ReflectionStoreConfigError, createReflectionStore } =
+    require('../activities/reflection-store/create-reflection-store') as typeof CreateReflectionStore;
+  const { KeelConfigError } = require('../config/keel-config') as typeof KeelConfig;
+  const { reflectionStoreSettings } =
+    require('../config/reflection-store-settings') as typeof ReflectionStoreSettings;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   try {
     const settings = reflectionStoreSettings({ cwd: process.cwd(), env: process.env });
     return Object.assign(createReflectionStore(settings.config, { warn: () => {} }), {
