@@ -81,6 +81,9 @@ export async function ensureKeelSearchAttributes(options: {
       searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, INDEXED_TYPE[type]])),
     });
   } catch (error) {
+    // Another worker starting at the same moment may have registered them first (AlreadyExists).
+    const now = await listCustom(connection, namespace).catch(() => existing);
+    if (missing.every(([name, type]) => now[name] === INDEXED_TYPE[type])) return { outcome: 'present' };
     const names = missing.map(([name]) => name).join(', ');
     throw new SearchAttributesError(
       `search attributes ${names} are missing in namespace ${namespace} and keel could not register them ` +

@@ -62,6 +62,20 @@ test('a refused registration is one line naming the attributes and the command t
   );
 });
 
+test('a worker that loses the race to register them (AlreadyExists) goes on', async () => {
+  const existing: Types = {};
+  const server = fakeServer(existing, (attributes) => {
+    Object.assign(existing, attributes); // the other worker's registration landed first
+    throw new Error('6 ALREADY_EXISTS: Search attribute KeelStatus already exists.');
+  });
+  assert.deepEqual(
+    await ensureKeelSearchAttributes({ connection: server.connection, namespace: 'default' }),
+    {
+      outcome: 'present',
+    },
+  );
+});
+
 test('an attribute of another type is an error; a server that will not list them is reported, not fatal', async () => {
   const wrong = fakeServer({ KeelToolCalls: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD });
   await assert.rejects(
