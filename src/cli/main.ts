@@ -23,6 +23,7 @@ import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
 import { watchCommandAction } from './lazy-modules';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
+import type { GoalStatusView } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail } from '../workflows/goal/goal-details';
 
@@ -221,9 +222,15 @@ export function buildProgram(): Command {
     .action(async (options: { json?: boolean }, command: Command) => {
       await withClient(command, async (client) => {
         const pending = [];
-        for (const workflowId of await listRunningGoals(client)) {
-          const view = await goalStatus(goalHandle(client, workflowId)).catch(() => undefined);
-          for (const approval of view?.pendingApprovals ?? []) {
+        for (const { workflowId, view } of await statusOfEach(client, await listRunningGoals(client))) {
+          if (!view) {
+            // A query waits for a worker: a goal whose task queue has none would hold up the list.
+            process.stderr.write(
+              `keel: ${workflowId} did not answer within ${PENDING_QUERY_TIMEOUT_MS / 1000} s (no worker on its task queue?)\n`,
+            );
+            continue;
+          }
+          for (const approval of view.pendingApprovals) {
             const { callId, reversibility, summary, deadline } = approval;
             pending.push({ workflowId, callId, reversibility, summary, deadline });
           }
@@ -401,6 +408,28 @@ interface DecideOptions {
   reason?: string;
   signal?: boolean;
   signKey?: string;
+}
+
+const PENDING_QUERY_TIMEOUT_MS = 5000;
+const PENDING_QUERY_CONCURRENCY = 8;
+
+/** Each goal's status, queried a few at a time with a deadline; undefined for a goal that did not answer. */
+async function statusOfEach(client: Client, workflowIds: readonly string[]) {
+  const results: Array<{ workflowId: string; view: GoalStatusView | undefined }> = [];
+  for (let start = 0; start < workflowIds.length; start += PENDING_QUERY_CONCURRENCY) {
+    const batch = workflowIds.slice(start, start + PENDING_QUERY_CONCURRENCY);
+    const views = await Promise.all(
+      batch.map((workflowId) =>
+        client.connection
+          .withDeadline(Date.now() + PENDING_QUERY_TIMEOUT_MS, () =>
+            goalStatus(goalHandle(client, workflowId)),
+          )
+          .catch(() => undefined),
+      ),
+    );
+    batch.forEach((workflowId, index) => results.push({ workflowId, view: views[index] }));
+  }
+  return results;
 }
 
 /** Why `directory` cannot be a workspace ("does not exist", "is not a directory"), or undefined. */

@@ -193,6 +193,41 @@ test('run, pending, approve and status work end to end from the command line', a
   rmSync(workspace, { recursive: true, force: true });
 });
 
+test('keel pending does not wait on a goal whose worker is gone: it names it and answers', async () => {
+  const common = ['--address', address, '--task-queue', harness.taskQueue];
+  const workspace = tempDirectory('keel-cli-');
+  const workflowId = `cli-orphan-${Date.now()}`;
+  try {
+    await harness.withWorker(async () => {
+      const started = await keel([
+        ...common,
+        'run',
+        'GOAL-CLI: orphan',
+        '--workspace',
+        workspace,
+        '--id',
+        workflowId,
+      ]);
+      assert.equal(started.code, 0, started.stderr);
+      await eventually(
+        async () =>
+          (await harness.client.workflow.getHandle(workflowId).query(goalStatusQuery)).pendingApprovals[0],
+      );
+    });
+    // No worker polls the goal's task queue now, so a query to it would wait for one.
+    const pending = await keel([...common, 'pending', '--json']);
+    assert.equal(pending.code, 0, pending.stderr);
+    assert.ok(Array.isArray(JSON.parse(pending.stdout)));
+    assert.match(
+      pending.stderr,
+      new RegExp(`keel: ${workflowId} did not answer within 5 s \\(no worker on its task queue\\?\\)`),
+    );
+  } finally {
+    await harness.client.workflow.getHandle(workflowId).terminate('test over');
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
 test('run --wait follows the goal to its end and prints the result', async (t) => {
   const common = ['--address', address, '--task-queue', harness.taskQueue];
   const workspace = tempDirectory('keel-cli-');
