@@ -1,11 +1,20 @@
-# The keel worker image used by docker-compose.yml.
+# The keel worker image used by docker-compose.yml. TypeScript is compiled in a build stage, so the
+# worker starts from JavaScript: with dist/ and no src/, bin/keel-worker.js runs dist/worker.js,
+# whose workflow bundle is built from dist/workflows (see bin/load-keel.js).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 # npm install rather than npm ci: see scripts/lib/ensure.sh
 RUN npm install --omit=dev --no-audit --no-fund
-COPY tsconfig.json ./
-COPY src ./src
+COPY --from=build /app/dist ./dist
 COPY scenarios ./scenarios
 COPY bin ./bin
 USER node

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so a fresh clone needs no build step.
-require('tsx/cjs');
-require('../src/cli/main.ts')
+// The keel CLI: compiled JavaScript from dist/ when it is current, the TypeScript source otherwise
+// (see load-keel.js).
+const { loadKeel } = require('./load-keel');
+
+loadKeel('cli/main')
   .main(process.argv.slice(2))
   .then((code) => process.exit(code));

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure.sh
 ensure_node_modules
+ensure_build
 ensure_temporal
 bash scripts/ensure-bubblewrap.sh || echo "keel: continuing; the worker will say that run_command is not sandboxed"
-exec node --import tsx src/demo/run-demo.ts "$@"
+exec node dist/demo/run-demo.js "$@"

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/ensure.sh
 ensure_node_modules
+ensure_build
 ensure_temporal
 bash scripts/ensure-postgres.sh
 bash scripts/ensure-chromium.sh

@@ -22,13 +22,3 @@ export function connectionSettings(
     taskQueue: flags.taskQueue ?? env.KEEL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
   });
 }
-
-/** The Web UI page of one goal (dev server UI by default). */
-export function webUiUrl(
-  workflowId: string,
-  namespace: string,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  const base = (env.KEEL_WEB_UI_URL ?? 'http://localhost:8233').replace(/\/$/, '');
-  return `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
-}

@@ -5,10 +5,8 @@ import path from 'node:path';
 import { createActivities } from './activities';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
 import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
-import {
-  createReflectionStore,
-  reflectionStoreConfigFromEnv,
-} from './activities/reflection-store/create-reflection-store';
+import { createReflectionStore } from './activities/reflection-store/create-reflection-store';
+import { reflectionStoreSettings } from './config/reflection-store-settings';
 import type { ReflectionStore } from './activities/reflection-store/reflection-store';
 import { connectMcpServers, type McpServers, type McpServersConfig } from './activities/mcp';
 import { loadKeelConfig, validateKeelConfig } from './config/keel-config';
@@ -19,6 +17,7 @@ import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
+import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
 import { loadScenarioFile } from './scripted-model/scenario';
 import {
   startScriptedMessagesServer,
@@ -54,6 +53,7 @@ export const WORKFLOWS_PATH = require.resolve('./workflows');
 
 export async function createKeelWorker(options: KeelWorkerOptions): Promise<Worker> {
   const env = process.env;
+  await registerSearchAttributes(options);
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
@@ -88,7 +88,9 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
       toolRegistry,
       journalDirectory: options.journalDirectory ?? keelDirectory(env, 'KEEL_JOURNAL_DIR', 'journal'),
       backupDirectory: options.backupDirectory ?? keelDirectory(env, 'KEEL_BACKUP_DIR', 'backups'),
-      reflectionStore: options.reflectionStore ?? createReflectionStore(reflectionStoreConfigFromEnv(env)),
+      reflectionStore:
+        options.reflectionStore ??
+        createReflectionStore(reflectionStoreSettings({ cwd: process.cwd(), env }).config),
       ledgerSinks,
       ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
     }),
@@ -98,6 +100,26 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   });
   if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
   return worker;
+}
+
+/**
+ * Goals upsert keel's search attributes; on a server without them (a plain `temporal server
+ * start-dev`) every goal would hang on BadSearchAttributes. So the worker registers the missing
+ * ones before it polls, and stops with one line when it cannot.
+ */
+async function registerSearchAttributes(options: Pick<KeelWorkerOptions, 'connection' | 'namespace'>) {
+  const check = await ensureKeelSearchAttributes({
+    connection: options.connection,
+    namespace: options.namespace,
+  });
+  if (check.outcome === 'registered')
+    workerLog.info(
+      `registered search attributes ${check.names.join(', ')} in namespace ${options.namespace}`,
+    );
+  if (check.outcome === 'unknown')
+    workerLog.warn(
+      `cannot check keel's search attributes in namespace ${options.namespace} (${check.reason}); goals hang if they are missing`,
+    );
 }
 
 /** The servers of the options, or of the config file; undefined when there are none. */
@@ -211,6 +233,9 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
         : {}),
     });
     log(describeSandbox());
+    log(
+      `keel worker: reflections in ${reflectionStoreSettings({ cwd: process.cwd(), env: process.env }).description}`,
+    );
     log(
       `keel worker: polling task queue "${settings.taskQueue}" on ${settings.address} (namespace ${settings.namespace})`,
     );

@@ -12,6 +12,19 @@ ensure_node_modules() {
   fi
 }
 
+# Compiles src/ to dist/ when dist/ is missing or older than any source file, so `keel` and the
+# worker start from JavaScript (bin/load-keel.js falls back to tsx, seconds per start, otherwise).
+ensure_build() {
+  if [ -f dist/index.js ] && [ -z "$(find src -type f -newer dist/index.js -print -quit)" ]; then
+    return 0
+  fi
+  echo "keel: compiling TypeScript to dist/ (npm run build)"
+  npm run -s build || {
+    echo "keel: npm run build failed (errors above)" >&2
+    return 1
+  }
+}
+
 ensure_temporal() {
   if [ -n "${KEEL_TEMPORAL_BIN:-}" ]; then
     [ -x "$KEEL_TEMPORAL_BIN" ] && return 0

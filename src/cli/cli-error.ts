@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError } from '@temporalio/client';
+import type * as TemporalClient from '@temporalio/client';
 import { EncryptionKeysError } from '../codec/encryption-keys-error';
 
 /** A problem the user can fix: printed as one line, exit code 2, no stack trace. */
@@ -9,6 +9,12 @@ export class CliError extends Error {
 /** One line for any error a command can raise. */
 export function describeCliError(error: unknown, context: { address: string }): string {
   if (error instanceof CliError || error instanceof EncryptionKeysError) return error.message;
+  // Loaded here, not at the top: a command that fails before connecting (or --help) should not
+  // pay for loading the Temporal client, and one that connected has loaded it already.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError } =
+    require('@temporalio/client') as typeof TemporalClient;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   if (error instanceof WorkflowNotFoundError) return `no goal with id ${error.workflowId ?? ''}`.trim();
   if (error instanceof WorkflowUpdateFailedError) return `refused: ${error.cause?.message ?? error.message}`;
   if (error instanceof WorkflowFailedError) return `goal failed: ${error.cause?.message ?? error.message}`;

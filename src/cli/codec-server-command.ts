@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { startCodecServer, DEFAULT_CODEC_SERVER_HOST, DEFAULT_UI_ORIGIN } from '../codec/codec-server';
-import { EncryptionCodec } from '../codec/encryption-codec';
+import type * as EncryptionCodecModule from '../codec/encryption-codec';
 import { ENCRYPTION_KEYS_VARIABLE, encryptionKeysFromEnv } from '../codec/encryption-keys';
 import { CliError } from './cli-error';
 
@@ -49,6 +49,10 @@ export function registerCodecServerCommand(program: Command, print: (line: strin
           `${ENCRYPTION_KEYS_VARIABLE} is not set: the codec server needs the keys to decode with`,
         );
       const uiOrigins = options.uiOrigin.length > 0 ? options.uiOrigin : [DEFAULT_UI_ORIGIN];
+      // Loaded when the command runs: the codec pulls in Temporal's protobufs, which every other
+      // command's start would otherwise pay for.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { EncryptionCodec } = require('../codec/encryption-codec') as typeof EncryptionCodecModule;
       const server = await startCodecServer({
         codec: new EncryptionCodec(keyring),
         port: options.port,

@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import {
@@ -10,18 +10,20 @@ import {
   listRunningGoals,
   sendUserMessage,
   startGoal,
-} from '../client/goal-client';
+} from './lazy-modules';
 import { generateApprovalKeyPair, loadSigningKey } from '../client/approval-keys';
-import { connectionSettings, webUiUrl, type ConnectionSettings } from '../connection-settings';
-import { runWorker } from '../worker';
+import { connectionSettings, type ConnectionSettings } from '../connection-settings';
+import { webUiBase, workflowPageUrl } from '../client/web-ui';
+import { runWorker } from './lazy-modules';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
-import { describeResult, followGoal } from './follow-goal';
+import { describeResult, followGoal } from './lazy-modules';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
-import { watchCommandAction } from './watch-view';
+import { watchCommandAction } from './lazy-modules';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
+import type { GoalStatusView } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail } from '../workflows/goal/goal-details';
 
@@ -141,10 +143,14 @@ export function buildProgram(): Command {
     .option('--id <workflowId>', 'workflow id (generated when omitted)')
     .option('--wait', 'follow progress until the goal ends')
     .action(async (goalWords: string[], options: RunOptions, command: Command) => {
+      const workspace = path.resolve(options.workspace);
+      // The worker checks too, but only once the goal runs; a typo should not start a goal.
+      const workspaceProblem = directoryProblem(workspace);
+      if (workspaceProblem) throw new CliError(`workspace ${workspace} ${workspaceProblem}`);
       const input: GoalInput = {
         goal: goalWords.join(' '),
         successCriteria: options.criteria,
-        workspace: path.resolve(options.workspace),
+        workspace,
         approvalPolicy: options.approvalPolicy,
         ...(options.model ? { model: { name: options.model } } : {}),
         limits: {
@@ -171,7 +177,8 @@ export function buildProgram(): Command {
           workflowId: options.id,
         });
         print(`goal started: ${handle.workflowId}`);
-        print(`web ui: ${webUiUrl(handle.workflowId, settings.namespace)}`);
+        const ui = await webUiBase({ address: settings.address });
+        if (ui) print(`web ui: ${workflowPageUrl(ui, settings.namespace, handle.workflowId)}`);
         if (!options.wait) return;
         const result = await followGoal(handle, { print });
         describeResult(result).forEach((line) => print(line));
@@ -211,19 +218,27 @@ export function buildProgram(): Command {
   program
     .command('pending')
     .description('goals and tool calls awaiting a human decision')
-    .action(async (_options: unknown, command: Command) => {
+    .option('--json', 'print one JSON array of {workflowId, callId, reversibility, summary, deadline}')
+    .action(async (options: { json?: boolean }, command: Command) => {
       await withClient(command, async (client) => {
-        let count = 0;
-        for (const workflowId of await listRunningGoals(client)) {
-          const view = await goalStatus(goalHandle(client, workflowId)).catch(() => undefined);
-          for (const approval of view?.pendingApprovals ?? []) {
-            count += 1;
-            print(
-              `${workflowId}  ${approval.callId}  ${approval.reversibility}  ${approval.summary}  (until ${approval.deadline})`,
+        const pending = [];
+        for (const { workflowId, view } of await statusOfEach(client, await listRunningGoals(client))) {
+          if (!view) {
+            // A query waits for a worker: a goal whose task queue has none would hold up the list.
+            process.stderr.write(
+              `keel: ${workflowId} did not answer within ${PENDING_QUERY_TIMEOUT_MS / 1000} s (no worker on its task queue?)\n`,
             );
+            continue;
+          }
+          for (const approval of view.pendingApprovals) {
+            const { callId, reversibility, summary, deadline } = approval;
+            pending.push({ workflowId, callId, reversibility, summary, deadline });
           }
         }
-        if (count === 0) print('no tool calls are awaiting approval');
+        if (options.json) return print(JSON.stringify(pending, null, 2));
+        for (const { workflowId, callId, reversibility, summary, deadline } of pending)
+          print(`${workflowId}  ${callId}  ${reversibility}  ${summary}  (until ${deadline})`);
+        if (pending.length === 0) print('no tool calls are awaiting approval');
       });
     });
 
@@ -309,17 +324,12 @@ export function buildProgram(): Command {
     .command('ledger')
     .description("a goal's notable events (plans, checkpoints, approvals, budgets, reflections)")
     .argument('<workflowId>')
-    .option('--json', 'print the events as JSON lines')
+    .option('--json', 'print the events as one JSON array (like status --json and pending --json)')
     .action(async (workflowId: string, options: { json?: boolean }, command: Command) => {
       await withClient(command, async (client) => {
         const events = await goalHandle(client, workflowId).query(ledgerQuery, {});
-        for (const event of events) {
-          print(
-            options.json
-              ? JSON.stringify(event)
-              : `${event.sequence}  ${event.at}  ${event.kind}  ${event.summary}`,
-          );
-        }
+        if (options.json) return print(JSON.stringify(events, null, 2));
+        for (const event of events) print(`${event.sequence}  ${event.at}  ${event.kind}  ${event.summary}`);
         if (events.length === 0) print('no events');
       });
     });
@@ -398,6 +408,38 @@ interface DecideOptions {
   reason?: string;
   signal?: boolean;
   signKey?: string;
+}
+
+const PENDING_QUERY_TIMEOUT_MS = 5000;
+const PENDING_QUERY_CONCURRENCY = 8;
+
+/** Each goal's status, queried a few at a time with a deadline; undefined for a goal that did not answer. */
+async function statusOfEach(client: Client, workflowIds: readonly string[]) {
+  const results: Array<{ workflowId: string; view: GoalStatusView | undefined }> = [];
+  for (let start = 0; start < workflowIds.length; start += PENDING_QUERY_CONCURRENCY) {
+    const batch = workflowIds.slice(start, start + PENDING_QUERY_CONCURRENCY);
+    const views = await Promise.all(
+      batch.map((workflowId) =>
+        client.connection
+          .withDeadline(Date.now() + PENDING_QUERY_TIMEOUT_MS, () =>
+            goalStatus(goalHandle(client, workflowId)),
+          )
+          .catch(() => undefined),
+      ),
+    );
+    batch.forEach((workflowId, index) => results.push({ workflowId, view: views[index] }));
+  }
+  return results;
+}
+
+/** Why `directory` cannot be a workspace ("does not exist", "is not a directory"), or undefined. */
+function directoryProblem(directory: string): string | undefined {
+  try {
+    return statSync(directory).isDirectory() ? undefined : 'is not a directory';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? String(error)})`;
+  }
 }
 
 function signingKeyFrom(source: string) {

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import {
-  ReflectionStoreConfigError,
-  createReflectionStore,
-  reflectionStoreConfigFromEnv,
-} from '../activities/reflection-store/create-reflection-store';
+import type * as CreateReflectionStore from '../activities/reflection-store/create-reflection-store';
+import type * as KeelConfig from '../config/keel-config';
+import type * as ReflectionStoreSettings from '../config/reflection-store-settings';
 import {
   lookupReflection,
   taskIdentity,
@@ -20,8 +18,11 @@ import { CliError } from './cli-error';
  */
 
 export interface ReflectionCommandOptions {
-  /** The store to read; the one configured by KEEL_REFLECTION_* by default. Closed after use. */
-  storeFactory?: () => ReflectionStore;
+  /**
+   * The store to read, and where it is (said when it holds nothing); by default the worker's:
+   * KEEL_REFLECTION_* and keel.config.yaml (see reflectionStoreSettings). Closed after use.
+   */
+  storeFactory?: () => ReflectionStore & { description?: string };
   print?: (line: string) => void;
 }
 
@@ -29,15 +30,19 @@ export interface ReflectionCommandOptions {
 const SUMMARY_WIDTH = 80;
 
 export function registerReflectionCommands(program: Command, options: ReflectionCommandOptions = {}): void {
-  const storeFactory = options.storeFactory ?? storeFromEnvironment;
+  const storeFactory = options.storeFactory ?? storeFromSettings;
   const print = options.print ?? ((line: string) => console.log(line));
 
   const reflections = program
     .command('reflections')
     .description('list what keel has learned about each task (identity, runs, last reflection, first line)')
     .action(async () => {
-      const entries = await withStore(storeFactory, (store) => store.list());
-      if (entries.length === 0) return print('no reflections stored');
+      let where: string | undefined;
+      const entries = await withStore(storeFactory, (store) => {
+        where = store.description;
+        return store.list();
+      });
+      if (entries.length === 0) return print(`no reflections stored${where ? `: looked in ${where}` : ''}`);
       listLines(entries).forEach((line) => print(line));
     });
 
@@ -48,22 +53,26 @@ export function registerReflectionCommands(program: Command, options: Reflection
     .action(async (words: string[]) => {
       const query = words.join(' ');
       const found = await withStore(storeFactory, async (store) => {
+        const where = store.description;
         const match = await lookupReflection(store, query);
-        if (!match) return undefined;
+        if (!match) return { where, match: undefined };
         const description =
           match.taskIdentity === taskIdentity(query)
             ? query
             : (await store.list()).find((entry) => entry.taskIdentity === match.taskIdentity)
                 ?.taskDescription;
-        return { ...match, ...(description === undefined ? {} : { taskDescription: description }) };
+        return {
+          where,
+          match: { ...match, ...(description === undefined ? {} : { taskDescription: description }) },
+        };
       });
-      if (!found) {
+      if (!found.match) {
         throw new CliError(
           `no reflection stored for ${JSON.stringify(shorten(printable(query), SUMMARY_WIDTH))} ` +
-            `(task identity ${taskIdentity(query)})`,
+            `(task identity ${taskIdentity(query)})${found.where ? `; looked in ${found.where}` : ''}`,
         );
       }
-      showLines(found).forEach((line) => print(line));
+      showLines(found.match).forEach((line) => print(line));
     });
 }
 
@@ -145,8 +154,8 @@ function shorten(text: string, width: number): string {
  * the store, so a database connection error is not mistaken for an unreachable Temporal.
  */
 async function withStore<Result>(
-  storeFactory: () => ReflectionStore,
-  work: (store: ReflectionStore) => Promise<Result>,
+  storeFactory: () => ReflectionStore & { description?: string },
+  work: (store: ReflectionStore & { description?: string }) => Promise<Result>,
 ): Promise<Result> {
   const store = storeFactory();
   try {
@@ -160,11 +169,26 @@ async function withStore<Result>(
   }
 }
 
-function storeFromEnvironment(): ReflectionStore {
+/**
+ * The worker's store, read through the same settings the worker reads. Its modules (yaml, pg) are
+ * loaded here, when a reflections command runs, so they do not slow every other command's start.
+ */
+function storeFromSettings(): ReflectionStore & { description: string } {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { ReflectionStoreConfigError, createReflectionStore } =
+    require('../activities/reflection-store/create-reflection-store') as typeof CreateReflectionStore;
+  const { KeelConfigError } = require('../config/keel-config') as typeof KeelConfig;
+  const { reflectionStoreSettings } =
+    require('../config/reflection-store-settings') as typeof ReflectionStoreSettings;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   try {
-    return createReflectionStore(reflectionStoreConfigFromEnv(process.env));
+    const settings = reflectionStoreSettings({ cwd: process.cwd(), env: process.env });
+    return Object.assign(createReflectionStore(settings.config, { warn: () => {} }), {
+      description: settings.description,
+    });
   } catch (error) {
-    if (error instanceof ReflectionStoreConfigError) throw new CliError(error.message);
+    if (error instanceof ReflectionStoreConfigError || error instanceof KeelConfigError)
+      throw new CliError(error.message);
     throw error;
   }
 }

@@ -3,16 +3,18 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { mcpServersConfigSchema } from '../activities/mcp/mcp-config';
+import { reflectionStoreSectionSchema } from '../activities/reflection-store/create-reflection-store';
 
 /**
- * keel.config.yaml: the worker's own configuration (today its MCP servers). It lives here rather
- * than under src/activities/mcp because the file belongs to the worker and will hold more than
- * one section; each section's schema lives with the code that uses it.
+ * keel.config.yaml: the worker's own configuration (its MCP servers and reflection store; the CLI
+ * reads the same file for `keel reflections`, so both find the same notes). It lives here because
+ * the file belongs to the worker as a whole; each section's schema lives with the code that uses it.
  */
 export const KEEL_CONFIG_FILE = 'keel.config.yaml';
 
 export const keelConfigSchema = z.strictObject({
   mcpServers: mcpServersConfigSchema.optional(),
+  reflectionStore: reflectionStoreSectionSchema.optional(),
 });
 export type KeelConfig = z.infer<typeof keelConfigSchema>;
 

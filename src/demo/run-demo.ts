@@ -1,7 +1,8 @@
 /**
- * The offline demo, end to end: a Temporal dev server with its Web UI and state file, a keel
- * worker, and one goal whose last step is irreversible. Without ANTHROPIC_API_KEY the model is
- * SCRIPTED (scenarios/demo.yaml replayed by a loopback Messages endpoint).
+ * The offline demo, end to end: a Temporal dev server with its Web UI and state file (or the server
+ * TEMPORAL_ADDRESS names, or one already on :7233), a keel worker, and one goal whose last step is
+ * irreversible. Without ANTHROPIC_API_KEY the model is SCRIPTED (scenarios/demo.yaml replayed by a
+ * loopback Messages endpoint). KEEL_DEMO_DIR moves its state (default .keel in the repository).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -10,19 +11,24 @@ import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { connectClient, decideApproval, startGoal } from '../client/goal-client';
 import { describeResult, followGoal } from '../cli/follow-goal';
-import { webUiUrl } from '../connection-settings';
+import { webUiBase, workflowPageUrl } from '../client/web-ui';
+import {
+  connectionSettings,
+  DEFAULT_TEMPORAL_ADDRESS,
+  type ConnectionSettings,
+} from '../connection-settings';
 import { startDevServer, type DevServer } from '../dev-server/dev-server';
+import { ensureKeelSearchAttributes } from '../dev-server/search-attributes';
 import { loadScenarioFile } from '../scripted-model/scenario';
 import { startScriptedMessagesServer } from '../scripted-model/scripted-messages-server';
 import { anthropicFromEnvironment, createKeelWorker } from '../worker';
 import { Connection } from '@temporalio/client';
 
 const ROOT = path.resolve(__dirname, '../..');
-const STATE_DIR = path.join(ROOT, '.keel');
-const ADDRESS = '127.0.0.1:7233';
-const UI_PORT = 8233;
-const NAMESPACE = 'default';
-const TASK_QUEUE = 'keel-demo';
+const STATE_DIR = path.resolve(process.env.KEEL_DEMO_DIR || path.join(ROOT, '.keel'));
+// A task queue of this run's own: a keel worker already polling "keel" (or an earlier demo's, with
+// other code or settings) must not take the demo's tasks.
+const TASK_QUEUE = `keel-demo-${process.pid}-${Date.now().toString(36)}`;
 
 const print = (line: string) => console.log(line);
 
@@ -30,7 +36,11 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') }); // the worker's INFO chatter hides the story
   mkdirSync(STATE_DIR, { recursive: true });
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !process.env.CI;
-  const server = await ensureDevServer();
+  const settings = connectionSettings({ taskQueue: TASK_QUEUE });
+  const { address, namespace } = settings;
+  const server = await ensureDevServer(settings);
+  await registerSearchAttributes(settings);
+  const uiBase = server ? server.uiUrl : await webUiBase({ address });
   const workspace = prepareWorkspace();
 
   const scripted = !process.env.ANTHROPIC_API_KEY;
@@ -53,18 +63,20 @@ async function main(): Promise<void> {
     print(`model: real, via ${anthropic.baseURL}`);
   }
 
-  const workerConnection = await NativeConnection.connect({ address: ADDRESS });
+  const workerConnection = await NativeConnection.connect({ address });
   const worker = await createKeelWorker({
     connection: workerConnection,
-    namespace: NAMESPACE,
+    namespace,
     taskQueue: TASK_QUEUE,
     anthropic,
     journalDirectory: path.join(STATE_DIR, 'journal'),
   });
-  const client = await connectClient({ address: ADDRESS, namespace: NAMESPACE, taskQueue: TASK_QUEUE });
+  const client = await connectClient(settings);
   const rl = interactive ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
   const prompts = new Map<string, AbortController>();
 
+  let workflowId = '';
+  const addressFlag = address === DEFAULT_TEMPORAL_ADDRESS ? '' : ` --address ${address}`;
   const outcome = await worker.runUntil(async () => {
     const handle = await startGoal(client, {
       taskQueue: TASK_QUEUE,
@@ -75,15 +87,16 @@ async function main(): Promise<void> {
         approvalPolicy: 'auto',
       },
     });
-    print(`goal started: ${handle.workflowId}`);
-    print(`web ui: ${webUiUrl(handle.workflowId, NAMESPACE)}`);
+    workflowId = handle.workflowId;
+    print(`goal started: ${handle.workflowId} (task queue ${TASK_QUEUE})`);
+    if (uiBase) print(`web ui: ${workflowPageUrl(uiBase, namespace, handle.workflowId)}`);
     return followGoal(handle, {
       print,
       onPendingApproval: async (approval) => {
-        const approve = `npx keel approve ${handle.workflowId} ${approval.callId}`;
+        const approve = `npx keel${addressFlag} approve ${handle.workflowId} ${approval.callId}`;
         print(`  approve from another terminal:  ${approve}`);
         print(
-          `  or with the Temporal CLI:       temporal workflow signal --workflow-id ${handle.workflowId} --name approve --input '{"callId":"${approval.callId}","approver":"you"}'`,
+          `  or with the Temporal CLI:       temporal workflow signal${addressFlag} --workflow-id ${handle.workflowId} --name approve --input '{"callId":"${approval.callId}","approver":"you"}'`,
         );
         if (!rl) {
           print(`  non-interactive run: the demo approves it itself (${approve})`);
@@ -125,32 +138,77 @@ async function main(): Promise<void> {
   rl?.close();
   describeResult(outcome).forEach((line) => print(line));
   print(`workspace: ${workspace}`);
-  print(`web ui: http://localhost:${UI_PORT}/namespaces/${NAMESPACE}/workflows`);
   await client.connection.close();
   await workerConnection.close();
   await closeModel();
-  if (server && interactive) {
+  const page = uiBase ? workflowPageUrl(uiBase, namespace, workflowId) : undefined;
+  if (!server) {
+    // Someone else's server: it stays as it was, and so does its UI.
+    print(`temporal: the server on ${address} was already running; the demo leaves it running`);
+    if (page) print(`web ui: ${page}`);
+  } else if (interactive) {
+    if (page) print(`web ui: ${page}`);
     print('The dev server keeps running so you can look around the Web UI; press Ctrl-C to stop it.');
     await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    await server.stop();
+  } else {
+    // An unattended run (CI) leaves no server behind, so it must not end on a link that is dead.
+    await server.stop();
+    const port = address.split(':').pop() ?? '';
+    const dbFile = path.relative(process.cwd(), path.join(STATE_DIR, 'temporal.db')) || 'temporal.db';
+    print('temporal: the dev server has stopped (a non-interactive run leaves no server behind);');
+    print(
+      `  to look at the goal again: temporal server start-dev --port ${port} --db-filename ${dbFile}` +
+        ` and open ${page ?? `the Web UI on port ${Number(port) + 1000}`}`,
+    );
   }
-  await server?.stop();
   process.exitCode = outcome.status === 'completed' ? 0 : 1;
 }
 
-/** Reuses a dev server already on :7233, otherwise starts one with the Web UI and a state file. */
-async function ensureDevServer(): Promise<DevServer | undefined> {
+/** keel's search attributes on the server, registered when missing (a plain `temporal server start-dev`). */
+async function registerSearchAttributes(settings: ConnectionSettings): Promise<void> {
+  const connection = await Connection.connect({ address: settings.address, connectTimeout: 5000 });
   try {
-    const connection = await Connection.connect({ address: ADDRESS, connectTimeout: 1000 });
+    const check = await ensureKeelSearchAttributes({ connection, namespace: settings.namespace });
+    if (check.outcome === 'registered')
+      print(
+        `temporal: registered keel's search attributes (${check.names.join(', ')}) in namespace ${settings.namespace}`,
+      );
+    if (check.outcome === 'unknown')
+      print(
+        `temporal: cannot check keel's search attributes (${check.reason}); the goal hangs if they are missing`,
+      );
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Uses the server on the address (TEMPORAL_ADDRESS, or 127.0.0.1:7233) when one answers; otherwise
+ * starts a dev server there, with the Web UI on the port + 1000 (the dev server's own convention,
+ * 7233 → 8233) and a state file. A remote address that does not answer is an error.
+ */
+async function ensureDevServer(settings: ConnectionSettings): Promise<DevServer | undefined> {
+  const { address } = settings;
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: 1000 });
     await connection.workflowService.getSystemInfo({});
     await connection.close();
-    print(`temporal: using the server already on ${ADDRESS}`);
+    print(`temporal: using the server already on ${address}`);
     return undefined;
   } catch {
+    const local = /^(127\.0\.0\.1|localhost):(\d+)$/.exec(address);
+    if (!local) {
+      throw new Error(
+        `no Temporal server answers on ${address} (TEMPORAL_ADDRESS): start it, or unset TEMPORAL_ADDRESS to let the demo start a dev server on ${DEFAULT_TEMPORAL_ADDRESS}`,
+      );
+    }
+    const port = Number(local[2]);
     const dbFile = path.join(STATE_DIR, 'temporal.db');
     print(
-      `temporal: starting a dev server on ${ADDRESS} (Web UI http://localhost:${UI_PORT}, state ${path.relative(ROOT, dbFile)})`,
+      `temporal: starting a dev server on ${address} (Web UI http://localhost:${port + 1000}, state ${path.relative(process.cwd(), dbFile)})`,
     );
-    return startDevServer({ port: 7233, uiPort: UI_PORT, dbFile });
+    return startDevServer({ port, uiPort: port + 1000, dbFile });
   }
 }
 

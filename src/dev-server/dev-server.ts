@@ -15,6 +15,11 @@ export interface DevServerOptions {
   uiPort?: number;
   /** The Web UI's remote codec endpoint (a `keel codec-server`), so it shows decrypted payloads. */
   uiCodecEndpoint?: string;
+  /**
+   * Register keel's search attributes at start (default true). false gives a plain dev server,
+   * like one a user already runs, on which the worker must register them itself.
+   */
+  searchAttributes?: boolean;
   /** Extra dynamic config, e.g. { 'limit.historyCount.suggestContinueAsNew': 40 }. */
   dynamicConfig?: Record<string, unknown>;
   /** Where the server's own log goes; discarded when omitted. */
@@ -30,7 +35,7 @@ export interface DevServer {
 }
 
 /**
- * Starts `temporal server start-dev` bound to 127.0.0.1 with keel's search attributes registered,
+ * Starts `temporal server start-dev` bound to 127.0.0.1 (with keel's search attributes unless told not to),
  * and resolves once its frontend answers. The child is stopped when this process exits, so a
  * crashed test run never leaves a server behind.
  */
@@ -42,8 +47,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   else args.push('--headless');
   if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (!options.ephemeral && options.dbFile) args.push('--db-filename', options.dbFile);
-  for (const [name, type] of Object.entries(KEEL_SEARCH_ATTRIBUTES))
-    args.push('--search-attribute', `${name}=${type}`);
+  if (options.searchAttributes !== false) {
+    for (const [name, type] of Object.entries(KEEL_SEARCH_ATTRIBUTES))
+      args.push('--search-attribute', `${name}=${type}`);
+  }
   for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }

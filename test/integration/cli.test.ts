@@ -1,7 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import path from 'node:path';
 import {
   createHarness,
@@ -94,6 +95,19 @@ test('bad input: one clear line, non-zero exit, no stack trace', async () => {
     /^keel: invalid goal input: goal: goal text must not be empty/,
   );
   assertOneLineFailure(await keel(['frobnicate']), /^keel: unknown command 'frobnicate'/);
+  const notStarted = `cli-no-workspace-${Date.now()}`;
+  assertOneLineFailure(
+    await keel(['run', 'x', '--workspace', '/nonexistent/dir', '--id', notStarted, '--address', address]),
+    /^keel: workspace \/nonexistent\/dir does not exist$/,
+  );
+  const file = path.join(tempDirectory('keel-cli-file-'), 'plain.txt');
+  writeFileSync(file, 'not a directory');
+  assertOneLineFailure(
+    await keel(['run', 'x', '--workspace', file, '--address', address]),
+    /^keel: workspace .*plain\.txt is not a directory$/,
+  );
+  rmSync(path.dirname(file), { recursive: true, force: true });
+  await assert.rejects(harness.client.workflow.getHandle(notStarted).describe(), WorkflowNotFoundError);
   assertOneLineFailure(
     await keel(['status', 'any', '--address', '127.0.0.1:1']),
     /^keel: cannot reach Temporal at 127\.0\.0\.1:1/,
@@ -119,10 +133,8 @@ test('run, pending, approve and status work end to end from the command line', a
     ]);
     assert.equal(started.code, 0, started.stderr);
     const workflowId = /goal started: (\S+)/.exec(started.stdout)?.[1] ?? '';
-    assert.match(
-      started.stdout,
-      new RegExp(`web ui: http://localhost:8233/namespaces/default/workflows/${workflowId}`),
-    );
+    // The test server is headless: no UI answers on its port + 1000, so no (dead) link.
+    assert.doesNotMatch(started.stdout, /web ui/);
 
     let pendingLine = '';
     for (let attempt = 0; attempt < 50 && !pendingLine; attempt++) {
@@ -132,6 +144,20 @@ test('run, pending, approve and status work end to end from the command line', a
     }
     assert.match(pendingLine, /irreversible\s+run_command: echo from-cli > cli\.txt/);
     const callId = pendingLine.split(/\s+/)[1] ?? '';
+    const pendingJson = await keel([...common, 'pending', '--json']);
+    assert.equal(pendingJson.code, 0, pendingJson.stderr);
+    const listed = (JSON.parse(pendingJson.stdout) as Record<string, unknown>[]).filter(
+      (entry) => entry.workflowId === workflowId,
+    );
+    assert.equal(listed.length, 1);
+    const { deadline, ...entry } = listed[0] ?? {};
+    assert.deepEqual(entry, {
+      workflowId,
+      callId,
+      reversibility: 'irreversible',
+      summary: 'run_command: echo from-cli > cli.txt',
+    });
+    assert.ok(!Number.isNaN(Date.parse(String(deadline))), `deadline ${String(deadline)}`);
 
     const assess = await keel([...common, 'assess', workflowId]);
     assert.match(assess.stdout, /assessment requested/);
@@ -151,6 +177,9 @@ test('run, pending, approve and status work end to end from the command line', a
     assert.match(ledger.stdout, /approval\.requested\s+approval requested: run_command/);
     assert.match(ledger.stdout, /approval\.decided\s+approved by dana/);
     assert.match(ledger.stdout, /goal\.completed/);
+    const ledgerJson = await keel([...common, 'ledger', workflowId, '--json']);
+    const events = JSON.parse(ledgerJson.stdout) as { kind: string }[]; // one document, not JSON Lines
+    assert.ok(events.some((event) => event.kind === 'goal.completed'));
     assert.match(
       ledger.stdout,
       /assessment\.completed\s+self-assessment at turn 1/,
@@ -161,20 +190,54 @@ test('run, pending, approve and status work end to end from the command line', a
   });
   assert.ok(existsSync(path.join(workspace, 'cli.txt')));
   assert.equal(readFileSync(path.join(workspace, 'cli.txt'), 'utf8'), 'from-cli\n');
+  rmSync(workspace, { recursive: true, force: true });
 });
 
-test('run --wait follows the goal to its end and prints the result', async () => {
+test('keel pending does not wait on a goal whose worker is gone: it names it and answers', async () => {
   const common = ['--address', address, '--task-queue', harness.taskQueue];
+  const workspace = tempDirectory('keel-cli-');
+  const workflowId = `cli-orphan-${Date.now()}`;
+  try {
+    await harness.withWorker(async () => {
+      const started = await keel([
+        ...common,
+        'run',
+        'GOAL-CLI: orphan',
+        '--workspace',
+        workspace,
+        '--id',
+        workflowId,
+      ]);
+      assert.equal(started.code, 0, started.stderr);
+      await eventually(
+        async () =>
+          (await harness.client.workflow.getHandle(workflowId).query(goalStatusQuery)).pendingApprovals[0],
+      );
+    });
+    // No worker polls the goal's task queue now, so a query to it would wait for one.
+    const pending = await keel([...common, 'pending', '--json']);
+    assert.equal(pending.code, 0, pending.stderr);
+    assert.ok(Array.isArray(JSON.parse(pending.stdout)));
+    assert.match(
+      pending.stderr,
+      new RegExp(`keel: ${workflowId} did not answer within 5 s \\(no worker on its task queue\\?\\)`),
+    );
+  } finally {
+    await harness.client.workflow.getHandle(workflowId).terminate('test over');
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
+test('run --wait follows the goal to its end and prints the result', async (t) => {
+  const common = ['--address', address, '--task-queue', harness.taskQueue];
+  const workspace = tempDirectory('keel-cli-');
+  t.after(() => rmSync(workspace, { recursive: true, force: true }));
   await harness.withWorker(async () => {
-    const run = await keel([
-      ...common,
-      'run',
-      'WAITING-GOAL: list',
-      '--workspace',
-      tempDirectory('keel-cli-'),
-      '--wait',
-    ]);
+    const run = await keel([...common, 'run', 'WAITING-GOAL: list', '--workspace', workspace, '--wait'], {
+      KEEL_WEB_UI_URL: 'https://ui.example.test/',
+    });
     assert.equal(run.code, 0, `${run.stderr}\n${run.stdout}`);
+    assert.match(run.stdout, /web ui: https:\/\/ui\.example\.test\/namespaces\/default\/workflows\/goal-/);
     assert.match(run.stdout, /tool_use list_dir/);
     assert.match(run.stdout, /goal completed: final answer given/);
     assert.match(run.stdout, /final answer: waited to the end/);

@@ -53,7 +53,16 @@ test('the worker reaches Temporal, takes the key from the environment, and runs 
   assert.deepEqual(command.slice(0, 2), ['npm', 'run']);
   const script = command[2] ?? '';
   assert.ok(packageJson.scripts[script], `package.json has a "${script}" script`);
-  assert.match(packageJson.scripts[script] ?? '', /src\/worker\.ts/);
+  assert.match(packageJson.scripts[script] ?? '', /^node bin\/keel-worker\.js$/);
+  assert.match(readFileSync(path.join(ROOT, 'bin/keel-worker.js'), 'utf8'), /loadKeel\('worker'\)/);
+});
+
+test('the image compiles the TypeScript and ships dist/ without src/, so the worker starts from JavaScript', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  assert.match(dockerfile, /^RUN npm run build$/m);
+  assert.match(dockerfile, /^COPY --from=build \/app\/dist \.\/dist$/m);
+  const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  assert.doesNotMatch(finalStage, /^COPY src/m, 'src/ next to dist/ would make the launcher compare dates');
 });
 
 test('the setup service registers exactly keel search attributes', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { appendUserBlocks, describeMessage, textOf, userText } from '../../src/workflows/common/transcript';
 import { parseGoalInput } from '../../src/workflows/goal/goal-input';
 import { parseDuration } from '../../src/cli/duration';
-import { connectionSettings, webUiUrl } from '../../src/connection-settings';
+import { connectionSettings } from '../../src/connection-settings';
 
 test('user blocks merge into a trailing user message with tool results first', () => {
   const transcript = [
@@ -73,9 +73,5 @@ test('durations and connection settings', () => {
   assert.deepEqual(
     connectionSettings({ taskQueue: 'flag' }, { TEMPORAL_ADDRESS: 'h:1', KEEL_TASK_QUEUE: 'env' }),
     { address: 'h:1', namespace: 'default', taskQueue: 'flag' },
-  );
-  assert.equal(
-    webUiUrl('goal 1', 'default', {}),
-    'http://localhost:8233/namespaces/default/workflows/goal%201',
   );
 });

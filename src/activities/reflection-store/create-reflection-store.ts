@@ -19,6 +19,17 @@ export const ReflectionStoreConfigSchema = z.discriminatedUnion('kind', [
 ]);
 export type ReflectionStoreConfig = z.infer<typeof ReflectionStoreConfigSchema>;
 
+/**
+ * The `reflectionStore` section of keel.config.yaml, read by the worker and by `keel reflections`
+ * alike. A relative directory is relative to the config file. The PostgreSQL URL carries a
+ * password, so it is never in the file: it stays in KEEL_REFLECTION_DATABASE_URL.
+ */
+export const reflectionStoreSectionSchema = z.strictObject({
+  kind: z.enum([ReflectionStoreKind.Memory, ReflectionStoreKind.File, ReflectionStoreKind.Postgres]),
+  directory: z.string().min(1).optional(),
+});
+export type ReflectionStoreSection = z.infer<typeof reflectionStoreSectionSchema>;
+
 /** The durable default needs no server: reflections survive restarts without setup. */
 export const DEFAULT_REFLECTION_STORE_KIND = ReflectionStoreKind.File;
 

@@ -1,0 +1,44 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- loading on first use is this file's purpose */
+import type * as GoalClient from '../client/goal-client';
+import type * as Worker from '../worker';
+import type * as FollowGoal from './follow-goal';
+import type * as WatchView from './watch-view';
+
+/**
+ * The CLI's heavy dependencies, each loaded on its first call. Loading the Temporal SDK (client,
+ * protobufs, gRPC) takes a few hundred milliseconds and the worker's twice that; `keel --help`,
+ * `keel keygen` and a rejected argument need none of it, and each command loads only what it uses.
+ * The names and types are the modules' own, so commands read as if they imported them directly.
+ */
+
+/** The module, required once on first use (require caches it; the closure saves the lookup). */
+function onFirstUse<Module>(load: () => Module): () => Module {
+  let loaded: Module | undefined;
+  return () => (loaded ??= load());
+}
+
+const goalClient = onFirstUse(() => require('../client/goal-client') as typeof GoalClient);
+const worker = onFirstUse(() => require('../worker') as typeof Worker);
+const followGoalModule = onFirstUse(() => require('./follow-goal') as typeof FollowGoal);
+const watchView = onFirstUse(() => require('./watch-view') as typeof WatchView);
+
+export const connectClient: typeof GoalClient.connectClient = (...args) =>
+  goalClient().connectClient(...args);
+export const decideApproval: typeof GoalClient.decideApproval = (...args) =>
+  goalClient().decideApproval(...args);
+export const goalHandle: typeof GoalClient.goalHandle = (...args) => goalClient().goalHandle(...args);
+export const goalStatus: typeof GoalClient.goalStatus = (...args) => goalClient().goalStatus(...args);
+export const listRunningGoals: typeof GoalClient.listRunningGoals = (...args) =>
+  goalClient().listRunningGoals(...args);
+export const sendUserMessage: typeof GoalClient.sendUserMessage = (...args) =>
+  goalClient().sendUserMessage(...args);
+export const startGoal: typeof GoalClient.startGoal = (...args) => goalClient().startGoal(...args);
+
+export const runWorker: typeof Worker.runWorker = (...args) => worker().runWorker(...args);
+
+export const followGoal: typeof FollowGoal.followGoal = (...args) => followGoalModule().followGoal(...args);
+export const describeResult: typeof FollowGoal.describeResult = (...args) =>
+  followGoalModule().describeResult(...args);
+
+export const watchCommandAction: typeof WatchView.watchCommandAction = (...args) =>
+  watchView().watchCommandAction(...args);
