@@ -1,4 +1,9 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError } from '@temporalio/client';
+import {
+  TerminatedFailure,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowFailedError,
+} from '@temporalio/client';
 import { EncryptionKeysError } from '../codec/encryption-keys-error';
 
 /** A problem the user can fix: printed as one line, exit code 2, no stack trace. */
@@ -11,6 +16,8 @@ export function describeCliError(error: unknown, context: { address: string }): 
   if (error instanceof CliError || error instanceof EncryptionKeysError) return error.message;
   if (error instanceof WorkflowNotFoundError) return `no goal with id ${error.workflowId ?? ''}`.trim();
   if (error instanceof WorkflowUpdateFailedError) return `refused: ${error.cause?.message ?? error.message}`;
+  if (error instanceof WorkflowFailedError && error.cause instanceof TerminatedFailure)
+    return `goal terminated by Temporal, outside keel: ${error.cause.message}`;
   if (error instanceof WorkflowFailedError) return `goal failed: ${error.cause?.message ?? error.message}`;
   const message = error instanceof Error ? error.message : String(error);
   if (/connect|ECONNREFUSED|transport|UNAVAILABLE|deadline/i.test(message)) {

@@ -1,8 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
+  closedGoalStatus,
   connectClient,
   decideApproval,
   goalHandle,
@@ -20,6 +21,7 @@ import { parseDuration } from './duration';
 import { describeResult, followGoal } from './follow-goal';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
+import { registerReviewCommand } from './review-command';
 import { watchCommandAction } from './watch-view';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
@@ -88,6 +90,12 @@ export function buildProgram(): Command {
     const client = await connectClient(settings);
     try {
       return await action(client, settings);
+    } catch (error) {
+      // A signal or Update to a goal that has ended fails as "not found"; say what happened instead.
+      const workflowId = error instanceof WorkflowNotFoundError ? error.workflowId : undefined;
+      const ended = workflowId ? await closedGoalStatus(client, workflowId) : undefined;
+      if (ended) throw new CliError(`goal ${workflowId} has ended (${ended}): it takes no decisions now`);
+      throw error;
     } finally {
       await client.connection.close();
     }
@@ -210,12 +218,18 @@ export function buildProgram(): Command {
 
   program
     .command('pending')
-    .description('goals and tool calls awaiting a human decision')
+    .description('tool calls and outputs awaiting a human decision (approvals and reviews)')
     .action(async (_options: unknown, command: Command) => {
       await withClient(command, async (client) => {
         let count = 0;
         for (const workflowId of await listRunningGoals(client)) {
           const view = await goalStatus(goalHandle(client, workflowId)).catch(() => undefined);
+          if (view?.awaitingReview) {
+            count += 1;
+            print(
+              `${workflowId}  review  awaiting a human review of its output  (keel review ${workflowId} --accept | --reject)`,
+            );
+          }
           for (const approval of view?.pendingApprovals ?? []) {
             count += 1;
             print(
@@ -223,7 +237,7 @@ export function buildProgram(): Command {
             );
           }
         }
-        if (count === 0) print('no tool calls are awaiting approval');
+        if (count === 0) print('no tool calls or outputs are awaiting a human');
       });
     });
 
@@ -325,6 +339,7 @@ export function buildProgram(): Command {
     });
 
   registerReflectionCommands(program);
+  registerReviewCommand(program, withClient, print);
   registerCodecServerCommand(program, print);
 
   program

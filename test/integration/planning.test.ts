@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { ledgerQuery, planQuery } from '../../src/workflows/goal/messages';
+import { goalResult } from '../../src/client/goal-client';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import {
   createHarness,
@@ -133,12 +134,13 @@ async function runGoal(goal: string, extra: Record<string, unknown> = {}) {
   writeFileSync(path.join(workspace, 'notes.txt'), 'original notes\n');
   const workflowId = `${goal.toLowerCase()}-${Date.now()}`;
   return harness.withWorker(async () => {
-    const result = await harness.client.workflow.execute(goalWorkflow, {
+    const handle = await harness.client.workflow.start(goalWorkflow, {
       taskQueue: harness.taskQueue,
       workflowId,
       args: [{ goal: `${goal}: find and list files`, workspace, planning: { enabled: true, ...extra } }],
     });
-    const handle = harness.client.workflow.getHandle<typeof goalWorkflow>(workflowId);
+    // A failed goal fails its workflow; goalResult reads the result from the failure's details.
+    const result = await goalResult(handle);
     return {
       result,
       workspace,

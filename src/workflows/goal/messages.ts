@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
 import type { LedgerEvent } from '../common/ledger';
+import type { GoalResult } from './goal-result';
 import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
 
@@ -77,7 +78,8 @@ export interface GoalStats {
 
 export interface GoalStatusView {
   goal: string;
-  status: GoalStatus;
+  /** keel's status; a client adds terminated / timed_out for runs Temporal closed without keel. */
+  status: GoalStatus | 'terminated' | 'timed_out';
   phase: GoalPhase;
   task: { index: number; text: string };
   counters: GoalCounters;
@@ -98,6 +100,8 @@ export interface GoalStatusView {
   lastIgnoredDecision?: IgnoredDecision;
   /** Decisions must be signed (goal input approvalSignatures); absent when they need not be. */
   signedApprovals?: boolean;
+  /** Once the goal has ended: its result (also for endings whose workflow fails or is cancelled). */
+  result?: GoalResult;
 }
 
 export const goalStatusQuery = defineQuery<GoalStatusView>('status');
