@@ -55,6 +55,14 @@ before(async () => {
       },
       { name: 'quick', match: 'GOAL-QUICK', turns: [{ text: 'quickly done' }] },
       { name: 'rejected', match: 'GOAL-REJECTED', turns: [{ text: 'here is my output' }] },
+      {
+        name: 'terminated',
+        match: 'GOAL-TERMINATED',
+        turns: [
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo never > never.txt' } }] },
+          { text: 'unreachable' },
+        ],
+      },
     ],
   });
 });
@@ -207,5 +215,21 @@ test('a human review: requested in the ledger, listed by keel pending, rejected 
     const again = await keel([...common, 'review', workflowId, '--accept']);
     assert.notEqual(again.code, 0);
     assert.match(again.stderr, /has ended \(failed\)/);
+  });
+});
+
+test('a goal terminated outside keel is reported as terminated, with nothing pending', async () => {
+  await harness.withWorker(async () => {
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `terminated-${Date.now()}`,
+      args: [{ goal: 'GOAL-TERMINATED: wait for approval', workspace: tempDirectory() }],
+    });
+    await eventually(async () => (await goalStatus(handle)).pendingApprovals.length === 1 || undefined);
+    await handle.terminate('stopped from outside');
+    // The query replays history and would still say "running (awaiting-approval)".
+    const view = await goalStatus(handle);
+    assert.deepEqual([view.status, view.phase, view.pendingApprovals.length], ['terminated', 'done', 0]);
+    assert.match(view.endReason ?? '', /terminated by Temporal, outside keel/);
   });
 });
