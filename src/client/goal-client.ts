@@ -99,7 +99,7 @@ export async function closedGoalStatus(client: Client, workflowId: string): Prom
     .describe()
     .catch(() => undefined);
   const name = description?.status.name;
-  return name === undefined || name === 'RUNNING' ? undefined : name.toLowerCase().replace('_', ' ');
+  return name === undefined || name === 'RUNNING' ? undefined : name.toLowerCase().replace(/_/g, ' ');
 }
 
 /**

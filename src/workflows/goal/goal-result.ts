@@ -1,7 +1,25 @@
 import { z } from 'zod';
-import type { GoalStats } from './messages';
 import type { GoalInput } from './goal-input';
 import { goalCountersSchema, GoalStatus, tokenUsageSchema, type GoalState } from './goal-state';
+
+/** Numbers that show how the harness principles acted on this goal. */
+export interface GoalStats {
+  hypothesesGiven: number;
+  hypothesisMismatches: number;
+  checkpoints: number;
+  checkpointsAddressed: number;
+  /** Share of checkpoints whose next reply answered them; undefined without tracking or checkpoints. */
+  reflectionResponseRate?: number;
+  /** Read-only calls per mutating (incl. irreversible) call; null when nothing mutated. */
+  explorationRatio: number | null;
+  usdEstimate: number;
+  usdPriced: boolean;
+  elapsedMs: number;
+  structuredCalls: number;
+  rawFallbackRate: number;
+  assessments: number;
+  consolidations: number;
+}
 
 /**
  * How a goal ended, as its workflow returns it when it completes, or carries it as the details of

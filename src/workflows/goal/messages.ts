@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
 import type { LedgerEvent } from '../common/ledger';
-import type { GoalResult } from './goal-result';
+import type { GoalResult, GoalStats } from './goal-result';
 import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
 
@@ -57,24 +57,8 @@ export interface PendingApprovalView {
   deadline: string;
 }
 
-/** Numbers that show how the harness principles acted on this goal. */
-export interface GoalStats {
-  hypothesesGiven: number;
-  hypothesisMismatches: number;
-  checkpoints: number;
-  checkpointsAddressed: number;
-  /** Share of checkpoints whose next reply answered them; undefined without tracking or checkpoints. */
-  reflectionResponseRate?: number;
-  /** Read-only calls per mutating (incl. irreversible) call; null when nothing mutated. */
-  explorationRatio: number | null;
-  usdEstimate: number;
-  usdPriced: boolean;
-  elapsedMs: number;
-  structuredCalls: number;
-  rawFallbackRate: number;
-  assessments: number;
-  consolidations: number;
-}
+/** Numbers that show how the harness principles acted on this goal (defined with the result). */
+export type { GoalStats } from './goal-result';
 
 export interface GoalStatusView {
   goal: string;
