@@ -47,16 +47,19 @@ export {
 } from './activities/tools/builtin';
 export { runSandboxedCommand, describeSandbox, sandboxStatus } from './activities/tools/sandbox';
 
-// Clients: start goals, read their status, decide approvals
+// Clients: start goals, read their status and result, decide approvals and reviews
 export {
   connectClient,
   decideApproval,
   goalHandle,
+  goalResult,
   goalStatus,
   listRunningGoals,
   newGoalId,
+  resultOfFailure,
   sendUserMessage,
   startGoal,
+  submitReview,
   type DecisionOptions,
   type GoalHandle,
 } from './client/goal-client';

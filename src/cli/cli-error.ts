@@ -12,11 +12,13 @@ export function describeCliError(error: unknown, context: { address: string }): 
   // Loaded here, not at the top: a command that fails before connecting (or --help) should not
   // pay for loading the Temporal client, and one that connected has loaded it already.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError } =
+  const { TerminatedFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowFailedError } =
     require('@temporalio/client') as typeof TemporalClient;
   /* eslint-enable @typescript-eslint/no-require-imports */
   if (error instanceof WorkflowNotFoundError) return `no goal with id ${error.workflowId ?? ''}`.trim();
   if (error instanceof WorkflowUpdateFailedError) return `refused: ${error.cause?.message ?? error.message}`;
+  if (error instanceof WorkflowFailedError && error.cause instanceof TerminatedFailure)
+    return `goal terminated by Temporal, outside keel: ${error.cause.message}`;
   if (error instanceof WorkflowFailedError) return `goal failed: ${error.cause?.message ?? error.message}`;
   const message = error instanceof Error ? error.message : String(error);
   if (/connect|ECONNREFUSED|transport|UNAVAILABLE|deadline/i.test(message)) {

@@ -1,5 +1,5 @@
 import type { GoalHandle } from '../client/goal-client';
-import { goalStatus } from '../client/goal-client';
+import { goalResult, goalStatus } from '../client/goal-client';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView, PendingApprovalView } from '../workflows/goal/messages';
 
@@ -20,7 +20,10 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
   const openApprovals = new Set<string>();
   let lastPhase = '';
   let finished = false;
-  const result = handle.result().finally(() => (finished = true));
+  const result = goalResult(handle).finally(() => (finished = true));
+  // Handled at once: a goal that already ended rejects while the first poll is still out, and an
+  // unhandled rejection would end the process with a stack trace instead of keel's one line.
+  result.catch(() => undefined);
   const poll = async (): Promise<void> => {
     let view: GoalStatusView;
     try {

@@ -26,12 +26,15 @@ export const connectClient: typeof GoalClient.connectClient = (...args) =>
   goalClient().connectClient(...args);
 export const decideApproval: typeof GoalClient.decideApproval = (...args) =>
   goalClient().decideApproval(...args);
+export const closedGoalStatus: typeof GoalClient.closedGoalStatus = (...args) =>
+  goalClient().closedGoalStatus(...args);
 export const goalHandle: typeof GoalClient.goalHandle = (...args) => goalClient().goalHandle(...args);
 export const goalStatus: typeof GoalClient.goalStatus = (...args) => goalClient().goalStatus(...args);
 export const listRunningGoals: typeof GoalClient.listRunningGoals = (...args) =>
   goalClient().listRunningGoals(...args);
 export const sendUserMessage: typeof GoalClient.sendUserMessage = (...args) =>
   goalClient().sendUserMessage(...args);
+export const submitReview: typeof GoalClient.submitReview = (...args) => goalClient().submitReview(...args);
 export const startGoal: typeof GoalClient.startGoal = (...args) => goalClient().startGoal(...args);
 
 export const runWorker: typeof Worker.runWorker = (...args) => worker().runWorker(...args);

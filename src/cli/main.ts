@@ -3,6 +3,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import {
+  closedGoalStatus,
   connectClient,
   decideApproval,
   goalHandle,
@@ -21,6 +22,7 @@ import { parseDuration } from './duration';
 import { describeResult, followGoal } from './lazy-modules';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
+import { registerReviewCommand } from './review-command';
 import { watchCommandAction } from './lazy-modules';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
 import type { GoalStatusView } from '../workflows/goal/messages';
@@ -90,6 +92,16 @@ export function buildProgram(): Command {
     const client = await connectClient(settings);
     try {
       return await action(client, settings);
+    } catch (error) {
+      // A signal or Update to a goal that has ended fails as "not found"; say what happened instead.
+      // By name, not instanceof: the CLI loads the Temporal client only when a command needs it.
+      const workflowId =
+        error instanceof Error && error.name === 'WorkflowNotFoundError'
+          ? (error as Error & { workflowId?: string }).workflowId
+          : undefined;
+      const ended = workflowId ? await closedGoalStatus(client, workflowId) : undefined;
+      if (ended) throw new CliError(`goal ${workflowId} has ended (${ended}): it takes no decisions now`);
+      throw error;
     } finally {
       await client.connection.close();
     }
@@ -217,8 +229,11 @@ export function buildProgram(): Command {
 
   program
     .command('pending')
-    .description('goals and tool calls awaiting a human decision')
-    .option('--json', 'print one JSON array of {workflowId, callId, reversibility, summary, deadline}')
+    .description('tool calls and outputs awaiting a human decision (approvals and reviews)')
+    .option(
+      '--json',
+      'print one JSON array of {workflowId, callId, reversibility, summary, deadline} (a review: callId "review")',
+    )
     .action(async (options: { json?: boolean }, command: Command) => {
       await withClient(command, async (client) => {
         const pending = [];
@@ -230,15 +245,27 @@ export function buildProgram(): Command {
             );
             continue;
           }
+          if (view.awaitingReview) {
+            pending.push({
+              workflowId,
+              callId: 'review',
+              reversibility: 'output',
+              summary: 'awaiting a human review of its output',
+              deadline: '',
+            });
+          }
           for (const approval of view.pendingApprovals) {
             const { callId, reversibility, summary, deadline } = approval;
             pending.push({ workflowId, callId, reversibility, summary, deadline });
           }
         }
         if (options.json) return print(JSON.stringify(pending, null, 2));
-        for (const { workflowId, callId, reversibility, summary, deadline } of pending)
-          print(`${workflowId}  ${callId}  ${reversibility}  ${summary}  (until ${deadline})`);
-        if (pending.length === 0) print('no tool calls are awaiting approval');
+        for (const { workflowId, callId, reversibility, summary, deadline } of pending) {
+          if (callId === 'review')
+            print(`${workflowId}  review  ${summary}  (keel review ${workflowId} --accept | --reject)`);
+          else print(`${workflowId}  ${callId}  ${reversibility}  ${summary}  (until ${deadline})`);
+        }
+        if (pending.length === 0) print('no tool calls or outputs are awaiting a human');
       });
     });
 
@@ -335,6 +362,7 @@ export function buildProgram(): Command {
     });
 
   registerReflectionCommands(program);
+  registerReviewCommand(program, withClient, print);
   registerCodecServerCommand(program, print);
 
   program

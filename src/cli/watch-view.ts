@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { goalHandle, goalStatus, type GoalHandle } from '../client/goal-client';
+import { goalHandle, goalResult, goalStatus, type GoalHandle } from '../client/goal-client';
 import { formatElapsed, formatInteger } from '../workflows/principles/budget';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
@@ -98,14 +98,18 @@ const CLEAR_SCREEN = '\x1b[2J\x1b[H';
 
 /**
  * Redraws the goal's view every interval until the workflow ends, then resolves with its result
- * (following continue-as-new, as handle.result() does). A failed query is skipped: there is none
- * to answer before a worker picks the goal up, nor for a moment between runs.
+ * (following continue-as-new; a failed goal's result from its failure, see goalResult). A failed
+ * query is skipped: there is none to answer before a worker picks the goal up, nor for a moment
+ * between runs.
  */
 export async function watchGoal(handle: GoalHandle, options: WatchOptions): Promise<GoalResult> {
   const { write } = options;
   const clock = options.now ?? (() => new Date());
   let finished = false;
-  const result = handle.result().finally(() => (finished = true));
+  const result = goalResult(handle).finally(() => (finished = true));
+  // Handled at once: a goal that already ended rejects while the first poll is still out, and an
+  // unhandled rejection would end the process with a stack trace instead of keel's one line.
+  result.catch(() => undefined);
   let shown = new Set<string>();
   const draw = async (): Promise<void> => {
     let view: GoalStatusView;

@@ -1,15 +1,24 @@
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  Client,
+  Connection,
+  WorkflowFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { KeyObject } from 'node:crypto';
 import { signDecision } from './approval-keys';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConnectionSettings } from '../connection-settings';
 import { goalWorkflow } from '../workflows/goal/goal-workflow';
+import { asGoalResult, type GoalResult } from '../workflows/goal/goal-result';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import {
   approveSignal,
   decideApprovalUpdate,
   denySignal,
   goalStatusQuery,
+  submitReviewUpdate,
   userMessageSignal,
   type ApprovalReceipt,
   type GoalStatusView,
@@ -57,8 +66,67 @@ export function goalHandle(client: Client, workflowId: string): GoalHandle {
   return client.workflow.getHandle<typeof goalWorkflow>(workflowId);
 }
 
-export function goalStatus(handle: GoalHandle): Promise<GoalStatusView> {
-  return handle.query(goalStatusQuery);
+/**
+ * The status query, checked against Temporal's own word: the query replays the history, so a run
+ * that Temporal closed without keel's code running (terminated, timed out) would still say
+ * "running". Such a run is reported as it ended, with nothing pending.
+ */
+export async function goalStatus(handle: GoalHandle): Promise<GoalStatusView> {
+  const view = await handle.query(goalStatusQuery);
+  if (view.status !== 'running') return view;
+  const execution = (await handle.describe().catch(() => undefined))?.status.name;
+  const ending =
+    execution === 'TERMINATED' ? 'terminated' : execution === 'TIMED_OUT' ? 'timed_out' : undefined;
+  if (ending === undefined) return view;
+  return {
+    ...view,
+    status: ending,
+    phase: 'done',
+    endReason: `the workflow was ${ending.replace('_', ' ')} by Temporal, outside keel`,
+    pendingApprovals: [],
+    awaitingReview: false,
+  };
+}
+
+/**
+ * Temporal's status of a goal that exists and has closed ("completed", "failed", "canceled", …);
+ * undefined when it is running or does not exist. Signals and Updates to a closed workflow fail
+ * as "not found", which would be wrong to repeat to a user.
+ */
+export async function closedGoalStatus(client: Client, workflowId: string): Promise<string | undefined> {
+  const description = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .catch(() => undefined);
+  const name = description?.status.name;
+  return name === undefined || name === 'RUNNING' ? undefined : name.toLowerCase().replace(/_/g, ' ');
+}
+
+/**
+ * A goal's result however it ended. A completed goal's workflow returns it; a goal that failed,
+ * hit a limit or a budget, or was rejected fails its workflow with the result in the failure's
+ * details; a cancelled goal's workflow is Canceled and the status query still holds the result.
+ * Anything else (bad input, a terminated workflow) is thrown as Temporal reports it.
+ */
+export async function goalResult(handle: GoalHandle): Promise<GoalResult> {
+  try {
+    return await handle.result();
+  } catch (error) {
+    const carried = resultOfFailure(error);
+    if (carried) return carried;
+    if (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure) {
+      const view = await handle.query(goalStatusQuery).catch(() => undefined);
+      if (view?.result) return view.result;
+    }
+    throw error;
+  }
+}
+
+/** The result a failed goal's workflow carries in its ApplicationFailure's details, if any. */
+export function resultOfFailure(error: unknown): GoalResult | undefined {
+  if (!(error instanceof WorkflowFailedError) || !(error.cause instanceof ApplicationFailure))
+    return undefined;
+  return asGoalResult(error.cause.details?.[0]);
 }
 
 export interface DecisionOptions {
@@ -96,6 +164,25 @@ export async function decideApproval(
     return undefined;
   }
   return handle.executeUpdate(decideApprovalUpdate, { args: [{ ...payload, approved: options.approved }] });
+}
+
+/**
+ * Accepts or rejects the output of a goal that waits for a human review (reflection.review:
+ * human), through the `submitReview` Update; refused at once when the goal is not waiting for one.
+ */
+export function submitReview(
+  handle: GoalHandle,
+  review: { accepted: boolean; reviewer?: string; notes?: string },
+): Promise<{ accepted: boolean }> {
+  return handle.executeUpdate(submitReviewUpdate, {
+    args: [
+      {
+        accepted: review.accepted,
+        reviewer: review.reviewer ?? defaultApprover(),
+        notes: review.notes ?? '',
+      },
+    ],
+  });
 }
 
 export function sendUserMessage(handle: GoalHandle, text: string): Promise<void> {

@@ -47,6 +47,15 @@ before(async () => {
       { name: 'sub-one', match: 'GOAL-SUB-ONE', turns: [{ text: 'first half done' }] },
       { name: 'sub-two', match: 'GOAL-SUB-TWO', turns: [{ text: 'second half done' }] },
       {
+        name: 'ineffective',
+        match: 'GOAL-INEFFECTIVE',
+        turns: [
+          { toolCalls: [{ name: 'read_file', input: { path: 'missing-one.md' } }] },
+          { toolCalls: [{ name: 'read_file', input: { path: 'missing-two.md' } }] },
+          { text: 'giving up on those files' },
+        ],
+      },
+      {
         name: 'worker-cadence',
         match: 'GOAL-WORKER-CADENCE',
         turns: [{ toolCalls: [list] }, { toolCalls: [list] }, { text: 'done' }],
@@ -133,4 +142,21 @@ test('a stalled goal with spawnSubGoals pursues its sub-goals as child goal work
   const told = JSON.stringify(afterSplit?.body.messages?.at(-1));
   assert.match(told, /first half done/);
   assert.match(told, /second half done/);
+});
+
+test('the self-assessment tells the model which tools keep failing, not only the ledger', async () => {
+  const { result, ledger } = await run('GOAL-INEFFECTIVE', {
+    assessment: { interval: 2 },
+    principles: { cadence: { every: 0 } },
+  });
+  assert.equal(result.status, 'completed');
+  const assessed = ledger.find((event) => event.kind === 'assessment.completed');
+  assert.deepEqual((assessed?.data.findings as { ineffectiveTools: string[] }).ineffectiveTools, [
+    'read_file',
+  ]);
+  const third = harness.scripted.requests.find((r) => r.scenario === 'ineffective' && r.turnIndex === 2);
+  assert.match(
+    JSON.stringify(third?.body.messages?.at(-1)),
+    /\[Self-assessment\] These tools keep failing: read_file \(0 of 2 calls succeeded\)/,
+  );
 });

@@ -13,6 +13,7 @@ import {
 import { createKeelWorker } from '../../src/worker';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
+import { KeelSearchAttributes } from '../../src/workflows/goal/search-attribute-values';
 import { eventually, tempDirectory, workflowBundle } from '../support/temporal';
 
 // A server of its own: the low history threshold would otherwise touch every other test's goals.
@@ -92,6 +93,17 @@ test(
         return (await handle.query(goalStatusQuery)).pendingApprovals[0];
       }, 30_000);
       assert.equal(carried.callId, callId, 'the same call still awaits approval in the new run');
+      // The closed run no longer claims to wait for anyone; the new run does.
+      const closedRun = client.workflow.getHandle(workflowId, runWhileWaiting);
+      const closed = await closedRun.describe();
+      assert.equal(closed.status.name, 'CONTINUED_AS_NEW');
+      assert.equal(closed.typedSearchAttributes.get(KeelSearchAttributes.pendingApprovals), 0);
+      const closedDetails = await closedRun.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      assert.match(closedDetails.currentDetails, /Continued as new/);
+      await eventually(async () => {
+        const current = await handle.describe();
+        return current.typedSearchAttributes.get(KeelSearchAttributes.pendingApprovals) === 1 || undefined;
+      });
       await handle.signal(approveSignal, { callId, approver: 'test' });
       return client.workflow.getHandle<typeof goalWorkflow>(workflowId).result();
     });

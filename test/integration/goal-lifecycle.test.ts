@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { goalStatusQuery, userMessageSignal } from '../../src/workflows/goal/messages';
 import { FailureType } from '../../src/workflows/common/failure-types';
+import { resultOfFailure } from '../../src/client/goal-client';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 let harness: Harness;
@@ -198,13 +199,25 @@ test('a follow-up message starts a new task inside the running goal', async () =
 
 test('the tool-call limit ends the goal with status limit', async () => {
   const workspace = workspaceWithNotes();
-  const result = await harness.withWorker(() =>
-    harness.client.workflow.execute(goalWorkflow, {
-      taskQueue: harness.taskQueue,
-      workflowId: `limit-${Date.now()}`,
-      args: [{ goal: 'GOAL-LIMIT: list forever', workspace, limits: { maxToolCalls: 2 } }],
-    }),
+  const error = await harness.withWorker(() =>
+    harness.client.workflow
+      .execute(goalWorkflow, {
+        taskQueue: harness.taskQueue,
+        workflowId: `limit-${Date.now()}`,
+        args: [{ goal: 'GOAL-LIMIT: list forever', workspace, limits: { maxToolCalls: 2 } }],
+      })
+      .then(
+        () => undefined,
+        (failure: unknown) => failure,
+      ),
   );
+  // A limit fails the workflow with a named type; the structured result rides in its details.
+  assert.ok(error instanceof WorkflowFailedError, `expected WorkflowFailedError, got ${String(error)}`);
+  assert.ok(error.cause instanceof ApplicationFailure);
+  assert.equal(error.cause.type, FailureType.GoalLimitReached);
+  assert.equal(error.cause.nonRetryable, true);
+  const result = resultOfFailure(error);
+  assert.ok(result);
   assert.equal(result.status, 'limit');
   assert.match(result.reason ?? '', /tool-call limit of 2/);
   assert.equal(result.counters.toolCalls, 2);

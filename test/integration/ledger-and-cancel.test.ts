@@ -4,7 +4,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWebhookSink } from '../../src/activities/ledger-sinks';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import { goalStatusQuery } from '../../src/workflows/goal/messages';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import { goalResult } from '../../src/client/goal-client';
+import { KeelSearchAttributes } from '../../src/workflows/goal/search-attribute-values';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 interface Delivered {
@@ -87,9 +90,24 @@ test('a cancelled goal ends with status cancelled, its pending call never run', 
     });
     await eventually(async () => (await handle.query(goalStatusQuery)).pendingApprovals.length === 1);
     await handle.cancel();
-    const result = await handle.result();
+    // Temporal's own Canceled status; the structured result comes from the status query.
+    await assert.rejects(
+      handle.result(),
+      (error: unknown) => error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure,
+    );
+    assert.equal((await handle.describe()).status.name, 'CANCELLED');
+    const result = await goalResult(handle);
     assert.equal(result.status, 'cancelled');
     assert.equal(result.reason, 'cancelled by request');
     assert.equal(result.counters.toolCalls, 0);
+    // Nothing waits for a human any more: the query, the search attributes and the ledger agree.
+    const view = await handle.query(goalStatusQuery);
+    assert.deepEqual([view.status, view.phase, view.pendingApprovals.length], ['cancelled', 'done', 0]);
+    const attributes = (await handle.describe()).typedSearchAttributes;
+    assert.equal(attributes.get(KeelSearchAttributes.status), 'cancelled');
+    assert.equal(attributes.get(KeelSearchAttributes.phase), 'done');
+    assert.equal(attributes.get(KeelSearchAttributes.pendingApprovals), 0);
+    const ledger = await handle.query(ledgerQuery, {});
+    assert.equal(ledger.at(-1)?.kind, 'goal.cancelled');
   });
 });

@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { ledgerQuery, planQuery } from '../../src/workflows/goal/messages';
+import { goalResult } from '../../src/client/goal-client';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import {
   createHarness,
@@ -96,6 +97,26 @@ before(async () => {
         ],
       },
       {
+        name: 'prose-plan',
+        match: 'GOAL-PROSE-PLAN',
+        structured: [
+          { tool: 'submit_plan', text: 'I would look around first, then write the file. No JSON here.' },
+          {
+            tool: 'submit_plan',
+            when: 'APPROACH: reason-first',
+            input: {
+              strategySummary: 'write the file directly',
+              steps: [step('write_file', { path: 'out.txt', content: 'ok' }, 'write it')],
+            },
+          },
+        ],
+        turns: [
+          { toolCalls: [{ name: 'write_file', input: { path: 'out.txt', content: 'ok' } }] },
+          { toolCalls: [report('completed', 'out.txt written')] },
+          { text: 'out.txt is written.' },
+        ],
+      },
+      {
         name: 'rollback',
         match: 'GOAL-ROLLBACK',
         structured: plans('submit_plan'),
@@ -133,12 +154,13 @@ async function runGoal(goal: string, extra: Record<string, unknown> = {}) {
   writeFileSync(path.join(workspace, 'notes.txt'), 'original notes\n');
   const workflowId = `${goal.toLowerCase()}-${Date.now()}`;
   return harness.withWorker(async () => {
-    const result = await harness.client.workflow.execute(goalWorkflow, {
+    const handle = await harness.client.workflow.start(goalWorkflow, {
       taskQueue: harness.taskQueue,
       workflowId,
       args: [{ goal: `${goal}: find and list files`, workspace, planning: { enabled: true, ...extra } }],
     });
-    const handle = harness.client.workflow.getHandle<typeof goalWorkflow>(workflowId);
+    // A failed goal fails its workflow; goalResult reads the result from the failure's details.
+    const result = await goalResult(handle);
     return {
       result,
       workspace,
@@ -170,9 +192,23 @@ test('step 2 fails → the plan is superseded → attempt 1 plans reason-first �
 test('a goal that fails all three attempts ends failed with every reason', async () => {
   const { result } = await runGoal('GOAL-HOPELESS');
   assert.equal(result.status, 'failed');
+  assert.match(result.reason ?? '', /^every plan attempt failed/);
   for (const reason of ['first reason', 'second reason', 'third reason'])
     assert.match(result.reason ?? '', new RegExp(reason));
   assert.match(result.reason ?? '', /attempt 0: .*attempt 1: .*attempt 2: /);
+});
+
+test('a plan proposed in prose is a failed attempt, and the next attempt plans again', async () => {
+  const { result, ledger } = await runGoal('GOAL-PROSE-PLAN');
+  assert.equal(result.status, 'completed');
+  assert.equal(result.planAttempt, 1);
+  const failed = ledger.find((event) => event.kind === 'plan.failed');
+  assert.equal(failed?.data.attempt, 0);
+  assert.equal(failed?.data.unusable, true);
+  assert.deepEqual(
+    ledger.map((event) => event.kind).filter((kind) => kind.startsWith('plan.')),
+    ['plan.failed', 'plan.backtracked', 'plan.created'],
+  );
 });
 
 test('rollbackOnBacktrack restores the files the failed plan changed', async () => {

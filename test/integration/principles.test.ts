@@ -6,6 +6,7 @@ import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { CHECKPOINT_MARKER } from '../../src/workflows/principles/cadence';
 import { HYPOTHESIS_MISMATCH_MARKER } from '../../src/workflows/principles/hypothesis';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
+import { goalResult } from '../../src/client/goal-client';
 import type { GoalInput } from '../../src/workflows/goal/goal-input';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
@@ -69,11 +70,12 @@ function run(goal: string, extra: Partial<GoalInput> = {}) {
   writeFileSync(path.join(workspace, 'notes.md'), 'nothing to do here\n');
   return harness.withWorker(async () => {
     const workflowId = `${goal.toLowerCase()}-${Date.now()}`;
-    const result = await harness.client.workflow.execute(goalWorkflow, {
+    const handle = await harness.client.workflow.start(goalWorkflow, {
       taskQueue: harness.taskQueue,
       workflowId,
       args: [{ goal: `${goal}: exercise a principle`, workspace, ...extra }],
     });
+    const result = await goalResult(handle); // an exhausted budget fails the workflow, result in its details
     const ledger = await harness.client.workflow.getHandle(workflowId).query(ledgerQuery, {});
     return { result, ledger };
   });

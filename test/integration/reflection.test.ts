@@ -31,6 +31,24 @@ before(async () => {
         ],
       },
       {
+        name: 'reflect-prose',
+        match: 'GOAL-REFLECT-PROSE:',
+        turns: [{ text: 'SUMMARY.md written.' }],
+        structured: [
+          { tool: 'submit_review', input: { accepted: true, reasons: [] } },
+          {
+            tool: 'submit_reflection',
+            input: { ...reflectionAnswer, refinedDescription: 'Prose test: read notes.md before writing.' },
+          },
+          {
+            // The second run's prompt carries the first run's notes: this time the answer is prose.
+            tool: 'submit_reflection',
+            when: 'Prose test: read notes.md before writing.',
+            text: 'Honestly the run went fine and I would not change much about it next time.',
+          },
+        ],
+      },
+      {
         name: 'human-review',
         match: 'GOAL-HUMAN-REVIEW',
         turns: [{ text: 'Reviewed output.' }],
@@ -113,6 +131,24 @@ test('a failing reflection stores a fallback with the error, and the goal still 
   assert.equal(stored?.refinedDescription, FAILING_GOAL, 'the fallback keeps the original text');
   assert.ok(ledger.some((event) => event.kind === 'task.reflection_failed'));
   assert.equal(result.stats.structuredCalls >= 1, true);
+});
+
+test('a later reflection in prose the parser cannot split keeps the earlier notes and records the failure', async () => {
+  const goal = 'GOAL-REFLECT-PROSE: summarise the notes into SUMMARY.md';
+  const first = await runOnce(goal);
+  assert.equal(first.result.reflection, 'stored (run 1)');
+  const second = await runOnce(goal);
+  assert.equal(second.result.status, 'completed');
+  const failed = second.ledger.find((event) => event.kind === 'task.reflection_failed');
+  assert.ok(failed, 'the unreadable reflection is recorded');
+  assert.equal(failed.data.keptPriorNotes, true);
+  const stored = await createFileReflectionStore({ directory: harness.reflectionDirectory }).retrieve(
+    taskIdentity(goal),
+  );
+  assert.equal(stored?.refinedDescription, 'Prose test: read notes.md before writing.');
+  assert.deepEqual(stored?.suggestions, ['Read notes.md first.']);
+  assert.ok(stored?.observations.includes('The notes were short.'), 'earlier observations are kept');
+  assert.match(stored?.observations[0] ?? '', /Reflection failed:.*could be read/);
 });
 
 test('a human review by Update accepts the output; the reflection uses the separate reflection model', async () => {

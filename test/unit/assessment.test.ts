@@ -5,6 +5,7 @@ import {
   DEFAULT_PRIORITY,
   assess,
   assessmentDue,
+  assessmentNote,
   beliefPrompt,
   boostedPriority,
   consolidationPlan,
@@ -214,4 +215,19 @@ test('beliefPrompt asks for one belief in the agent.reflected format', () => {
   assert.ok(prompt.endsWith('OUTPUT FORMAT\n{"kind": "agent.reflected", "text": "<one sentence belief>"}'));
   assert.ok(BeliefSchema.safeParse({ kind: 'agent.reflected', text: 'The parser fails on tabs.' }).success);
   assert.ok(!BeliefSchema.safeParse({ kind: 'agent.thought', text: 'x' }).success);
+});
+
+test('the assessment note names the tools that keep failing, with their record, and a stall', () => {
+  const toolStats = { read_file: { calls: 4, successes: 0 }, search: { calls: 3, successes: 3 } };
+  const failing = assess({ ...calm, toolStats });
+  assert.equal(
+    assessmentNote(failing, toolStats),
+    '[Self-assessment] These tools keep failing: read_file (0 of 4 calls succeeded). Change the arguments, or reach the goal with other tools, rather than repeating them.',
+  );
+  const stalled = assess({ ...calm, cycle: 10, lastAssessmentCycle: 5, lastProgressCycle: 1 });
+  assert.match(
+    assessmentNote(stalled, {}) ?? '',
+    /^\[Self-assessment\] No progress: no progress for 9 cycles\./,
+  );
+  assert.equal(assessmentNote(assess(calm), {}), undefined, 'nothing to say, no note');
 });

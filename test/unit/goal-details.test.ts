@@ -31,7 +31,8 @@ function input(overrides: Partial<GoalDetailsInput> = {}): GoalDetailsInput {
     task: { index: 0, text: 'Tidy the build directory' },
     counters: emptyCounters(),
     usage: emptyUsage(),
-    elapsedMs: 0,
+    startedAtMs: Date.parse('2030-01-01T00:00:00.000Z'),
+    writtenAtMs: Date.parse('2030-01-01T00:00:00.000Z'),
     pendingApprovals: [],
     ...overrides,
   };
@@ -77,17 +78,37 @@ test('counters: turns, tool calls by reversibility, approvals, tokens and cost',
     input({
       counters,
       usage: { inputTokens: 12_345, outputTokens: 678, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
-      elapsedMs: 210_000,
+      writtenAtMs: Date.parse('2030-01-01T00:03:30.000Z'),
       usdEstimate: 0.4213,
     }),
   );
   assert.deepEqual(section(markdown, '#### Progress'), [
     '#### Progress',
-    '- Elapsed 3m 30s · model turns 7',
+    '- Started 2030-01-01 00:00:00 UTC; 3m 30s in as of 2030-01-01 00:03:30 UTC · model turns 7',
     '- Tool calls 6: read-only 3, mutating 2, irreversible 1',
     '- Approvals: 2 requested, 1 granted, 1 denied, 0 timed out',
-    '- Tokens: 12,345 in, 678 out · ~$0.42',
+    '- Tokens: 12,345 in, 678 out · ~0.42 USD',
   ]);
+});
+
+test('time is a start and a duration as of the writing, never a clock that goes stale', () => {
+  const startedAtMs = Date.parse('2030-01-01T00:00:00.000Z');
+  const running = renderGoalDetails(input({ startedAtMs, writtenAtMs: startedAtMs + 2_000 }));
+  assert.doesNotMatch(running, /Elapsed/);
+  assert.match(running, /^- Started 2030-01-01 00:00:00 UTC; 2s in as of 2030-01-01 00:00:02 UTC · /m);
+  const ended = renderGoalDetails(
+    input({ status: 'failed', phase: 'done', startedAtMs, writtenAtMs: startedAtMs + 125_000 }),
+  );
+  assert.match(ended, /^- Started 2030-01-01 00:00:00 UTC; ended 2030-01-01 00:02:05 UTC, after 2m 5s · /m);
+});
+
+test('amounts in USD carry no dollar sign (a pair of them renders as math in the Web UI)', () => {
+  const markdown = renderGoalDetails(
+    input({ usdEstimate: 0.0024, budget: [{ dimension: 'usd', spent: 0.0024, limit: 0.01 }] }),
+  );
+  assert.doesNotMatch(markdown, /\$/);
+  assert.match(markdown, /^- usd: 23% \(0\.0024 USD of 0\.01 USD\)$/m);
+  assert.match(markdown, /~0\.0024 USD$/m);
 });
 
 test('cache tokens and unknown outcomes show only when there are some', () => {
@@ -101,7 +122,7 @@ test('cache tokens and unknown outcomes show only when there are some', () => {
   );
   assert.match(markdown, /- Tokens: 1 in, 2 out \(cache: 300 written, 4,000 read\)$/m);
   assert.match(markdown, /- Unknown outcomes: 1/);
-  assert.doesNotMatch(renderGoalDetails(input()), /cache:|Unknown outcomes|~\$/);
+  assert.doesNotMatch(renderGoalDetails(input()), /cache:|Unknown outcomes|~/);
 });
 
 test('budget use is shown as percentages in each dimension’s unit', () => {
@@ -118,7 +139,7 @@ test('budget use is shown as percentages in each dimension’s unit', () => {
   assert.deepEqual(section(markdown, '#### Budget'), [
     '#### Budget',
     '- tokens: 70% (14,000 of 20,000)',
-    '- usd: 25% ($0.50 of $2.00)',
+    '- usd: 25% (0.50 USD of 2.00 USD)',
     '- wall-time: 15% (1m 30s of 10m)',
     '- tool-calls: 100% (10 of 10)',
   ]);

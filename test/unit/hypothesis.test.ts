@@ -254,3 +254,36 @@ test('curly apostrophes negate like straight ones', () => {
   assert.equal(verdictOf('It won’t find anything', { facts: { matchCount: 2 } }), Mismatch);
   assert.equal(verdictOf('It won’t find anything', { facts: { matchCount: 0 } }), Match);
 });
+
+test('however an expectation of matches is phrased, 0 matches is a mismatch and some are a match', () => {
+  const searchFound = (matchCount: number) => ({
+    ok: matchCount > 0,
+    content:
+      matchCount > 0 ? `${matchCount} matching lines in 1 files` : 'No lines match /TODO/ in notes.md.',
+    facts: { matchCount, emptyOutput: matchCount === 0 },
+  });
+  for (const hypothesis of [
+    'I expect to see several matches of X in notes.md',
+    'I expect to see several matching lines',
+    'I expect to see several matches of TODO or FIXME in notes.md',
+    'I expect to see several matches of no-op in notes.md',
+    'I expect several results for TODO',
+    'I expect a couple of hits for TODO in notes.md',
+    'There should be a few occurrences of TODO',
+    'I expect TODO to occur several times in notes.md',
+    'I expect TODO to appear several times',
+    'notes.md should mention TODO a few times',
+    'Several TODO entries should turn up',
+    'I expect at least one instance of TODO',
+    'I expect 3 matches',
+  ]) {
+    assert.equal(verdictOf(hypothesis, searchFound(0)), Mismatch, hypothesis);
+    assert.equal(verdictOf(hypothesis, searchFound(3)), Match, hypothesis);
+  }
+});
+
+test('alternatives still expect a match, but say nothing about exit codes or success', () => {
+  assert.equal(verdictOf('I expect matches of TODO or FIXME', { facts: { matchCount: 0 } }), Mismatch);
+  assert.equal(verdictOf('I expect no matches of TODO or FIXME', { facts: { matchCount: 0 } }), Inconclusive);
+  assert.equal(verdictOf('It either passes or fails', { ok: true, facts: { exitCode: 0 } }), Inconclusive);
+});

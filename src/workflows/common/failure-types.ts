@@ -21,6 +21,14 @@ export const FailureType = {
    * not have taken effect, so it is reported, never run again.
    */
   OutcomeUnknown: 'OutcomeUnknown',
+  /** The goal ended without reaching its goal (e.g. every plan attempt failed); details: the result. */
+  GoalFailed: 'GoalFailed',
+  /** The goal hit its turn or tool-call limit; details: the result. */
+  GoalLimitReached: 'GoalLimitReached',
+  /** The goal spent a budget (principle 4); details: the result. */
+  GoalBudgetExhausted: 'GoalBudgetExhausted',
+  /** Its output was rejected by the review (human or LLM judge); details: the result. */
+  GoalRejected: 'GoalRejected',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 

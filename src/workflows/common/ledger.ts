@@ -18,6 +18,8 @@ export const LedgerEventKind = {
   ReflectionAnswered: 'reflection.answered',
   ReflectionCheckpoint: 'reflection.checkpoint',
   AgentReflected: 'agent.reflected',
+  /** The goal waits for a human to accept or reject its output (reflection.review: human). */
+  ReviewRequested: 'review.requested',
   ReviewCompleted: 'review.completed',
   TaskReflected: 'task.reflected',
   /** The reflection step failed; a fallback reflection carrying the error was stored instead. */

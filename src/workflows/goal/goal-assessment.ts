@@ -1,9 +1,10 @@
 import * as wf from '@temporalio/workflow';
+import { ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import { z } from 'zod';
-import { assess, assessmentDue, BeliefSchema, beliefPrompt } from '../planning/assessment';
+import { assess, assessmentDue, assessmentNote, BeliefSchema, beliefPrompt } from '../planning/assessment';
 import { condensableThrough, condensedText, replaceWithBelief } from '../planning/consolidation';
 import type { GoalContext } from './goal-context';
-import type { GoalWorkflowFunction } from './goal-result';
+import { asGoalResult, type GoalResult, type GoalWorkflowFunction } from './goal-result';
 import { LedgerEventKind } from '../common/ledger';
 
 const subGoalsSchema = z.object({
@@ -12,6 +13,11 @@ const subGoalsSchema = z.object({
     .min(1)
     .max(5),
 });
+
+function describeChildResult(result: GoalResult): string {
+  const detail = result.finalText ?? result.reason;
+  return `${result.status}${detail ? `: ${detail}` : ''}`;
+}
 
 /**
  * Periodic self-assessment (seed 001): every N model turns the goal looks at its progress, its
@@ -64,6 +70,8 @@ export class GoalAssessment {
         await this.consolidate(adjustment.targetChars);
       }
     }
+    const note = assessmentNote(result, state.assessment.toolStats);
+    if (note !== undefined) this.goal.note(note);
     this.goal.record(
       LedgerEventKind.AssessmentCompleted,
       `self-assessment at turn ${cycle}: priority ${result.priority}`,
@@ -71,6 +79,7 @@ export class GoalAssessment {
         cycle,
         findings: result.findings,
         adjustments: result.adjustments,
+        ...(note === undefined ? {} : { note }),
       },
     );
   }
@@ -122,10 +131,16 @@ export class GoalAssessment {
           workflowId: child.workflowId,
           args: [child.input],
         })
-        .then(
-          (done) => `${done.status}${done.finalText ? `: ${done.finalText}` : ''}`,
-          (error: unknown) => `failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        .then(describeChildResult, (error: unknown) => {
+          // A child that did not complete carries its result in its failure's details.
+          const carried =
+            error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure
+              ? asGoalResult(error.cause.details?.[0])
+              : undefined;
+          return carried
+            ? describeChildResult(carried)
+            : `failed: ${error instanceof Error ? error.message : String(error)}`;
+        });
       outcomes.push(`- ${child.input.goal} (${child.workflowId}) → ${result}`);
     }
     this.goal.note(

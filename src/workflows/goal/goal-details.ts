@@ -30,7 +30,9 @@ export interface GoalDetailsInput {
   task: { index: number; text: string };
   counters: GoalCounters;
   usage: TokenUsageTotals;
-  elapsedMs: number;
+  /** When the goal started and when these details were written (workflow clock, epoch ms). */
+  startedAtMs: number;
+  writtenAtMs: number;
   usdEstimate?: number;
   budget?: Array<{ dimension: string; spent: number; limit: number }>;
   plan?: GoalDetailsPlan;
@@ -39,6 +41,8 @@ export interface GoalDetailsInput {
   /** The goal requires signed decisions: only `keel approve --sign-key` can approve. */
   signedApprovals?: boolean;
   lastIgnoredDecision?: IgnoredDecision;
+  /** The goal waits for a human to accept or reject its output (reflection.review: human). */
+  awaitingHumanReview?: boolean;
 }
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
@@ -48,6 +52,7 @@ export function renderGoalDetails(input: GoalDetailsInput): string {
   const sections = [
     heading(input),
     pendingApprovalsSection(input),
+    reviewSection(input),
     countersSection(input),
     budgetSection(input),
     planSection(input.plan),
@@ -85,6 +90,18 @@ function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {
   return blocks.join('\n\n');
 }
 
+function reviewSection(input: GoalDetailsInput): string | undefined {
+  if (!input.awaitingHumanReview) return undefined;
+  const id = shellWord(input.workflowId);
+  const update = JSON.stringify({ accepted: true, reviewer: 'YOUR_NAME', notes: '' });
+  return [
+    '#### Waiting for a human review of the output',
+    `- accept: ${inlineCode(`keel review ${id} --accept`)}`,
+    `- reject: ${inlineCode(`keel review ${id} --reject --notes 'why'`)}`,
+    `- or: ${inlineCode(`temporal workflow update execute --workflow-id ${id} --name submitReview --input ${shellQuote(update)}`)}`,
+  ].join('\n');
+}
+
 /**
  * The ways to approve one call: keel's CLI and the plain Temporal CLI, with the approver to fill
  * in (every decision names one). A goal that requires signatures can only be approved with a key.
@@ -111,11 +128,11 @@ function countersSection(input: GoalDetailsInput): string {
     usage.cacheCreationInputTokens + usage.cacheReadInputTokens > 0
       ? ` (cache: ${formatInteger(usage.cacheCreationInputTokens)} written, ${formatInteger(usage.cacheReadInputTokens)} read)`
       : '';
-  const cost = input.usdEstimate !== undefined ? ` · ~${formatUsd(input.usdEstimate)}` : '';
+  const cost = input.usdEstimate !== undefined ? ` · ~${usdText(input.usdEstimate)}` : '';
   // A heading of its own: two lists separated only by a blank line would merge into one.
   return [
     '#### Progress',
-    `- Elapsed ${formatElapsed(input.elapsedMs)} · model turns ${counters.modelTurns}`,
+    `- ${timeLine(input)} · model turns ${counters.modelTurns}`,
     `- Tool calls ${counters.toolCalls}: read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}`,
     `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out`,
     `- Tokens: ${formatInteger(usage.inputTokens)} in, ${formatInteger(usage.outputTokens)} out${cache}${cost}`,
@@ -126,6 +143,31 @@ function countersSection(input: GoalDetailsInput): string {
       ? [`- Unknown outcomes: ${counters.unknownOutcomes} (worker stopped mid-call)`]
       : []),
   ].join('\n');
+}
+
+/**
+ * The panel is written only when something changes, so it must not show a running clock: the start
+ * time, and the time it took as of the moment it was written (or until the goal ended).
+ */
+function timeLine(input: GoalDetailsInput): string {
+  const took = formatElapsed(input.writtenAtMs - input.startedAtMs);
+  const started = `Started ${clockTime(input.startedAtMs)}`;
+  return input.status === 'running'
+    ? `${started}; ${took} in as of ${clockTime(input.writtenAtMs)}`
+    : `${started}; ended ${clockTime(input.writtenAtMs)}, after ${took}`;
+}
+
+/** "2030-01-01 00:05:00 UTC": seconds are enough, and the zone is said. */
+function clockTime(epochMs: number): string {
+  return `${new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/**
+ * "0.0024 USD", never "$0.0024": the Web UI's markdown reads a pair of dollar signs as inline
+ * math and renders "\(0.0024 of \)0.01".
+ */
+function usdText(amount: number): string {
+  return `${formatUsd(amount).replace('$', '')} USD`;
 }
 
 /** The latest ignored approve/deny signal in one line: what a sender who saw "succeeded" missed. */
@@ -154,7 +196,7 @@ function budgetSection(input: GoalDetailsInput): string | undefined {
 function formatAmount(dimension: string, amount: number): string {
   switch (dimension) {
     case BudgetDimension.Usd:
-      return formatUsd(amount);
+      return usdText(amount);
     case BudgetDimension.WallTime:
       return formatElapsed(amount);
     default:

@@ -128,15 +128,43 @@ export class GoalPlanning {
         metaStrategy: decision.metaStrategy,
       },
     );
-    const next = await this.planAttempt(decision.nextAttempt, failed, reason);
-    return next.kind === 'give-up'
-      ? { kind: 'give-up', reason: `${this.failureSummary()}; ${next.reason}` }
-      : next;
+    return this.planAttempt(decision.nextAttempt, failed, reason);
   }
 
   private failureSummary(): string {
     const reasons = this.planning.failures.map((failure) => `attempt ${failure.attempt}: ${failure.reason}`);
-    return `plan attempts failed (${reasons.join('; ')})`;
+    return `plan attempt failed (${reasons.join('; ')})`;
+  }
+
+  /**
+   * A proposal the goal cannot use (prose without a plan, or only steps that repeat failed calls)
+   * is a failed attempt like any other: recorded, and the next attempt is asked for while any
+   * are left. The plan to learn from stays the last one that was tried.
+   */
+  private async unusablePlan(
+    attempt: number,
+    reason: string,
+    failedPlan: Plan | undefined,
+    failureReason: string | undefined,
+  ): Promise<PlanningOutcome> {
+    this.planning.failures.push({ attempt, reason });
+    this.goal.record(LedgerEventKind.PlanFailed, `plan attempt ${attempt} failed: ${reason}`, {
+      attempt,
+      reason,
+      unusable: true,
+    });
+    const decision = backtrackDecision({
+      attempt,
+      maxBacktrackAttempts: this.goal.state.config.planning.maxBacktrackAttempts,
+      lastFailureReason: reason,
+    });
+    if (decision.kind === 'give-up') return { kind: 'give-up', reason: `every ${this.failureSummary()}` };
+    this.goal.record(
+      LedgerEventKind.PlanBacktracked,
+      `backtracking to attempt ${decision.nextAttempt} (${decision.metaStrategy})`,
+      { fromAttempt: attempt, toAttempt: decision.nextAttempt, metaStrategy: decision.metaStrategy },
+    );
+    return this.planAttempt(decision.nextAttempt, failedPlan, failureReason ?? reason);
   }
 
   /** rollbackOnBacktrack: put the files back as they were before the failed plan mutated them. */
@@ -194,8 +222,14 @@ export class GoalPlanning {
       description: 'Submit the plan: a one-sentence approach and at least one step.',
       schema: ProposedPlanSchema,
     });
-    if (!answer.ok)
-      return { kind: 'give-up', reason: `the plan for attempt ${attempt} was unusable: ${answer.error}` };
+    if (!answer.ok) {
+      return this.unusablePlan(
+        attempt,
+        `the proposed plan was unusable: ${answer.error}`,
+        failedPlan,
+        failureReason,
+      );
+    }
     const created = createPlan({
       goalId: this.goal.workflowId,
       attempt,
@@ -205,8 +239,14 @@ export class GoalPlanning {
       failedToolCalls: this.planning.failedToolCalls,
       strategySummary: answer.value.strategySummary,
     });
-    if (!created.ok)
-      return { kind: 'give-up', reason: `the plan for attempt ${attempt} was unusable: ${created.reason}` };
+    if (!created.ok) {
+      return this.unusablePlan(
+        attempt,
+        `the proposed plan was unusable: ${created.reason}`,
+        failedPlan,
+        failureReason,
+      );
+    }
     this.planning.plan = created.plan;
     this.resetStepObservations();
     this.goal.record(

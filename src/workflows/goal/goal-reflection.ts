@@ -3,6 +3,7 @@ import type { GoalContext } from './goal-context';
 import { LedgerEventKind } from '../common/ledger';
 import {
   fallbackReflection,
+  isEmptyReflection,
   nextReflection,
   parseReflectionSections,
   reflectionPrompt,
@@ -124,6 +125,11 @@ export class GoalReflection {
     try {
       prior = (await this.goal.activities.support.loadTaskReflection({ description })).reflection;
       const parsed = await this.askForReflection({ description, expectedOutput, output, prior });
+      if (isEmptyReflection(parsed, { description, expectedOutput })) {
+        throw new Error(
+          'the reflection answer held no refined description, expected output, observation or suggestion that could be read',
+        );
+      }
       reflection = nextReflection({ parsed, ...(prior ? { prior } : {}), reflectedAt });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -136,9 +142,10 @@ export class GoalReflection {
       });
       this.goal.record(
         LedgerEventKind.TaskReflectionFailed,
-        `reflection failed; a fallback was stored: ${message}`,
+        `reflection failed; ${prior ? 'the earlier notes were kept' : 'a fallback was stored'}: ${message}`,
         {
           error: message,
+          keptPriorNotes: prior !== undefined,
         },
       );
     }

@@ -19,6 +19,8 @@ export const GoalStatus = {
   Failed: 'failed',
   Limit: 'limit',
   BudgetExhausted: 'budget_exhausted',
+  /** The output was rejected by its review (reflection.review: llm or human). */
+  Rejected: 'rejected',
   Cancelled: 'cancelled',
 } as const;
 export type GoalStatus = (typeof GoalStatus)[keyof typeof GoalStatus];

@@ -179,6 +179,31 @@ export class GoalToolCalls {
   }
 
   /**
+   * The goal ends while calls still wait for a human (cancelled, failed): each is closed as not
+   * approved, so nothing lists the goal as awaiting approval any more (KeelPendingApprovals 0).
+   */
+  closePendingApprovals(reason: string): void {
+    for (const call of this.state.currentTurn ?? []) {
+      const approval = call.approval;
+      if (call.status !== 'awaiting-approval' || !approval || approval.decision) continue;
+      approval.decision = {
+        approved: false,
+        approver: 'keel',
+        reason,
+        decidedAt: new Date().toISOString(),
+        via: 'cancellation',
+      };
+      this.goal.visibility.record(LedgerEventKind.ApprovalDecided, `closed unapproved: ${call.summary}`, {
+        callId: call.callId,
+        approved: false,
+        approver: 'keel',
+        reason,
+        via: 'cancellation',
+      });
+    }
+  }
+
+  /**
    * A signal that changed nothing: the sender saw "succeeded", so the ledger, the status and the
    * Web UI say what happened to it instead. Runs in a signal handler: deterministic state only.
    */

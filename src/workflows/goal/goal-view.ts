@@ -1,6 +1,7 @@
 import { budgetUses } from '../principles/budget';
 import type { GoalDetailsInput } from './goal-details';
-import type { GoalState } from './goal-state';
+import { GoalPhase, GoalStatus, type GoalState } from './goal-state';
+import type { GoalResult } from './goal-result';
 import type { GoalStats, GoalStatusView, PendingApprovalView } from './messages';
 import { costPicture } from '../principles/principles';
 import { explorationRatio, reflectionResponseRate } from '../reflection/reflection-response';
@@ -66,6 +67,21 @@ export function goalStats(state: GoalState, nowMs: number): GoalStats {
   };
 }
 
+/** How the goal ended, as the workflow returns it (or carries it in its failure's details). */
+export function goalResultOf(state: GoalState, nowMs: number): GoalResult {
+  return {
+    status: state.status,
+    ...(state.endReason !== undefined ? { reason: state.endReason } : {}),
+    ...(state.finalText !== undefined ? { finalText: state.finalText } : {}),
+    counters: state.counters,
+    usage: state.usage,
+    tasks: state.tasks.length,
+    stats: goalStats(state, nowMs),
+    ...(state.planning.plan ? { planAttempt: state.planning.plan.attempt } : {}),
+    ...(state.reflection.outcome ? { reflection: state.reflection.outcome } : {}),
+  };
+}
+
 export function budgetUse(state: GoalState, nowMs: number): GoalStatusView['budget'] {
   const budget = state.config.principles.budget;
   if (!budget) return undefined;
@@ -100,6 +116,7 @@ export function statusView(
     ...(state.lastModel !== undefined ? { model: state.lastModel } : {}),
     ...(state.lastIgnoredDecision ? { lastIgnoredDecision: state.lastIgnoredDecision } : {}),
     ...(state.config.approvalSignatures ? { signedApprovals: true } : {}),
+    ...(state.status !== GoalStatus.Running ? { result: goalResultOf(state, options.nowMs) } : {}),
   };
 }
 
@@ -110,13 +127,14 @@ export function detailsInput(
   const view = statusView(state, { nowMs: options.nowMs, awaitingReview: false });
   return {
     workflowId: options.workflowId,
-    status: view.status,
+    status: state.status,
     phase: view.phase,
     goal: view.goal,
     task: view.task,
     counters: view.counters,
     usage: view.usage,
-    elapsedMs: view.stats.elapsedMs,
+    startedAtMs: state.startedAtMs,
+    writtenAtMs: options.nowMs,
     ...(view.stats.usdPriced ? { usdEstimate: view.stats.usdEstimate } : {}),
     ...(view.budget ? { budget: view.budget } : {}),
     ...(view.plan ? { plan: view.plan } : {}),
@@ -124,7 +142,17 @@ export function detailsInput(
     pendingApprovals: view.pendingApprovals,
     ...(view.signedApprovals ? { signedApprovals: true } : {}),
     ...(view.lastIgnoredDecision ? { lastIgnoredDecision: view.lastIgnoredDecision } : {}),
+    ...(awaitsHumanReview(state) ? { awaitingHumanReview: true } : {}),
   };
+}
+
+/** Reviewing, with a human to decide and no decision yet (the workflow's own flag is not state). */
+function awaitsHumanReview(state: GoalState): boolean {
+  return (
+    state.phase === GoalPhase.Reviewing &&
+    state.config.reflection.review === 'human' &&
+    state.reflection.review === undefined
+  );
 }
 
 export function searchAttributeValuesOf(state: GoalState): SearchAttributeValues {

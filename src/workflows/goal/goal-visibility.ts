@@ -59,6 +59,23 @@ export class GoalVisibility {
       );
   }
 
+  /**
+   * This run hands the goal to a new one (continue-as-new). The closed run keeps its own search
+   * attributes and details, so they must not say it still waits for anyone: its pending approvals
+   * drop to 0 (the new run sets them again) and its details point to the next run.
+   */
+  handOver(nextRun: number): void {
+    wf.setCurrentDetails(
+      `### Continued as new\n\nThis run handed the goal to run ${nextRun}, with the same workflow id; look there for its status and pending approvals.`,
+    );
+    const next = { ...searchAttributeValuesOf(this.state), pendingApprovals: 0 };
+    const changed = changedSearchAttributes(this.published, next);
+    if (changed.length > 0) {
+      wf.upsertSearchAttributes(changed);
+      this.published = next;
+    }
+  }
+
   /** Keeps what humans see current: Web UI details, search attributes, ledger listeners. */
   show(): void {
     wf.setCurrentDetails(

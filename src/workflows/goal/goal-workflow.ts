@@ -1,4 +1,6 @@
 import * as wf from '@temporalio/workflow';
+import { ApplicationFailure, TemporalFailure } from '@temporalio/workflow';
+import { FailureType } from '../common/failure-types';
 import { LedgerEventKind } from '../common/ledger';
 import {
   appendUserBlocks,
@@ -20,6 +22,7 @@ import type { ToolCatalogue } from '../tools/tool-catalogue';
 import { proxiesFor, type ActivityProxies } from './activity-proxies';
 import { GoalAssessment } from './goal-assessment';
 import { GoalDiscipline } from './goal-discipline';
+import { goalEnding } from './goal-ending';
 import { describeFailure, heldBack } from './goal-failures';
 import { registerGoalHandlers } from './goal-handlers';
 import type { GoalConfig, GoalInput } from './goal-input';
@@ -30,7 +33,7 @@ import type { GoalResult } from './goal-result';
 import { newGoalState, resumeGoalState } from './goal-start';
 import { GoalPhase, GoalStatus, type GoalState, type ToolCallRecord } from './goal-state';
 import { GoalToolCalls } from './goal-tool-calls';
-import { goalStats } from './goal-view';
+import { goalResultOf } from './goal-view';
 import { GoalVisibility } from './goal-visibility';
 import { followUpMessage, goalMessage } from './prompts';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './turn';
@@ -46,16 +49,37 @@ export type { GoalResult } from './goal-result';
 export async function goalWorkflow(input: GoalInput, carried?: unknown): Promise<GoalResult> {
   const goal = new GoalRun(carried === undefined ? newGoalState(input) : resumeGoalState(carried));
   goal.registerHandlers();
+  let result: GoalResult;
   try {
-    return await goal.run();
+    result = await goal.run();
   } catch (error) {
     if (wf.isCancellation(error)) {
-      return wf.CancellationScope.nonCancellable(() =>
+      await wf.CancellationScope.nonCancellable(() =>
         goal.finish(GoalStatus.Cancelled, 'cancelled by request'),
       );
+      throw error; // Temporal's own Canceled status; the status query keeps the structured result
     }
-    throw error;
+    // Only failures that fail the workflow settle the goal first. Anything else (a bug) fails the
+    // workflow task instead, which Temporal retries: the goal is still running then.
+    if (!(error instanceof TemporalFailure)) throw error;
+    result = await goal.finish(GoalStatus.Failed, describeFailure(error));
+    throw ApplicationFailure.create({
+      message: result.reason ?? error.message,
+      type: error instanceof ApplicationFailure && error.type ? error.type : FailureType.GoalFailed,
+      nonRetryable: true,
+      details: [result],
+    });
   }
+  const ending = goalEnding(result);
+  if (ending.kind === 'fail') {
+    throw ApplicationFailure.create({
+      message: ending.message,
+      type: ending.type,
+      nonRetryable: true,
+      details: [result],
+    });
+  }
+  return result;
 }
 
 class GoalRun {
@@ -178,6 +202,11 @@ class GoalRun {
         this.state.phase = GoalPhase.Reviewing;
         this.visibility.show();
         await this.reflection.afterFinalAnswer(this.state.finalText);
+        const review = this.state.reflection.review;
+        if (review && !review.accepted) {
+          const why = review.notes.trim() === '' ? '' : `: ${review.notes.trim()}`;
+          return this.finish(GoalStatus.Rejected, `the output was rejected by ${review.by}${why}`);
+        }
       }
       return this.finish(GoalStatus.Completed, 'final answer given');
     }
@@ -291,6 +320,10 @@ class GoalRun {
 
   private async awaitHumanReview(): Promise<Review | undefined> {
     this.awaitingReview = true;
+    this.visibility.record(LedgerEventKind.ReviewRequested, 'review requested: waiting for a human', {
+      timeoutMs: this.config.limits.approvalTimeoutMs,
+      update: 'submitReview',
+    });
     this.visibility.show();
     await wf.condition(
       () => this.state.reflection.review !== undefined,
@@ -317,6 +350,7 @@ class GoalRun {
     await this.visibility.flush();
     // Handlers still running would be cut off by the new run; let them finish first.
     await wf.condition(wf.allHandlersFinished);
+    this.visibility.handOver(this.state.continuedAsNew + 1);
     return wf.continueAsNew<typeof goalWorkflow>(this.config, this.state);
   }
 
@@ -324,6 +358,8 @@ class GoalRun {
     this.state.status = status;
     this.state.phase = GoalPhase.Done;
     this.state.endReason = reason;
+    this.awaitingReview = false;
+    this.toolCalls.closePendingApprovals(`the goal ended (${status})`);
     const kind =
       status === GoalStatus.Completed
         ? LedgerEventKind.GoalCompleted
@@ -334,16 +370,6 @@ class GoalRun {
     this.visibility.show();
     // The last events reach the listeners before the workflow closes (closing would stop retries).
     await this.visibility.flush();
-    return {
-      status,
-      reason,
-      ...(this.state.finalText !== undefined ? { finalText: this.state.finalText } : {}),
-      counters: this.state.counters,
-      usage: this.state.usage,
-      tasks: this.state.tasks.length,
-      stats: goalStats(this.state, Date.now()),
-      ...(this.state.planning.plan ? { planAttempt: this.state.planning.plan.attempt } : {}),
-      ...(this.state.reflection.outcome ? { reflection: this.state.reflection.outcome } : {}),
-    };
+    return goalResultOf(this.state, Date.now());
   }
 }

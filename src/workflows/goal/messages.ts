@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
 import type { LedgerEvent } from '../common/ledger';
+import type { GoalResult, GoalStats } from './goal-result';
 import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
 
@@ -56,28 +57,13 @@ export interface PendingApprovalView {
   deadline: string;
 }
 
-/** Numbers that show how the harness principles acted on this goal. */
-export interface GoalStats {
-  hypothesesGiven: number;
-  hypothesisMismatches: number;
-  checkpoints: number;
-  checkpointsAddressed: number;
-  /** Share of checkpoints whose next reply answered them; undefined without tracking or checkpoints. */
-  reflectionResponseRate?: number;
-  /** Read-only calls per mutating (incl. irreversible) call; null when nothing mutated. */
-  explorationRatio: number | null;
-  usdEstimate: number;
-  usdPriced: boolean;
-  elapsedMs: number;
-  structuredCalls: number;
-  rawFallbackRate: number;
-  assessments: number;
-  consolidations: number;
-}
+/** Numbers that show how the harness principles acted on this goal (defined with the result). */
+export type { GoalStats } from './goal-result';
 
 export interface GoalStatusView {
   goal: string;
-  status: GoalStatus;
+  /** keel's status; a client adds terminated / timed_out for runs Temporal closed without keel. */
+  status: GoalStatus | 'terminated' | 'timed_out';
   phase: GoalPhase;
   task: { index: number; text: string };
   counters: GoalCounters;
@@ -98,6 +84,8 @@ export interface GoalStatusView {
   lastIgnoredDecision?: IgnoredDecision;
   /** Decisions must be signed (goal input approvalSignatures); absent when they need not be. */
   signedApprovals?: boolean;
+  /** Once the goal has ended: its result (also for endings whose workflow fails or is cancelled). */
+  result?: GoalResult;
 }
 
 export const goalStatusQuery = defineQuery<GoalStatusView>('status');

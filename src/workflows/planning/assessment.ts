@@ -162,6 +162,36 @@ export function assess(input: AssessmentInput): Assessment {
   return { findings, adjustments, priority };
 }
 
+/** The text every self-assessment note to the model starts with. */
+export const ASSESSMENT_NOTE_MARKER = '[Self-assessment]';
+
+/**
+ * What the model should hear from an assessment: the tools that keep failing (with their record)
+ * and a stall. Splitting and abandoning have notes of their own where the workflow acts on them;
+ * priority changes and consolidation are the harness's business. Undefined when nothing applies.
+ */
+export function assessmentNote(
+  assessment: Pick<Assessment, 'findings' | 'adjustments'>,
+  toolStats: Readonly<Record<string, ToolStats>>,
+): string | undefined {
+  const lines: string[] = [];
+  const ineffective = assessment.findings.ineffectiveTools;
+  if (ineffective.length > 0) {
+    const records = ineffective.map((name) => {
+      const stats = toolStats[name];
+      return stats ? `${name} (${stats.successes} of ${stats.calls} calls succeeded)` : name;
+    });
+    lines.push(
+      `These tools keep failing: ${records.join(', ')}. Change the arguments, or reach the goal with other tools, rather than repeating them.`,
+    );
+  }
+  const demotion = assessment.adjustments.find((adjustment) => adjustment.kind === 'demote-priority');
+  if (demotion) {
+    lines.push(`No progress: ${demotion.reason}. Step back and try a different approach.`);
+  }
+  return lines.length === 0 ? undefined : `${ASSESSMENT_NOTE_MARKER} ${lines.join(' ')}`;
+}
+
 /**
  * +20 only while below the ceiling, and the result is capped at it: 200 → 220, 210 → 230,
  * 215 → 230 (not 235), 230 → 230, and 250 → 250 (a boost never lowers a priority).

@@ -48,7 +48,10 @@ const forwardNegators = wordSet('no nothing none zero 0');
 // "the failure should go away", "errors are gone": the thing named is expected to be absent.
 const removalWords = wordSet('away gone disappear disappears vanish vanishes fixed resolved');
 // Conditional or hedged clauses ("if this fails …", "it may pass") state no expectation.
-const hedgeWords = wordSet('if unless whether maybe perhaps might may possibly either or');
+const hedgeWords = wordSet('if unless whether maybe perhaps might may possibly');
+// Alternatives ("exit code 0 or 1", "succeed or fail") leave most questions open, but not whether
+// something is found: "matches of TODO or FIXME" expects matches of either.
+const alternativeWords = wordSet('either or');
 // "no output on the second channel" qualifies which output: not a claim that the result is empty.
 const qualifierWords = wordSet('on in from for about of to under within into');
 const successWords = wordSet(
@@ -57,8 +60,10 @@ const successWords = wordSet(
 const failureWords = wordSet(
   'fail fails failed failing failure failures error errors crash crashes crashed panic panics exception refuse refuses refused denied rejected',
 );
+// However people put an expectation of matches: "several matches of X", "a few hits", "X occurs
+// twice", "some results", "three entries mention X", "X appears in notes.md".
 const matchWords = wordSet(
-  'match matches matched matching find finds found contain contains containing results hits occurrence occurrences references',
+  'match matches matched matching find finds found contain contains containing result results hit hits occurrence occurrences occur occurs occurring instance instances references entries mention mentions mentioned appear appears appearing',
 );
 const outputNouns = wordSet('output outputs lines text content contents');
 const outputVerbs = wordSet('print prints printed show shows see list lists');
@@ -107,6 +112,10 @@ class Votes {
 function readClause(clause: string, quotes: readonly string[], votes: Votes, expectedQuotes: string[]): void {
   const words = Array.from(clause.matchAll(/[a-z0-9']+/g), (match) => match[0]);
   if (words.some((word) => hedgeWords.has(word))) return;
+  if (words.some((word) => alternativeWords.has(word))) {
+    readAlternatives(clause, votes);
+    return;
+  }
   const hasNegator = words.some(
     (word) => negators.has(word) || word.endsWith("n't") || removalWords.has(word),
   );
@@ -169,6 +178,13 @@ function readClause(clause: string, quotes: readonly string[], votes: Votes, exp
   });
 }
 
+/** A clause with alternatives says only that something will be found, unless it is negated. */
+function readAlternatives(clause: string, votes: Votes): void {
+  const tokens = Array.from(clause.matchAll(/[a-z0-9']+/g), (match) => match[0]);
+  const negated = tokens.some((word) => negators.has(word) || word.endsWith("n't") || removalWords.has(word));
+  if (!negated && tokens.some((word) => matchWords.has(word))) votes.add('someMatches', true);
+}
+
 function readHypothesis(hypothesis: string): Expectations {
   const quotes: string[] = [];
   const withTokens = hypothesis.replace(quotePattern, (_whole, ...groups: unknown[]) => {
@@ -182,6 +198,8 @@ function readHypothesis(hypothesis: string): Expectations {
   for (const clause of withTokens
     .toLowerCase()
     .replace(/’/g, "'")
+    // "no-op", "zero-width": one word that names a thing, not a negation ("non-empty" still negates).
+    .replace(/\b(no|zero|none|never)-(?=[a-z])/g, '$1')
     .split(/[.;,!?](?=\s|$)|\n|\bbut\b/)) {
     readClause(` ${clause} `, quotes, votes, expectedQuotes);
   }

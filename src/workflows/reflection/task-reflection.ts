@@ -160,6 +160,23 @@ function sectionItems(lines: readonly string[]): string[] {
 }
 
 /** The reflection to store after a successful reflection call. */
+/**
+ * True when a parsed reflection says nothing: no section was found (prose the parser cannot
+ * split) or every field came back blank. Storing it would replace what earlier runs learned with
+ * the original description and empty lists, so it counts as a failed reflection instead.
+ */
+export function isEmptyReflection(
+  parsed: ParsedReflection,
+  original: { description: string; expectedOutput: string },
+): boolean {
+  return (
+    parsed.observations.length === 0 &&
+    parsed.suggestions.length === 0 &&
+    parsed.refinedDescription.trim() === original.description.trim() &&
+    parsed.refinedExpectedOutput.trim() === original.expectedOutput.trim()
+  );
+}
+
 export function nextReflection(options: {
   parsed: ParsedReflection;
   prior?: TaskReflection;
