@@ -2,6 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { ActivityProxies } from './activity-proxies';
 import type { DecisionRefusal } from './approval-decision';
 import { describeFailure, outcomeUnknownDetailsOf } from './goal-failures';
+import type { GoalGuards } from './goal-guards';
 import type { GoalPlanning, PlanningOutcome } from './goal-planning';
 import { GoalPhase, type ApprovalDecision, type GoalState, type ToolCallRecord } from './goal-state';
 import type { GoalVisibility } from './goal-visibility';
@@ -20,6 +21,7 @@ export interface ToolCallsHost {
   readonly activities: ActivityProxies;
   readonly workflowId: string;
   readonly planning: GoalPlanning;
+  readonly guards: GoalGuards;
   readonly visibility: GoalVisibility;
   priority(): { priorityKey: number };
   checkBudget(): unknown;
@@ -201,6 +203,7 @@ export class GoalToolCalls {
     call.status = 'running';
     const counters = this.state.counters;
     counters.toolCalls += 1;
+    const atToolCall = counters.toolCalls;
     counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
     counters.toolCallsByReversibility[call.reversibility] += 1;
     this.goal.visibility.show();
@@ -235,11 +238,11 @@ export class GoalToolCalls {
       call.result = this.failedCallResult(call, error);
     }
     call.status = 'done';
-    this.afterCall(call, outcome);
+    this.afterCall(call, outcome, atToolCall);
   }
 
   /** Principles 1 and 3, planning and assessment bookkeeping after one executed call. */
-  private afterCall(call: ToolCallRecord, outcome: ToolOutcome | undefined): void {
+  private afterCall(call: ToolCallRecord, outcome: ToolOutcome | undefined, atToolCall: number): void {
     const ok = outcome?.ok ?? false;
     const stats = (this.state.assessment.toolStats[call.toolName] ??= { calls: 0, successes: 0 });
     stats.calls += 1;
@@ -264,6 +267,7 @@ export class GoalToolCalls {
       );
     }
     this.goal.planning.observeCall(ok, observed.prompt !== undefined);
+    this.goal.guards.observeCall(call, outcome, atToolCall, observed.prompt !== undefined);
     this.goal.checkBudget(); // warnings ride on this turn's results; exhaustion ends the goal at the turn's end
   }
 

@@ -75,6 +75,14 @@ export interface GoalStats {
   consolidations: number;
 }
 
+/** The hard guards as the status query and the Web UI show them. */
+export interface GuardsView {
+  decisions: number;
+  checkpointsEnforced: boolean;
+  /** The latest guard.* ledger event. */
+  last?: { kind: string; summary: string; at: string };
+}
+
 export interface GoalStatusView {
   goal: string;
   status: GoalStatus;
@@ -98,6 +106,8 @@ export interface GoalStatusView {
   lastIgnoredDecision?: IgnoredDecision;
   /** Decisions must be signed (goal input approvalSignatures); absent when they need not be. */
   signedApprovals?: boolean;
+  /** The hard guards: decisions taken, whether checkpoints are enforced, the latest decision. */
+  guards?: GuardsView;
 }
 
 export const goalStatusQuery = defineQuery<GoalStatusView>('status');
