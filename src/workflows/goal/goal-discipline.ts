@@ -41,7 +41,10 @@ export class GoalDiscipline {
     const exhausted = this.checkBudget();
     if (!exhausted) return undefined;
     const reason = `${exhausted.dimension} budget exhausted (${Math.round(exhausted.spent * 1000) / 1000} of ${exhausted.limit})`;
-    this.visibility.record(LedgerEventKind.BudgetExhausted, reason, { ...exhausted });
+    this.visibility.record(LedgerEventKind.BudgetExhausted, reason, {
+      ...exhausted,
+      atToolCall: this.state.counters.toolCalls,
+    });
     return reason;
   }
 
@@ -52,7 +55,10 @@ export class GoalDiscipline {
     const settings = { ...this.state.config.principles, ...(budget ? { budget } : {}) };
     const exhausted = checkBudget(this.state.principles, settings, spent);
     for (const key of this.state.principles.budgetWarned.slice(warnedBefore)) {
-      this.visibility.record(LedgerEventKind.BudgetWarning, `budget warning ${key}`, { key });
+      this.visibility.record(LedgerEventKind.BudgetWarning, `budget warning ${key}`, {
+        key,
+        atToolCall: this.state.counters.toolCalls,
+      });
     }
     return exhausted;
   }

@@ -104,6 +104,7 @@ export class GoalToolCalls {
       this.goal.visibility.record(LedgerEventKind.ApprovalRequested, `approval requested: ${call.summary}`, {
         callId: call.callId,
         reversibility: call.reversibility,
+        toolCallsSoFar: this.state.counters.toolCalls,
         ...(call.tierReason === undefined ? {} : { tierReason: call.tierReason }),
       });
     }
