@@ -85,6 +85,21 @@ test('a repeater: the loop guard prompts at its 3rd read and stops it at the 5th
   assert.equal(state.decisions, 2);
 });
 
+test('guards: { enabled: false } switches every guard off', () => {
+  const settings = guardSettingsSchema.parse({ enabled: false });
+  const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
+  assert.ok(
+    turns(
+      state,
+      [1, 2, 3, 4, 5, 6, 7, 8].map((n) => read('a', n)),
+      settings,
+    ).every((list) => list.length === 0),
+  );
+  for (let index = 0; index < 5; index++) {
+    assert.equal(guardCheckpointReply(state, settings, { addressed: false, toolCalls: 8 }), undefined);
+  }
+});
+
 test('a looper gets its tool’s own next actions in the prompt', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
   const failing = (n: number) =>

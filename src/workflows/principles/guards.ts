@@ -25,6 +25,8 @@ const positive = () => z.number().int().positive();
 
 export const guardSettingsSchema = z
   .object({
+    /** All guards at once; each can also be switched off on its own. */
+    enabled: z.boolean().default(true),
     loop: z
       .object({
         enabled: z.boolean().default(DEFAULT_LOOP_SETTINGS.enabled),
@@ -182,6 +184,7 @@ export interface TurnFacts {
  * guards, in that order. Returns every decision; the caller acts on the first stop, if any.
  */
 export function guardTurn(state: GuardsState, settings: GuardSettings, facts: TurnFacts): GuardDecision[] {
+  if (!settings.enabled) return [];
   const decisions: GuardDecision[] = [];
   for (const call of facts.calls) {
     const loop = loopDecision(state, settings, call, facts.consequence);
@@ -363,6 +366,7 @@ export function guardCheckpointReply(
   settings: GuardSettings,
   reply: { addressed: boolean; toolCalls: number },
 ): GuardDecision | undefined {
+  if (!settings.enabled) return undefined;
   const verdict = judgeCheckpointReply(state.checkpoints, reply.addressed, settings.checkpoints);
   if (verdict.kind === 'none') return undefined;
   state.decisions += 1;
