@@ -15,6 +15,7 @@ import type { AnyToolDefinition, ToolLogger } from './activities/tools/define-to
 import { registeredFromDefinition } from './activities/tools/registered-tool';
 import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
+import type { Budget } from './workflows/principles/budget';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
@@ -45,6 +46,8 @@ export interface KeelWorkerOptions {
   reflectionStore?: ReflectionStore;
   ledgerSinks?: readonly LedgerSink[];
   reflectionCadence?: number;
+  /** A default budget for goals that leave a dimension open; KEEL_BUDGET_* otherwise. */
+  budget?: Budget;
   /** A prebuilt workflow bundle (tests build one and share it); built from source otherwise. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -57,6 +60,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
+  const budget = options.budget ?? defaults.budget;
   const toolRegistry = createToolRegistry(options);
   const mcp = await connectConfiguredMcpServers(options.mcpServers, env);
   try {
@@ -93,6 +97,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
         createReflectionStore(reflectionStoreSettings({ cwd: process.cwd(), env }).config),
       ledgerSinks,
       ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
+      ...(budget !== undefined ? { budget } : {}),
     }),
   }).catch(async (error: unknown) => {
     await mcp?.close();

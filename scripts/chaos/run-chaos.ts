@@ -119,6 +119,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             timing: { heartbeatTimeoutMs: 2000 },
             limits: { maxTurns: options.calls + 5, maxToolCalls: options.calls + 5 },
             ledger: { maxEvents: 10_000 },
+            // The scripted model makes one call a turn and never answers a checkpoint; the
+            // checkpoint guard would rightly stop it at the second. Chaos measures durability.
+            guards: { checkpoints: { enabled: false } },
           },
         ],
       });

@@ -7,6 +7,7 @@ import type { ReflectionStore } from './reflection-store/reflection-store';
 import { createBackupActivities } from './rollback/workspace-backups';
 import { createToolActivities } from './tools/tool-activities';
 import type { ToolRegistry } from './tools/tool-registry';
+import type { Budget } from '../workflows/principles/budget';
 import { createWorkerDefaultsActivities } from './worker-defaults';
 
 export interface ActivityDependencies {
@@ -21,6 +22,8 @@ export interface ActivityDependencies {
   reflectionStore: ReflectionStore;
   ledgerSinks: readonly LedgerSink[];
   reflectionCadence?: number;
+  /** The default budget of goals this worker starts (KEEL_BUDGET_*). */
+  budget?: Budget;
 }
 
 /** Every activity keel registers, with its dependencies injected. */
@@ -39,6 +42,7 @@ export function createActivities(dependencies: ActivityDependencies) {
         ? { reflectionCadence: dependencies.reflectionCadence }
         : {}),
       ledgerSinks: dependencies.ledgerSinks.length > 0,
+      ...(dependencies.budget !== undefined ? { budget: dependencies.budget } : {}),
     }),
   };
 }

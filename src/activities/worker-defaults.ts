@@ -1,3 +1,6 @@
+import { parseDuration } from '../cli/duration';
+import { budgetSchema, type Budget } from '../workflows/principles/budget';
+
 /**
  * Worker-level defaults a goal reads once at its start through an activity, so the choice is
  * recorded in history and replays identically even if the worker's config changes later.
@@ -7,18 +10,50 @@ export interface WorkerDefaults {
   reflectionCadence?: number;
   /** Whether ledger sinks are configured, so goals only publish when someone listens. */
   ledgerSinks: boolean;
+  /** A budget for goals that set none of their own (per dimension: the goal's limit wins). */
+  budget?: Budget;
 }
 
 export function workerDefaultsFromEnv(env: NodeJS.ProcessEnv, ledgerSinks: boolean): WorkerDefaults {
+  const budget = budgetFromEnv(env);
   const raw = env.KEEL_REFLECTION_CADENCE;
-  if (raw === undefined || raw.trim() === '') return { ledgerSinks };
+  const defaults: WorkerDefaults = { ledgerSinks, ...(budget ? { budget } : {}) };
+  if (raw === undefined || raw.trim() === '') return defaults;
   const cadence = Number(raw);
   if (!Number.isInteger(cadence) || cadence < 0) {
     throw new Error(
       `KEEL_REFLECTION_CADENCE must be a whole number of tool calls (0 disables), got "${raw}"`,
     );
   }
-  return { reflectionCadence: cadence, ledgerSinks };
+  return { reflectionCadence: cadence, ...defaults };
+}
+
+/**
+ * KEEL_BUDGET_MAX_USD (e.g. 2.5), KEEL_BUDGET_MAX_TOKENS (whole number) and
+ * KEEL_BUDGET_MAX_WALL_TIME (a duration: 90s, 30m, 2h): a default budget for every goal this
+ * worker starts. Unset or empty means no default for that dimension; a bad value stops the worker.
+ */
+export function budgetFromEnv(env: NodeJS.ProcessEnv): Budget | undefined {
+  const read = (name: string, parse: (text: string) => number | undefined, what: string) => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return undefined;
+    const value = parse(raw.trim());
+    if (value === undefined || !(value > 0)) throw new Error(`${name} must be ${what}, got "${raw}"`);
+    return value;
+  };
+  const maxUsd = read('KEEL_BUDGET_MAX_USD', Number, 'a positive number of US dollars');
+  const maxTokens = read(
+    'KEEL_BUDGET_MAX_TOKENS',
+    (text) => (/^\d+$/.test(text) ? Number(text) : undefined),
+    'a positive whole number of tokens',
+  );
+  const maxWallTimeMs = read('KEEL_BUDGET_MAX_WALL_TIME', parseDuration, 'a duration such as 90s, 30m or 2h');
+  if (maxUsd === undefined && maxTokens === undefined && maxWallTimeMs === undefined) return undefined;
+  return budgetSchema.parse({
+    ...(maxUsd === undefined ? {} : { maxUsd }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(maxWallTimeMs === undefined ? {} : { maxWallTimeMs }),
+  });
 }
 
 export function createWorkerDefaultsActivities(defaults: WorkerDefaults) {

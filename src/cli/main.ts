@@ -28,6 +28,7 @@ import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messa
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail } from '../workflows/goal/goal-details';
+import { budgetLines } from './budget-lines';
 
 interface GlobalOptions {
   address?: string;
@@ -59,6 +60,12 @@ function toolGlobs(value: string): string[] {
     .filter((glob) => glob !== '');
   if (globs.length === 0) throw new InvalidArgumentError('name at least one tool or glob');
   return globs;
+}
+
+function positiveNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('must be a positive number');
+  return number;
 }
 
 function duration(value: string): number {
@@ -127,6 +134,13 @@ export function buildProgram(): Command {
     .option('--max-tool-calls <n>', 'tool-call limit', positiveInteger)
     .option('--max-turns <n>', 'model-turn limit', positiveInteger)
     .option('--approval-timeout <duration>', 'how long an approval may wait (default 24h)', duration)
+    .option('--max-usd <dollars>', 'budget: end the goal at this estimated cost in USD', positiveNumber)
+    .option(
+      '--max-tokens <n>',
+      'budget: end the goal after this many tokens (all model calls)',
+      positiveInteger,
+    )
+    .option('--max-wall-time <duration>', 'budget: end the goal after this long, e.g. 30m or 2h', duration)
     .option(
       '--reflection-cadence <n>',
       'a checkpoint every N tool calls (0 disables; overrides the worker)',
@@ -170,9 +184,7 @@ export function buildProgram(): Command {
           ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
           ...(options.approvalTimeout ? { approvalTimeoutMs: options.approvalTimeout } : {}),
         },
-        ...(options.reflectionCadence !== undefined
-          ? { principles: { cadence: { every: options.reflectionCadence } } }
-          : {}),
+        ...principlesInput(options),
         ...(options.plan ? { planning: { enabled: true } } : {}),
         ...(options.network ? { sandbox: { network: true } } : {}),
         ...(options.tools ? { tools: options.tools } : {}),
@@ -216,6 +228,8 @@ export function buildProgram(): Command {
         print(
           `task ${view.task.index + 1}; model turns ${view.counters.modelTurns}; tool calls ${view.counters.toolCalls}`,
         );
+        for (const line of budgetLines(view)) print(line);
+        if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
         for (const approval of view.pendingApprovals)
           print(`awaiting approval: ${approval.callId} ${approval.summary}`);
         if ((view.counters.approvalsIgnored ?? 0) > 0)
@@ -421,6 +435,9 @@ interface RunOptions {
   maxTurns?: number;
   approvalTimeout?: number;
   reflectionCadence?: number;
+  maxUsd?: number;
+  maxTokens?: number;
+  maxWallTime?: number;
   network?: boolean;
   tools?: string[];
   approvers: string[];
@@ -476,6 +493,20 @@ function signingKeyFrom(source: string) {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** `--reflection-cadence` and the budget flags as goal input `principles` (validated with the rest). */
+function principlesInput(options: RunOptions): Pick<GoalInput, 'principles'> {
+  const budget = {
+    ...(options.maxUsd !== undefined ? { maxUsd: options.maxUsd } : {}),
+    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    ...(options.maxWallTime !== undefined ? { maxWallTimeMs: options.maxWallTime } : {}),
+  };
+  const principles = {
+    ...(options.reflectionCadence !== undefined ? { cadence: { every: options.reflectionCadence } } : {}),
+    ...(Object.keys(budget).length > 0 ? { budget } : {}),
+  };
+  return Object.keys(principles).length > 0 ? { principles } : {};
 }
 
 /** `--approvers tier=a,b` and `--approval-key name=key` as goal input (validated with the rest). */

@@ -85,6 +85,8 @@ test('self-assessment under memory pressure condenses old turns into one belief,
   const { result, ledger } = await run('GOAL-LONG-CONTEXT', {
     assessment: { interval: 2, contextBudgetChars: 3000, keepLatestMessages: 2 },
     principles: { cadence: { every: 0 } },
+    // the filler repeats one listing on purpose; the loop guard would rightly stop it at the 5th
+    guards: { loop: { enabled: false } },
   });
   assert.equal(result.status, 'completed');
   assert.ok(result.stats.assessments >= 2);
@@ -127,6 +129,8 @@ test('a stalled goal with spawnSubGoals pursues its sub-goals as child goal work
   const { result, ledger } = await run('GOAL-STALLED', {
     assessment: { interval: 8, spawnSubGoals: true },
     principles: { cadence: { every: 0 } },
+    // stalling by repeating one listing is the point here; the loop guard would stop it at the 5th
+    guards: { loop: { enabled: false } },
   });
   assert.equal(result.status, 'completed');
   assert.equal(result.finalText, 'finished after the sub-goals');

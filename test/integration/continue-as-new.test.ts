@@ -76,7 +76,11 @@ test(
       const handle = await client.workflow.start(goalWorkflow, {
         taskQueue: 'keel-can',
         workflowId,
-        args: [{ goal: 'GOAL-LONG: keep going', workspace: tempDirectory() }],
+        // The filler repeats one listing on purpose (it only has to grow history); the loop guard
+        // would rightly stop it at the 5th.
+        args: [
+          { goal: 'GOAL-LONG: keep going', workspace: tempDirectory(), guards: { loop: { enabled: false } } },
+        ],
       });
       const callId = await eventually(
         async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,

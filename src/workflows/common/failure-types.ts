@@ -29,6 +29,8 @@ export const FailureType = {
   GoalBudgetExhausted: 'GoalBudgetExhausted',
   /** Its output was rejected by the review (human or LLM judge); details: the result. */
   GoalRejected: 'GoalRejected',
+  /** A hard guard stopped the goal (a loop, no progress, ignored checkpoints); details: the result. */
+  GoalStuck: 'GoalStuck',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 

@@ -37,12 +37,20 @@ export const LedgerEventKind = {
   BudgetExhausted: 'budget.exhausted',
   HypothesisMismatch: 'hypothesis.mismatch',
   AssessmentCompleted: 'assessment.completed',
+  /** A hard guard told the model directly what it saw (a loop, no progress, an ignored checkpoint, wrong hypotheses). */
+  GuardWarned: 'guard.warned',
+  /** Low checkpoint response rate: checkpoints are enforced from here on. */
+  GuardEscalated: 'guard.escalated',
+  /** A hard guard acted: the goal stops as stuck, or the active plan step fails and the plan backtracks. */
+  GuardStopped: 'guard.stopped',
   /** A stalled goal was split into child goal workflows. */
   SubGoalsSpawned: 'subgoals.spawned',
   /** The workflow continued as new; the ledger went with it. */
   GoalContinuedAsNew: 'goal.continued_as_new',
   GoalCompleted: 'goal.completed',
   GoalFailed: 'goal.failed',
+  /** The goal ended as stuck: a hard guard stopped it (the guard.stopped event before it says why). */
+  GoalStuck: 'goal.stuck',
   GoalCancelled: 'goal.cancelled',
 } as const;
 export type LedgerEventKind = (typeof LedgerEventKind)[keyof typeof LedgerEventKind];

@@ -1,6 +1,6 @@
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../principles/budget';
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
-import type { PendingApprovalView } from './messages';
+import type { GuardsView, PendingApprovalView } from './messages';
 
 /**
  * The markdown the Temporal Web UI shows as a goal's "current details": what the goal is doing,
@@ -43,6 +43,8 @@ export interface GoalDetailsInput {
   lastIgnoredDecision?: IgnoredDecision;
   /** The goal waits for a human to accept or reject its output (reflection.review: human). */
   awaitingHumanReview?: boolean;
+  /** The hard guards' latest decision (from the ledger), and whether checkpoints are enforced. */
+  guards?: GuardsView;
 }
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
@@ -57,6 +59,7 @@ export function renderGoalDetails(input: GoalDetailsInput): string {
     budgetSection(input),
     planSection(input.plan),
     checkpointLine(input.lastCheckpoint),
+    guardsSection(input.guards),
   ];
   return sections.filter((section) => section !== undefined).join('\n\n');
 }
@@ -193,7 +196,8 @@ function budgetSection(input: GoalDetailsInput): string | undefined {
   return lines.join('\n');
 }
 
-function formatAmount(dimension: string, amount: number): string {
+/** An amount of one budget dimension as people read it: $0.42, 3m 30s, 12,000. */
+export function formatAmount(dimension: string, amount: number): string {
   switch (dimension) {
     case BudgetDimension.Usd:
       return usdText(amount);
@@ -227,6 +231,16 @@ function planSection(plan: GoalDetailsPlan | undefined): string | undefined {
 function checkpointLine(checkpoint: GoalDetailsInput['lastCheckpoint']): string | undefined {
   if (!checkpoint) return undefined;
   return `**Last checkpoint:** after tool call ${checkpoint.atToolCall}, at ${checkpoint.at}`;
+}
+
+/** Why a guard acted, in the words of its ledger event: the first thing to read on a stuck goal. */
+function guardsSection(guards: GuardsView | undefined): string | undefined {
+  if (!guards || (guards.decisions === 0 && !guards.checkpointsEnforced)) return undefined;
+  const lines = [`#### Guards (${guards.decisions} decision${guards.decisions === 1 ? '' : 's'})`];
+  if (guards.checkpointsEnforced) lines.push('- checkpoints are enforced (low response rate)');
+  if (guards.last)
+    lines.push(`- last: ${inlineCode(guards.last.kind)} ${preview(guards.last.summary)} (${guards.last.at})`);
+  return lines.join('\n');
 }
 
 function oneLine(text: string): string {

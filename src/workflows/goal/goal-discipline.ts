@@ -3,7 +3,7 @@ import { appendUserBlocks } from '../common/transcript';
 import type { BudgetExhaustion } from '../principles/budget';
 import { checkBudget, checkpointAfterTurn } from '../principles/principles';
 import type { GoalState } from './goal-state';
-import { goalCost } from './goal-view';
+import { effectiveBudget, goalCost } from './goal-view';
 import type { GoalVisibility } from './goal-visibility';
 
 /**
@@ -41,16 +41,24 @@ export class GoalDiscipline {
     const exhausted = this.checkBudget();
     if (!exhausted) return undefined;
     const reason = `${exhausted.dimension} budget exhausted (${Math.round(exhausted.spent * 1000) / 1000} of ${exhausted.limit})`;
-    this.visibility.record(LedgerEventKind.BudgetExhausted, reason, { ...exhausted });
+    this.visibility.record(LedgerEventKind.BudgetExhausted, reason, {
+      ...exhausted,
+      atToolCall: this.state.counters.toolCalls,
+    });
     return reason;
   }
 
   checkBudget(): BudgetExhaustion | undefined {
     const warnedBefore = this.state.principles.budgetWarned.length;
     const spent = goalCost(this.state, Date.now()).spent; // the workflow clock: replay-safe
-    const exhausted = checkBudget(this.state.principles, this.state.config.principles, spent);
+    const budget = effectiveBudget(this.state);
+    const settings = { ...this.state.config.principles, ...(budget ? { budget } : {}) };
+    const exhausted = checkBudget(this.state.principles, settings, spent);
     for (const key of this.state.principles.budgetWarned.slice(warnedBefore)) {
-      this.visibility.record(LedgerEventKind.BudgetWarning, `budget warning ${key}`, { key });
+      this.visibility.record(LedgerEventKind.BudgetWarning, `budget warning ${key}`, {
+        key,
+        atToolCall: this.state.counters.toolCalls,
+      });
     }
     return exhausted;
   }

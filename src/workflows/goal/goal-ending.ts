@@ -8,7 +8,7 @@ import { GoalStatus } from './goal-state';
  *
  * - completed → the workflow completes with the result;
  * - cancelled → the workflow ends Canceled (the cancellation is rethrown after the goal is settled);
- * - failed, limit, budget_exhausted, rejected → the workflow fails with a non-retryable
+ * - failed, limit, budget_exhausted, rejected, stuck → the workflow fails with a non-retryable
  *   ApplicationFailure of a named type whose details hold the result.
  *
  * A limit or an exhausted budget is a failure: the goal was not reached, and whoever filters for
@@ -23,6 +23,7 @@ const FAILURE_TYPE_OF: Readonly<Partial<Record<GoalStatus, FailureType>>> = {
   [GoalStatus.Limit]: FailureType.GoalLimitReached,
   [GoalStatus.BudgetExhausted]: FailureType.GoalBudgetExhausted,
   [GoalStatus.Rejected]: FailureType.GoalRejected,
+  [GoalStatus.Stuck]: FailureType.GoalStuck,
 };
 
 export function goalEnding(result: Pick<GoalResult, 'status' | 'reason'>): GoalEnding {

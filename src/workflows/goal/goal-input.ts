@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { guardSettingsSchema } from '../principles/guards';
 import { principleSettingsSchema } from '../principles/principles';
 import { approvalSignaturesSchema, approversSchema } from './approval-authority';
 
@@ -69,6 +70,8 @@ export const goalInputSchema = z
     timing: activityTimingSchema.prefault({}),
     /** The four harness principles (hypothesis, actionable failure, cadence, cost); see README. */
     principles: principleSettingsSchema.prefault({}),
+    /** Hard guards against a misbehaving model (loops, stagnation, ignored checkpoints, wrong hypotheses). */
+    guards: guardSettingsSchema.prefault({}),
     /** Plans and backtracking (seed 001): off unless asked for, as it costs a model call per plan. */
     planning: z
       .object({

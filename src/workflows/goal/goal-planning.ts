@@ -94,6 +94,26 @@ export class GoalPlanning {
     return outcome;
   }
 
+  /**
+   * A hard guard stopped the active step (a loop, no progress, wrong hypotheses): the step fails
+   * and the plan backtracks, as when the harness fails a step itself. Undefined when no step is active.
+   */
+  async failStepByGuard(reason: string): Promise<PlanningOutcome | undefined> {
+    const plan = this.planning.plan;
+    if (!plan || !activeStep(plan)) return undefined;
+    const outcome = await this.failStep(`stopped by a guard: ${reason}`);
+    this.goal.note(
+      `The active plan step failed (stopped by a guard: ${reason}). ${this.describeOutcome(outcome)}`,
+    );
+    return outcome;
+  }
+
+  /** Whether a step is active (guards fail the step instead of stopping the goal). */
+  hasActiveStep(): boolean {
+    const plan = this.planning.plan;
+    return plan !== undefined && activeStep(plan) !== undefined;
+  }
+
   private describeOutcome(outcome: PlanningOutcome): string {
     if (outcome.kind === 'give-up') return `No attempts are left: ${outcome.reason}`;
     const plan = this.planning.plan;

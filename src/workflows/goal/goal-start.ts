@@ -12,6 +12,7 @@ import {
   type GoalState,
 } from './goal-state';
 import { emptyLedger } from '../common/ledger';
+import { initialGuardsState } from '../principles/guards';
 import { initialPrinciplesState } from '../principles/principles';
 
 /** A new goal's state from validated input; bad input fails the workflow, non-retryable. */
@@ -36,6 +37,7 @@ export function newGoalState(input: GoalInput): GoalState {
     // Filled from the worker on the first run (see prepare); a placeholder until then.
     workerDefaults: { ledgerSinks: false },
     principles: initialPrinciplesState(0),
+    guards: initialGuardsState({ toolCalls: 0, modelTurns: 0 }),
     ledger: emptyLedger(),
     ledgerPublishedThrough: 0,
     planning: {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { goalInputSchema } from './goal-input';
 import { LedgerSchema } from '../common/ledger';
 import { PlanSchema } from '../planning/plan';
+import { budgetSchema } from '../principles/budget';
+import { guardsStateSchema } from '../principles/guards';
 import { principlesStateSchema } from '../principles/principles';
 import { Strategy } from '../planning/strategy';
 import { toolCatalogueSchema } from '../tools/tool-catalogue';
@@ -21,6 +23,8 @@ export const GoalStatus = {
   BudgetExhausted: 'budget_exhausted',
   /** The output was rejected by its review (reflection.review: llm or human). */
   Rejected: 'rejected',
+  /** A hard guard stopped the goal: the model repeated itself, made no progress or ignored checkpoints. */
+  Stuck: 'stuck',
   Cancelled: 'cancelled',
 } as const;
 export type GoalStatus = (typeof GoalStatus)[keyof typeof GoalStatus];
@@ -188,8 +192,12 @@ export const goalStateSchema = z.object({
   workerDefaults: z.object({
     reflectionCadence: z.number().int().nonnegative().optional(),
     ledgerSinks: z.boolean(),
+    /** The worker's default budget (KEEL_BUDGET_*); the goal's own limits win per dimension. */
+    budget: budgetSchema.optional(),
   }),
   principles: principlesStateSchema,
+  /** The hard guards' memory; absent in state carried from a version without guards (made on resume). */
+  guards: guardsStateSchema.optional(),
   ledger: LedgerSchema,
   /** The last ledger sequence handed to the sinks (publishing is at least once, in order). */
   ledgerPublishedThrough: z.number().int().nonnegative(),

@@ -2,6 +2,7 @@ import * as wf from '@temporalio/workflow';
 import { LOCAL_READ_MAX_TIMEOUT_MS, LOCAL_READS_PATCH, type ActivityProxies } from './activity-proxies';
 import type { DecisionRefusal } from './approval-decision';
 import { describeFailure, outcomeUnknownDetailsOf } from './goal-failures';
+import type { GoalGuards } from './goal-guards';
 import type { GoalPlanning, PlanningOutcome } from './goal-planning';
 import { GoalPhase, type ApprovalDecision, type GoalState, type ToolCallRecord } from './goal-state';
 import type { GoalVisibility } from './goal-visibility';
@@ -20,6 +21,7 @@ export interface ToolCallsHost {
   readonly activities: ActivityProxies;
   readonly workflowId: string;
   readonly planning: GoalPlanning;
+  readonly guards: GoalGuards;
   readonly visibility: GoalVisibility;
   priority(): { priorityKey: number };
   checkBudget(): unknown;
@@ -102,6 +104,7 @@ export class GoalToolCalls {
       this.goal.visibility.record(LedgerEventKind.ApprovalRequested, `approval requested: ${call.summary}`, {
         callId: call.callId,
         reversibility: call.reversibility,
+        toolCallsSoFar: this.state.counters.toolCalls,
         ...(call.tierReason === undefined ? {} : { tierReason: call.tierReason }),
       });
     }
@@ -226,6 +229,7 @@ export class GoalToolCalls {
     call.status = 'running';
     const counters = this.state.counters;
     counters.toolCalls += 1;
+    const atToolCall = counters.toolCalls;
     counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
     counters.toolCallsByReversibility[call.reversibility] += 1;
     this.goal.visibility.show();
@@ -264,7 +268,7 @@ export class GoalToolCalls {
       call.result = this.failedCallResult(call, error);
     }
     call.status = 'done';
-    this.afterCall(call, outcome);
+    this.afterCall(call, outcome, atToolCall);
   }
 
   /** Quick read-only calls run as local activities (see activity-proxies.ts, localReads). */
@@ -275,7 +279,7 @@ export class GoalToolCalls {
   }
 
   /** Principles 1 and 3, planning and assessment bookkeeping after one executed call. */
-  private afterCall(call: ToolCallRecord, outcome: ToolOutcome | undefined): void {
+  private afterCall(call: ToolCallRecord, outcome: ToolOutcome | undefined, atToolCall: number): void {
     const ok = outcome?.ok ?? false;
     const stats = (this.state.assessment.toolStats[call.toolName] ??= { calls: 0, successes: 0 });
     stats.calls += 1;
@@ -300,6 +304,7 @@ export class GoalToolCalls {
       );
     }
     this.goal.planning.observeCall(ok, observed.prompt !== undefined);
+    this.goal.guards.observeCall(call, outcome, atToolCall, observed.prompt !== undefined);
     this.goal.checkBudget(); // warnings ride on this turn's results; exhaustion ends the goal at the turn's end
   }
 

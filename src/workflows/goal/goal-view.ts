@@ -1,8 +1,8 @@
-import { budgetUses } from '../principles/budget';
+import { budgetUses, type Budget } from '../principles/budget';
 import type { GoalDetailsInput } from './goal-details';
 import { GoalPhase, GoalStatus, type GoalState } from './goal-state';
 import type { GoalResult } from './goal-result';
-import type { GoalStats, GoalStatusView, PendingApprovalView } from './messages';
+import type { GoalStats, GoalStatusView, GuardsView, PendingApprovalView } from './messages';
 import { costPicture } from '../principles/principles';
 import { explorationRatio, reflectionResponseRate } from '../reflection/reflection-response';
 import { rawFallbackRate } from '../common/structured-output';
@@ -25,6 +25,23 @@ export function pendingApprovals(state: GoalState): PendingApprovalView[] {
       requestedAt: call.approval?.requestedAt ?? '',
       deadline: new Date(call.approval?.deadlineMs ?? 0).toISOString(),
     }));
+}
+
+/**
+ * The budget the goal runs under: its own limits, and for each dimension it leaves open the
+ * worker's default (KEEL_BUDGET_*, read once at the goal's start and kept in its state).
+ */
+export function effectiveBudget(state: GoalState): Budget | undefined {
+  const own = state.config.principles.budget;
+  const worker = state.workerDefaults.budget;
+  if (!worker) return own;
+  if (!own) return worker;
+  const merged: Budget = { ...worker, warnAt: own.warnAt };
+  for (const key of ['maxTokens', 'maxUsd', 'maxWallTimeMs', 'maxToolCalls'] as const) {
+    const value = own[key];
+    if (value !== undefined) merged[key] = value;
+  }
+  return merged;
 }
 
 export function goalCost(state: GoalState, nowMs: number) {
@@ -82,8 +99,20 @@ export function goalResultOf(state: GoalState, nowMs: number): GoalResult {
   };
 }
 
+/** The guards' count, enforcement and latest ledger event; undefined before any guard state exists. */
+export function guardsView(state: GoalState): GuardsView | undefined {
+  const guards = state.guards;
+  if (!guards) return undefined;
+  const last = [...state.ledger.events].reverse().find((event) => event.kind.startsWith('guard.'));
+  return {
+    decisions: guards.decisions,
+    checkpointsEnforced: guards.checkpoints.escalated,
+    ...(last ? { last: { kind: last.kind, summary: last.summary, at: last.at } } : {}),
+  };
+}
+
 export function budgetUse(state: GoalState, nowMs: number): GoalStatusView['budget'] {
-  const budget = state.config.principles.budget;
+  const budget = effectiveBudget(state);
   if (!budget) return undefined;
   return budgetUses(budget, goalCost(state, nowMs).spent);
 }
@@ -95,6 +124,7 @@ export function statusView(
   const task = state.tasks[state.tasks.length - 1] ?? { index: 0, text: state.config.goal };
   const budget = budgetUse(state, options.nowMs);
   const lastCheckpoint = state.principles.cadence.lastCheckpoint;
+  const guards = guardsView(state);
   return {
     goal: state.config.goal,
     status: state.status,
@@ -117,6 +147,7 @@ export function statusView(
     ...(state.lastIgnoredDecision ? { lastIgnoredDecision: state.lastIgnoredDecision } : {}),
     ...(state.config.approvalSignatures ? { signedApprovals: true } : {}),
     ...(state.status !== GoalStatus.Running ? { result: goalResultOf(state, options.nowMs) } : {}),
+    ...(guards ? { guards } : {}),
   };
 }
 
@@ -143,6 +174,7 @@ export function detailsInput(
     ...(view.signedApprovals ? { signedApprovals: true } : {}),
     ...(view.lastIgnoredDecision ? { lastIgnoredDecision: view.lastIgnoredDecision } : {}),
     ...(awaitsHumanReview(state) ? { awaitingHumanReview: true } : {}),
+    ...(view.guards ? { guards: view.guards } : {}),
   };
 }
 

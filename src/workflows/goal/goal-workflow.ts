@@ -24,6 +24,7 @@ import { GoalAssessment } from './goal-assessment';
 import { GoalDiscipline } from './goal-discipline';
 import { goalEnding } from './goal-ending';
 import { describeFailure, heldBack } from './goal-failures';
+import { GoalGuards, type GuardStop } from './goal-guards';
 import { registerGoalHandlers } from './goal-handlers';
 import type { GoalConfig, GoalInput } from './goal-input';
 import { GoalModelCalls } from './goal-model-calls';
@@ -93,6 +94,7 @@ class GoalRun {
   private readonly toolCalls: GoalToolCalls;
   private readonly model: GoalModelCalls;
   private readonly discipline: GoalDiscipline;
+  private readonly guards: GoalGuards;
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
@@ -117,11 +119,13 @@ class GoalRun {
     this.planning = new GoalPlanning(context);
     this.assessment = new GoalAssessment(context);
     this.reflection = new GoalReflection(context, () => this.awaitHumanReview());
+    this.guards = new GoalGuards(state, this.visibility, this.planning);
     this.toolCalls = new GoalToolCalls({
       state,
       activities: this.activities,
       workflowId: this.workflowId,
       planning: this.planning,
+      guards: this.guards,
       visibility: this.visibility,
       priority: () => this.model.priority(),
       checkBudget: () => this.discipline.checkBudget(),
@@ -168,10 +172,17 @@ class GoalRun {
       const exhausted = await this.budgetExhausted();
       if (exhausted) return exhausted;
       const toolUses = toolUsesOf(reply);
+      const replyText = textOf(reply);
+      // Hard guard first: it must see whether a checkpoint was open before the judge closes it.
+      const ignoredCheckpoints = this.guards.afterReply(replyText, toolUses.length > 0);
+      if (ignoredCheckpoints) {
+        const ended = await this.afterGuardStop(ignoredCheckpoints);
+        if (ended) return ended;
+      }
       const judgement = judgeReplyAfterCheckpoint(
         this.state.principles,
-        this.config.principles,
-        textOf(reply),
+        this.guards.principleSettings(),
+        replyText,
       );
       if (judgement.addressed !== undefined) {
         this.visibility.record(
@@ -285,10 +296,25 @@ class GoalRun {
     if (exhausted) return exhausted;
     if (this.toolCalls.planningGaveUp?.kind === 'give-up')
       return this.finish(GoalStatus.Failed, this.toolCalls.planningGaveUp.reason);
+    const guardStop = await this.guards.afterTurn(turn);
+    if (guardStop) {
+      const ended = await this.afterGuardStop(guardStop);
+      if (ended) return ended;
+    }
     if (turn.some((call) => !isHarnessTool(call.toolName) && call.status === 'done'))
       this.discipline.checkpoint();
     const planning = await this.planning.checkStep();
     if (planning.kind === 'give-up') return this.finish(GoalStatus.Failed, planning.reason);
+    return undefined;
+  }
+
+  /**
+   * A hard guard stopped the model: the goal ends as stuck (a normal result status, not a failed
+   * workflow), or with planning on the step failed and the plan backtracked, unless none is left.
+   */
+  private async afterGuardStop(stop: GuardStop): Promise<GoalResult | undefined> {
+    if (stop.kind === 'stuck') return this.finish(GoalStatus.Stuck, `stopped by a guard: ${stop.reason}`);
+    if (stop.outcome.kind === 'give-up') return this.finish(GoalStatus.Failed, stop.outcome.reason);
     return undefined;
   }
 
@@ -306,6 +332,7 @@ class GoalRun {
         startedAtTurn: this.state.counters.modelTurns,
       });
       startTask(this.state.principles, this.config.principles);
+      this.guards.startTask();
       this.state.finalText = undefined;
     }
   }
@@ -365,7 +392,9 @@ class GoalRun {
         ? LedgerEventKind.GoalCompleted
         : status === GoalStatus.Cancelled
           ? LedgerEventKind.GoalCancelled
-          : LedgerEventKind.GoalFailed;
+          : status === GoalStatus.Stuck
+            ? LedgerEventKind.GoalStuck
+            : LedgerEventKind.GoalFailed;
     this.visibility.record(kind, `goal ${status}: ${reason}`, { status, reason });
     this.visibility.show();
     // The last events reach the listeners before the workflow closes (closing would stop retries).

@@ -60,6 +60,14 @@ export interface PendingApprovalView {
 /** Numbers that show how the harness principles acted on this goal (defined with the result). */
 export type { GoalStats } from './goal-result';
 
+/** The hard guards as the status query and the Web UI show them. */
+export interface GuardsView {
+  decisions: number;
+  checkpointsEnforced: boolean;
+  /** The latest guard.* ledger event. */
+  last?: { kind: string; summary: string; at: string };
+}
+
 export interface GoalStatusView {
   goal: string;
   /** keel's status; a client adds terminated / timed_out for runs Temporal closed without keel. */
@@ -86,6 +94,8 @@ export interface GoalStatusView {
   signedApprovals?: boolean;
   /** Once the goal has ended: its result (also for endings whose workflow fails or is cancelled). */
   result?: GoalResult;
+  /** The hard guards: decisions taken, whether checkpoints are enforced, the latest decision. */
+  guards?: GuardsView;
 }
 
 export const goalStatusQuery = defineQuery<GoalStatusView>('status');

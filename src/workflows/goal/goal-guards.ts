@@ -1,0 +1,187 @@
+import { LedgerEventKind } from '../common/ledger';
+import {
+  GuardAction,
+  guardCheckpointReply,
+  guardTurn,
+  initialGuardsState,
+  restartGuards,
+  type GuardDecision,
+  type GuardedCall,
+  type GuardsState,
+} from '../principles/guards';
+import type { PrincipleSettings } from '../principles/principles';
+import { judgeReflectionResponse } from '../reflection/reflection-response';
+import { isHarnessTool } from '../tools/harness-tools';
+import type { ToolOutcome } from '../tools/tool-outcome';
+import type { GoalPlanning, PlanningOutcome } from './goal-planning';
+import type { GoalState, ToolCallRecord } from './goal-state';
+import type { GoalVisibility } from './goal-visibility';
+
+/** What the lifecycle does after a guard stopped something. */
+export type GuardStop =
+  | { kind: 'stuck'; reason: string }
+  /** Planning was on: the step failed; the plan backtracked, or gave up with this outcome. */
+  | { kind: 'backtracked'; outcome: PlanningOutcome };
+
+/** What one executed call told the guards, kept until its turn ends. */
+interface CallObservation {
+  atToolCall: number;
+  candidates: readonly string[];
+  progress: boolean;
+  hypothesisMismatch: boolean | undefined;
+}
+
+/**
+ * The hard guards in the lifecycle (issue 10): they see every finished turn and every reply to a
+ * checkpoint, record each decision in the ledger with its numbers, give the model their prompts
+ * as notes, and say when the goal must stop. The decisions themselves are pure (principles/guards.ts).
+ */
+export class GoalGuards {
+  /** Per call id, for the turn in progress (not state: a call's facts are re-observed on replay). */
+  private readonly observations = new Map<string, CallObservation>();
+
+  constructor(
+    private readonly state: GoalState,
+    private readonly visibility: GoalVisibility,
+    private readonly planning: GoalPlanning,
+  ) {}
+
+  /** State carried from a version without guards gets fresh guards, starting from now. */
+  private get guards(): GuardsState {
+    this.state.guards ??= initialGuardsState({
+      toolCalls: this.state.counters.toolCalls,
+      modelTurns: this.state.counters.modelTurns,
+      ...(this.state.assessment.lastProgressCycle === undefined
+        ? {}
+        : { progressCycle: this.state.assessment.lastProgressCycle }),
+    });
+    return this.state.guards;
+  }
+
+  /** Principle settings as the goal runs them: checkpoints enforced once the guard escalated. */
+  principleSettings(): PrincipleSettings {
+    const settings = this.state.config.principles;
+    if (!this.state.guards?.checkpoints.escalated || settings.cadence.enforce) return settings;
+    return { ...settings, cadence: { ...settings.cadence, enforce: true } };
+  }
+
+  /** After one executed call (from its lane): what the turn's end will need to know of it. */
+  observeCall(
+    call: ToolCallRecord,
+    outcome: ToolOutcome | undefined,
+    atToolCall: number,
+    mismatch: boolean,
+  ): void {
+    const hypothesis = (call.input as { hypothesis?: unknown } | null)?.hypothesis;
+    const stated =
+      this.state.config.principles.hypothesis && typeof hypothesis === 'string' && hypothesis.trim() !== '';
+    this.observations.set(call.callId, {
+      atToolCall,
+      candidates: outcome?.candidates ?? [],
+      progress: outcome?.ok === true && call.reversibility !== 'read-only',
+      hypothesisMismatch: stated ? mismatch : undefined,
+    });
+  }
+
+  /**
+   * The reply right after a checkpoint (or an enforced one still open), before the cadence judge
+   * sees it. Only a reply that goes on with tool calls is judged: a final answer ends the task anyway.
+   */
+  afterReply(replyText: string, hasToolCalls: boolean): GuardStop | undefined {
+    if (!this.state.principles.cadence.awaitingAnswer || !hasToolCalls) return undefined;
+    const { addressed } = judgeReflectionResponse(replyText);
+    const decision = guardCheckpointReply(this.guards, this.state.config.guards, {
+      addressed,
+      toolCalls: this.state.counters.toolCalls,
+    });
+    if (!decision) return undefined;
+    this.act(decision);
+    return decision.action === GuardAction.Stop ? { kind: 'stuck', reason: decision.summary } : undefined;
+  }
+
+  /** After a turn's calls ran: loops, hypothesis streaks, stagnation. */
+  async afterTurn(turn: readonly ToolCallRecord[]): Promise<GuardStop | undefined> {
+    const calls = turn.flatMap((call) => this.guardedCall(call));
+    this.observations.clear();
+    const planned = this.state.config.planning.enabled && this.planning.hasActiveStep();
+    const decisions = guardTurn(this.guards, this.state.config.guards, {
+      calls,
+      toolCalls: this.state.counters.toolCalls,
+      modelTurns: this.state.counters.modelTurns,
+      progressCycle: this.state.assessment.lastProgressCycle,
+      consequence: planned ? 'fails the active plan step and plans again' : 'stops the goal as stuck',
+    });
+    const stop = decisions.find((decision) => decision.action === GuardAction.Stop);
+    // A stop speaks for itself; the warnings of the same turn would only be noise before it.
+    for (const decision of stop ? [stop] : decisions) this.act(decision, planned);
+    if (!stop) return undefined;
+    if (planned) {
+      const outcome = await this.planning.failStepByGuard(stop.summary);
+      if (outcome) {
+        restartGuards(this.guards, this.restartPoint());
+        return { kind: 'backtracked', outcome };
+      }
+    }
+    return { kind: 'stuck', reason: stop.summary };
+  }
+
+  /** A follow-up message starts a new task: loops and stagnation are counted afresh. */
+  startTask(): void {
+    restartGuards(this.guards, this.restartPoint());
+  }
+
+  private restartPoint() {
+    const lastProgressCycle = this.state.assessment.lastProgressCycle;
+    return {
+      toolCalls: this.state.counters.toolCalls,
+      modelTurns: this.state.counters.modelTurns,
+      ...(lastProgressCycle === undefined ? {} : { progressCycle: lastProgressCycle }),
+    };
+  }
+
+  /** Calls the model made and got a result for; held-back calls and report_step are the harness's own. */
+  private guardedCall(call: ToolCallRecord): GuardedCall[] {
+    if (isHarnessTool(call.toolName) || call.result === undefined) return [];
+    if (call.summary.endsWith('(held back)')) return [];
+    const observed = this.observations.get(call.callId);
+    return [
+      {
+        toolName: call.toolName,
+        input: call.input,
+        summary: call.summary,
+        resultText: call.result.content,
+        failed: call.result.isError,
+        candidates: observed?.candidates ?? [],
+        // A call answered without running (unknown tool, refused input) still counts where it happened.
+        atToolCall: observed?.atToolCall ?? this.state.counters.toolCalls,
+        progress: observed?.progress ?? false,
+        hypothesisMismatch: observed?.hypothesisMismatch,
+      },
+    ];
+  }
+
+  /** Every decision goes to the ledger with its numbers; prompts go to the model before its next turn. */
+  private act(decision: GuardDecision, planned = false): void {
+    const kind =
+      decision.action === GuardAction.Stop
+        ? LedgerEventKind.GuardStopped
+        : decision.action === GuardAction.Escalate
+          ? LedgerEventKind.GuardEscalated
+          : LedgerEventKind.GuardWarned;
+    const taken =
+      decision.action === GuardAction.Stop
+        ? planned
+          ? 'fail-step'
+          : 'stop'
+        : decision.action === GuardAction.Escalate
+          ? 'enforce-checkpoints'
+          : 'prompt';
+    this.visibility.record(kind, `guard ${decision.summary}`, {
+      guard: decision.guard,
+      action: taken,
+      atTurn: this.state.counters.modelTurns,
+      ...decision.data,
+    });
+    if (decision.prompt) this.state.notes.push(decision.prompt);
+  }
+}
