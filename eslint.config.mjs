@@ -48,7 +48,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts'],
+    // The benchmark's comparison workflows run in the same sandbox.
+    files: ['src/workflows/**/*.ts', 'scripts/bench/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
