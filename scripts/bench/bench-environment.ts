@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -56,7 +56,9 @@ export async function startBenchEnvironment(options: { address?: string } = {}):
     keelBundle,
     directory: (prefix) => {
       counter += 1;
-      return path.join(scratch, `${prefix}-${counter}`);
+      const directory = path.join(scratch, `${prefix}-${counter}`);
+      mkdirSync(directory, { recursive: true });
+      return directory;
     },
     async close() {
       await connection.close();

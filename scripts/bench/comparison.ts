@@ -12,6 +12,8 @@ export interface GoalMeasurement {
   scenario: string;
   calls: number;
   repetition: number;
+  workflowId: string;
+  firstRunId: string;
   completed: boolean;
   error?: string;
   toolCalls: number;
@@ -89,15 +91,15 @@ export async function runComparison(options: {
   return { measurements, summaries };
 }
 
-async function measureGoal(
+export async function measureGoal(
   client: Client,
   system: BenchSystem,
   scenario: BenchScenario,
   repetition: number,
   workspace: string,
+  id = `bench-${system.name}-${scenario.kind}-${scenario.calls}-${repetition}-${Date.now()}`,
 ): Promise<GoalMeasurement> {
   prepareWorkspace(workspace);
-  const id = `bench-${system.name}-${scenario.kind}-${scenario.calls}-${repetition}-${Date.now()}`;
   const base = {
     system: system.name,
     scenario: scenarioLabel(scenario),
@@ -113,12 +115,18 @@ async function measureGoal(
     const history = await chainHistory(client, goal.workflowId, goal.firstRunId);
     return {
       ...base,
+      workflowId: goal.workflowId,
+      firstRunId: goal.firstRunId,
       completed: toolCalls === scenario.calls,
       ...(toolCalls === scenario.calls ? {} : { error: `made ${toolCalls} of ${scenario.calls} calls` }),
       toolCalls,
       wallMs,
       msPerCall: wallMs / scenario.calls,
-      ...history,
+      runs: history.runs,
+      events: history.events,
+      bytes: history.bytes,
+      largestRunEvents: history.largestRunEvents,
+      largestRunBytes: history.largestRunBytes,
     };
   } catch (error) {
     const history = goal
@@ -126,6 +134,8 @@ async function measureGoal(
       : undefined;
     return {
       ...base,
+      workflowId: goal?.workflowId ?? id,
+      firstRunId: goal?.firstRunId ?? '',
       completed: false,
       error: error instanceof Error ? `${error.message}${causeText(error)}` : String(error),
       toolCalls: 0,

@@ -8,6 +8,8 @@ export interface ChainHistory {
   bytes: number;
   largestRunEvents: number;
   largestRunBytes: number;
+  /** Oldest first. */
+  runIds: string[];
 }
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -21,11 +23,19 @@ export async function chainHistory(
   workflowId: string,
   firstRunId: string,
 ): Promise<ChainHistory> {
-  const total: ChainHistory = { runs: 0, events: 0, bytes: 0, largestRunEvents: 0, largestRunBytes: 0 };
+  const total: ChainHistory = {
+    runs: 0,
+    events: 0,
+    bytes: 0,
+    largestRunEvents: 0,
+    largestRunBytes: 0,
+    runIds: [],
+  };
   let runId: string | undefined = firstRunId;
   while (runId) {
     const run = await runHistory(client, workflowId, runId);
     total.runs += 1;
+    total.runIds.push(runId);
     total.events += run.events;
     total.bytes += run.bytes;
     total.largestRunEvents = Math.max(total.largestRunEvents, run.events);
@@ -62,4 +72,15 @@ async function runHistory(
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
   return { events, bytes, continuedAs };
+}
+
+/** The first run of a workflow's chain, from its latest run's start event. */
+export async function firstRunIdOf(client: Client, workflowId: string): Promise<string> {
+  const page = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId },
+    maximumPageSize: 1,
+  });
+  const started = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+  return started?.firstExecutionRunId ?? '';
 }
