@@ -48,8 +48,13 @@ export default tseslint.config(
     },
   },
   {
-    // The benchmark's comparison workflows run in the same sandbox.
-    files: ['src/workflows/**/*.ts', 'scripts/bench/workflows/**/*.ts'],
+    // Tracing's workflow interceptors and the benchmark's comparison workflows run there too.
+    files: [
+      'src/workflows/**/*.ts',
+      'src/tracing/workflow-interceptors.ts',
+      'src/tracing/span-attributes.ts',
+      'scripts/bench/workflows/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -19,6 +19,7 @@ import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
+import { processTracing, type KeelTracing } from './tracing';
 import { loadScenarioFile } from './scripted-model/scenario';
 import {
   startScriptedMessagesServer,
@@ -48,6 +49,11 @@ export interface KeelWorkerOptions {
   reflectionCadence?: number;
   /** A prebuilt workflow bundle (tests build one and share it); built from source otherwise. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * OpenTelemetry (src/tracing): from the OTEL_* environment when omitted, `false` for none. A
+   * prebuilt bundle must then be built with the tracing plugins (bundleWorkflowCode `plugins`).
+   */
+  tracing?: KeelTracing | false;
 }
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
@@ -75,7 +81,9 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
       );
     }
   });
+  const tracing = options.tracing ?? processTracing(env);
   const worker = await Worker.create({
+    ...(tracing ? { plugins: [...tracing.plugins] } : {}),
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
