@@ -48,7 +48,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/workflows/**/*.ts'],
+    // Tracing's workflow interceptors and the benchmark's comparison workflows run there too.
+    files: [
+      'src/workflows/**/*.ts',
+      'src/tracing/workflow-interceptors.ts',
+      'src/tracing/span-attributes.ts',
+      'scripts/bench/workflows/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -19,6 +19,7 @@ import type { Budget } from './workflows/principles/budget';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
+import { processTracing, type KeelTracing } from './tracing';
 import { loadScenarioFile } from './scripted-model/scenario';
 import {
   startScriptedMessagesServer,
@@ -50,6 +51,11 @@ export interface KeelWorkerOptions {
   budget?: Budget;
   /** A prebuilt workflow bundle (tests build one and share it); built from source otherwise. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * OpenTelemetry (src/tracing): from the OTEL_* environment when omitted, `false` for none. A
+   * prebuilt bundle must then be built with the tracing plugins (bundleWorkflowCode `plugins`).
+   */
+  tracing?: KeelTracing | false;
 }
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
@@ -79,7 +85,9 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
       );
     }
   });
+  const tracing = options.tracing ?? processTracing(env);
   const worker = await Worker.create({
+    ...(tracing ? { plugins: [...tracing.plugins] } : {}),
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,

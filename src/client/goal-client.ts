@@ -10,6 +10,7 @@ import type { KeyObject } from 'node:crypto';
 import { signDecision } from './approval-keys';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConnectionSettings } from '../connection-settings';
+import { processTracing } from '../tracing';
 import { goalWorkflow } from '../workflows/goal/goal-workflow';
 import { asGoalResult, type GoalResult } from '../workflows/goal/goal-result';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
@@ -29,7 +30,13 @@ export type GoalHandle = WorkflowHandle<typeof goalWorkflow>;
 export async function connectClient(settings: ConnectionSettings): Promise<Client> {
   const dataConverter = dataConverterFromEnv(); // a malformed KEEL_ENCRYPTION_KEYS fails before connecting
   const connection = await Connection.connect({ address: settings.address, connectTimeout: 5000 });
-  return new Client({ connection, namespace: settings.namespace, dataConverter });
+  const tracing = processTracing(); // OTEL_TRACES_EXPORTER=console|otlp traces starts and signals
+  return new Client({
+    connection,
+    namespace: settings.namespace,
+    dataConverter,
+    ...(tracing ? { plugins: [...tracing.plugins] } : {}),
+  });
 }
 
 export function newGoalId(): string {

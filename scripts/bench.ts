@@ -1,0 +1,81 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runBench } from './bench/run-bench';
+import { SystemName } from './bench/systems';
+
+/** npm run bench [-- FLAGS]: keel against the bare Temporal loop and the @temporalio/ai-sdk loop. */
+const program = new Command('bench')
+  .description('Benchmark keel against a bare Temporal agent loop (the floor) and an @temporalio/ai-sdk loop')
+  .option('--reps <n>', 'repetitions of each scenario per system, interleaved', positive, 5)
+  .option('--calls <n>', 'tool calls of the sequential, parallel and mixed goals', positive, 100)
+  .option('--with-1000', 'also the sequential scenario at N = 1,000 (slow: tens of minutes)')
+  .option('--with-10000', 'also one 10,000-call keel goal (slow: hours on a history that grows)')
+  .option('--long-timeout <minutes>', 'time limit of the 10,000-call goal', positive, 120)
+  .option('--replay-calls <n>', 'calls of the recorded history replayed (0 skips)', natural, 1000)
+  .option('--parked <n>', 'goals parked on approval for the memory measurement (0 skips)', natural, 500)
+  .option('--start-samples <n>', 'samples of the worker start time (0 skips)', natural, 3)
+  .option('--skip-slow', 'skip the replay, memory and start-time measurements')
+  .option('--systems <list>', 'comma-separated: keel,floor,ai-sdk', systemList)
+  .option('--out <dir>', 'where bench.json, bench.md and the chart go', 'bench-results')
+  .option('--no-png', 'write the chart as SVG only');
+
+function positive(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('a whole number ≥ 1');
+  return parsed;
+}
+function natural(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('a whole number ≥ 0');
+  return parsed;
+}
+function systemList(value: string): SystemName[] {
+  const names = value.split(',').map((name) => name.trim());
+  const known = Object.values(SystemName) as string[];
+  for (const name of names)
+    if (!known.includes(name)) throw new InvalidArgumentError(`one of ${known.join(', ')}`);
+  return names as SystemName[];
+}
+
+async function main(): Promise<void> {
+  program.parse();
+  const flags = program.opts<{
+    reps: number;
+    calls: number;
+    with1000?: boolean;
+    with10000?: boolean;
+    longTimeout: number;
+    replayCalls: number;
+    parked: number;
+    startSamples: number;
+    skipSlow?: boolean;
+    systems?: SystemName[];
+    out: string;
+    png: boolean;
+  }>();
+  const outcome = await runBench({
+    repetitions: flags.reps,
+    calls: flags.calls,
+    extraSequential: flags.with1000 ? [1000] : [],
+    parallelPerTurn: 5,
+    ...(flags.systems ? { systems: flags.systems } : {}),
+    longGoalCalls: flags.with10000 ? 10_000 : 0,
+    longGoalTimeoutMs: flags.longTimeout * 60_000,
+    replayCalls: flags.skipSlow ? 0 : flags.replayCalls,
+    parkedGoals: flags.skipSlow ? 0 : flags.parked,
+    startSamples: flags.skipSlow ? 0 : flags.startSamples,
+    outputDirectory: path.resolve(flags.out),
+    png: flags.png,
+    log: (line) => console.log(line),
+  });
+  console.log('');
+  console.log(readFileSync(outcome.files.markdown, 'utf8'));
+  console.log(`bench: wrote ${Object.values(outcome.files).join(', ')}`);
+  if (outcome.report.failures.length > 0) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

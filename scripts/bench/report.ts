@@ -1,0 +1,97 @@
+import os from 'node:os';
+import type { GoalMeasurement, SystemSummary } from './comparison';
+import type { LongGoalResult, ParkedMemoryResult, ReplayResult, StartTimeResult } from './extras';
+import type { Spread } from './stats';
+import type { SystemName } from './systems';
+
+export interface BenchReport {
+  startedAt: string;
+  machine: string;
+  settings: Record<string, unknown>;
+  unavailable: Partial<Record<SystemName, string>>;
+  summaries: SystemSummary[];
+  measurements: GoalMeasurement[];
+  replay?: ReplayResult | { skipped: string };
+  parkedMemory?: ParkedMemoryResult | { skipped: string };
+  workerStart?: StartTimeResult | { skipped: string };
+  longGoal?: LongGoalResult | { skipped: string };
+  failures: string[];
+}
+
+export function machineDescription(): string {
+  const cpus = os.cpus();
+  const memory = Math.round(os.totalmem() / 1024 ** 3);
+  return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${memory} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+const number = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+const range = (value: Spread | undefined, digits = 1) =>
+  value === undefined || !Number.isFinite(value.median)
+    ? '–'
+    : `${number(value.median, digits)} (${number(value.min, digits)}–${number(value.max, digits)})`;
+const size = (bytes: number) =>
+  !Number.isFinite(bytes)
+    ? '–'
+    : bytes >= 1024 * 1024
+      ? `${(bytes / 1024 / 1024).toFixed(1)} MB`
+      : `${(bytes / 1024).toFixed(1)} KB`;
+
+/** The report as markdown: the comparison table, then each separate measurement. */
+export function markdownReport(report: BenchReport): string {
+  const lines: string[] = [];
+  lines.push(`Machine: ${report.machine}. Started ${report.startedAt}.`, '');
+  lines.push(
+    '| scenario | N | system | ms per call, median (min–max) | × floor, median (min–max) | events per call | history per call | continue-as-new runs | largest run: events | largest run: bytes | completed |',
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const row of report.summaries) {
+    lines.push(
+      `| ${row.scenario} | ${row.calls} | ${row.system} | ${range(row.msPerCall)} | ${range(row.ratioToFloor, 2)} | ${number(row.eventsPerCall)} | ${size(row.bytesPerCall)} | ${number(row.continueAsNewRuns, 0)} | ${row.largestRunEvents} | ${size(row.largestRunBytes)} | ${row.completed}/${row.repetitions} |`,
+    );
+  }
+  for (const [system, reason] of Object.entries(report.unavailable)) {
+    lines.push('', `${system} not measured: ${reason}`);
+  }
+  const errors = report.summaries.flatMap((row) =>
+    row.errors.map((error) => `${row.system} ${row.scenario} N=${row.calls}: ${error}`),
+  );
+  if (errors.length > 0) lines.push('', 'Errors:', ...errors.map((error) => `- ${error}`));
+  lines.push('');
+  lines.push(...separateLines(report));
+  return `${lines.join('\n')}\n`;
+}
+
+function separateLines(report: BenchReport): string[] {
+  const lines: string[] = [];
+  const long = report.longGoal;
+  if (long && 'skipped' in long) lines.push(`- Long goal: skipped (${long.skipped}).`);
+  else if (long) {
+    lines.push(
+      `- ${long.calls.toLocaleString('en')}-call keel goal: ${long.completed ? 'completed' : `did not complete (${long.error ?? ''})`} in ${number(long.wallMs / 1000, 0)} s; ${long.runs} runs, ${long.events} events, ${size(long.bytes)} of history; largest run ${long.largestRunEvents} events, ${size(long.largestRunBytes)}; every run < 4,096 events and < 4 MB: ${long.everyRunWithinLimits ? 'yes' : 'no'}.`,
+    );
+  }
+  const replay = report.replay;
+  if (replay && 'skipped' in replay) lines.push(`- Replay: skipped (${replay.skipped}).`);
+  else if (replay) {
+    lines.push(
+      `- Replay of a recorded ${replay.calls.toLocaleString('en')}-call keel history (${replay.runs} runs, ${replay.events} events): ${number(replay.replayMs / 1000, 2)} s, ${number(replay.msPerEvent, 2)} ms per event${replay.failures.length > 0 ? `; FAILED: ${replay.failures.join('; ')}` : ''}.`,
+    );
+  }
+  const memory = report.parkedMemory;
+  if (memory && 'skipped' in memory) lines.push(`- Worker memory: skipped (${memory.skipped}).`);
+  else if (memory) {
+    lines.push(
+      `- Worker memory (RSS): ${size(memory.idleRssBytes)} idle, ${size(memory.parkedRssBytes)} with ${memory.parked} of ${memory.goals} goals parked on approval (${size(memory.perGoalBytes)} per goal).`,
+    );
+  }
+  const start = report.workerStart;
+  if (start && 'skipped' in start) lines.push(`- Worker start: skipped (${start.skipped}).`);
+  else if (start) {
+    lines.push(
+      `- Worker start (\`node --import tsx src/worker.ts\` to polling, median (min–max) of ${start.samples}): ${range(start.withoutBundleMs, 0)} ms bundling at start, ${range(start.withBundleMs, 0)} ms with a prebuilt bundle (KEEL_WORKFLOW_BUNDLE).`,
+    );
+  }
+  if (report.failures.length > 0)
+    lines.push('', 'Failures:', ...report.failures.map((failure) => `- ${failure}`));
+  return lines;
+}

@@ -1,0 +1,217 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startBenchEnvironment } from './bench-environment';
+import { ScenarioKind, type BenchScenario } from './bench-scenario';
+import { chartSvg, writeChartPng } from './chart';
+import { runComparison, type GoalMeasurement } from './comparison';
+import { measureParkedMemory, measureWorkerStart, replayRecorded, runLongGoal } from './extras';
+import { machineDescription, markdownReport, type BenchReport } from './report';
+import { startBenchWorkers, SystemName, type BenchSystem } from './systems';
+
+export interface BenchOptions {
+  /** Repetitions of each scenario per system (interleaved). */
+  repetitions: number;
+  /** N of the comparison scenarios; the sequential one also runs at each of `extraSequential`. */
+  calls: number;
+  extraSequential: number[];
+  parallelPerTurn: number;
+  systems?: SystemName[];
+  /** A long keel goal of this many calls (0 skips it). */
+  longGoalCalls: number;
+  longGoalTimeoutMs: number;
+  /** The recorded history replayed has this many calls (0 skips the replay). */
+  replayCalls: number;
+  /** Goals parked on approval for the memory measurement (0 skips it). */
+  parkedGoals: number;
+  /** Samples of the worker start time (0 skips it). */
+  startSamples: number;
+  outputDirectory: string;
+  /** Render the PNG chart (needs Chromium). */
+  png: boolean;
+  /** An existing server instead of a fresh dev server (tests share theirs). */
+  address?: string;
+  log: (line: string) => void;
+}
+
+export interface BenchOutcome {
+  report: BenchReport;
+  files: { json: string; markdown: string; svg: string; png?: string };
+}
+
+export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
+  const startedAt = new Date().toISOString();
+  const log = options.log;
+  const failures: string[] = [];
+  log('bench: starting a dev server, a loopback model and the workers (bundling takes a few seconds)');
+  const environment = await startBenchEnvironment(options.address ? { address: options.address } : {});
+  try {
+    const workers = await startBenchWorkers({
+      address: environment.server.address,
+      client: environment.client,
+      modelUrl: environment.model.url,
+      keelBundle: environment.keelBundle,
+      journalDirectory: environment.directory('journal'),
+      ...(options.systems ? { only: options.systems } : {}),
+    });
+    for (const [system, reason] of Object.entries(workers.unavailable))
+      log(`bench: ${system} left out: ${reason}`);
+    const scenarios: BenchScenario[] = [
+      ...[options.calls, ...options.extraSequential].map((calls) => ({
+        kind: ScenarioKind.Sequential,
+        calls,
+        perTurn: 1,
+      })),
+      { kind: ScenarioKind.Parallel, calls: options.calls, perTurn: options.parallelPerTurn },
+      { kind: ScenarioKind.Mixed, calls: options.calls, perTurn: 1 },
+    ];
+    const keel = workers.systems.find((system) => system.name === SystemName.Keel);
+    const report = await workers.run(async (): Promise<BenchReport> => {
+      await warmUp(environment, workers.systems, log);
+      const comparison = await runComparison({
+        client: environment.client,
+        systems: workers.systems,
+        scenarios,
+        repetitions: options.repetitions,
+        workspaceRoot: () => environment.directory('workspace'),
+        log,
+      });
+      const partial: BenchReport = {
+        startedAt,
+        machine: machineDescription(),
+        settings: settingsOf(options),
+        unavailable: workers.unavailable,
+        summaries: comparison.summaries,
+        measurements: comparison.measurements,
+        failures,
+      };
+      if (keel === undefined) return partial;
+      partial.longGoal = await attempt('long goal', options.longGoalCalls, failures, log, () =>
+        runLongGoal({
+          client: environment.client,
+          keel,
+          calls: options.longGoalCalls,
+          workspace: environment.directory('long'),
+          timeoutMs: options.longGoalTimeoutMs,
+        }),
+      );
+      partial.replay = await attempt('replay', options.replayCalls, failures, log, async () => {
+        const recorded = await recordedGoal(
+          environment,
+          keel,
+          comparison.measurements,
+          options.replayCalls,
+          log,
+        );
+        return replayRecorded(environment, recorded);
+      });
+      return partial;
+    });
+    // Separate processes, after the in-process workers stopped, so nothing else competes.
+    report.parkedMemory = await attempt('memory', options.parkedGoals, failures, log, () =>
+      measureParkedMemory(environment, options.parkedGoals),
+    );
+    report.workerStart = await attempt('worker start', options.startSamples, failures, log, () =>
+      measureWorkerStart(environment, options.startSamples),
+    );
+    return { report, files: await writeOutputs(report, options) };
+  } finally {
+    await environment.close();
+  }
+}
+
+/** One small goal per system first: bundles loaded, connections open, JIT warm. */
+async function warmUp(
+  environment: Awaited<ReturnType<typeof startBenchEnvironment>>,
+  systems: readonly BenchSystem[],
+  log: (line: string) => void,
+): Promise<void> {
+  log('bench: warm-up goal per system (not measured)');
+  const { measureGoal } = await import('./comparison');
+  for (const system of systems) {
+    const warm = await measureGoal(
+      environment.client,
+      system,
+      { kind: ScenarioKind.Sequential, calls: 5, perTurn: 1 },
+      0,
+      environment.directory('warm-up'),
+    );
+    if (!warm.completed) log(`bench: ${system.name} warm-up failed: ${warm.error ?? ''}`);
+  }
+}
+
+/** A keel goal of `calls` sequential calls: one the comparison made, or a new one. */
+async function recordedGoal(
+  environment: Awaited<ReturnType<typeof startBenchEnvironment>>,
+  keel: BenchSystem,
+  measurements: readonly GoalMeasurement[],
+  calls: number,
+  log: (line: string) => void,
+): Promise<{ workflowId: string; firstRunId: string; calls: number }> {
+  const made = measurements.find(
+    (measurement) =>
+      measurement.system === SystemName.Keel &&
+      measurement.scenario === ScenarioKind.Sequential &&
+      measurement.calls === calls &&
+      measurement.completed,
+  );
+  if (made) return { workflowId: made.workflowId, firstRunId: made.firstRunId, calls };
+  log(`bench: recording a ${calls}-call keel goal to replay`);
+  const { measureGoal } = await import('./comparison');
+  const recorded = await measureGoal(
+    environment.client,
+    keel,
+    { kind: ScenarioKind.Sequential, calls, perTurn: 1 },
+    1,
+    environment.directory('recorded'),
+  );
+  if (!recorded.completed)
+    throw new Error(`the ${calls}-call goal to replay did not complete: ${recorded.error ?? ''}`);
+  return { workflowId: recorded.workflowId, firstRunId: recorded.firstRunId, calls };
+}
+
+/** Runs one separate measurement unless its size is 0; a failure is reported, not thrown. */
+async function attempt<T>(
+  name: string,
+  size: number,
+  failures: string[],
+  log: (line: string) => void,
+  run: () => Promise<T>,
+): Promise<T | { skipped: string }> {
+  if (size <= 0) return { skipped: 'turned off by flag' };
+  log(`bench: ${name}`);
+  try {
+    return await run();
+  } catch (error) {
+    const message = `${name}: ${error instanceof Error ? error.message : String(error)}`;
+    failures.push(message);
+    log(`bench: ${message}`);
+    return { skipped: `failed: ${message}` };
+  }
+}
+
+async function writeOutputs(report: BenchReport, options: BenchOptions): Promise<BenchOutcome['files']> {
+  mkdirSync(options.outputDirectory, { recursive: true });
+  const files = {
+    json: path.join(options.outputDirectory, 'bench.json'),
+    markdown: path.join(options.outputDirectory, 'bench.md'),
+    svg: path.join(options.outputDirectory, 'bench.svg'),
+  };
+  writeFileSync(files.json, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(files.markdown, markdownReport(report));
+  const svg = chartSvg(report.summaries);
+  writeFileSync(files.svg, svg);
+  if (!options.png) return files;
+  const png = path.join(options.outputDirectory, 'bench.png');
+  const problem = await writeChartPng(svg, png);
+  if (problem) {
+    report.failures.push(`chart PNG: ${problem}`);
+    writeFileSync(files.json, `${JSON.stringify(report, null, 2)}\n`);
+    return files;
+  }
+  return { ...files, png };
+}
+
+function settingsOf(options: BenchOptions): Record<string, unknown> {
+  const { log: _log, ...settings } = options;
+  return settings;
+}

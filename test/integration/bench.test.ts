@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { runBench } from '../../scripts/bench/run-bench';
+import { SystemName } from '../../scripts/bench/systems';
+import { tempDirectory } from '../support/temp-directory';
+
+// A tiny `npm run bench`: every system, scenario and column is produced and sane. Nothing here
+// is timed: the numbers only have to exist and be plausible, whatever the machine's load.
+test(
+  'npm run bench, tiny: every column of every system, the separate measurements and the chart',
+  { timeout: 600_000 },
+  async () => {
+    const outputDirectory = tempDirectory('keel-bench-out-');
+    const { report, files } = await runBench({
+      repetitions: 1,
+      calls: 6,
+      extraSequential: [],
+      parallelPerTurn: 3,
+      longGoalCalls: 12,
+      longGoalTimeoutMs: 300_000,
+      replayCalls: 6,
+      parkedGoals: 4,
+      startSamples: 1,
+      outputDirectory,
+      png: true,
+      ...(process.env.TEMPORAL_ADDRESS ? { address: process.env.TEMPORAL_ADDRESS } : {}),
+      log: () => undefined,
+    });
+    const shown = readFileSync(files.markdown, 'utf8');
+    assert.deepEqual(report.unavailable, {}, shown);
+    assert.deepEqual(report.failures, [], shown);
+    assert.equal(report.summaries.length, 9, shown); // 3 systems × sequential, parallel, mixed
+    for (const row of report.summaries) {
+      const where = `${row.system} ${row.scenario}\n${shown}`;
+      assert.equal(row.completed, 1, where);
+      assert.deepEqual(row.errors, [], where);
+      assert.ok(row.msPerCall.median > 0 && Number.isFinite(row.msPerCall.median), where);
+      assert.ok(row.ratioToFloor !== undefined && row.ratioToFloor.median > 0, where);
+      if (row.system === SystemName.Floor) assert.equal(row.ratioToFloor.median, 1, where);
+      // A tool call costs at least its activity's scheduled, started and completed events.
+      assert.ok(row.eventsPerCall >= 3, where);
+      assert.ok(row.bytesPerCall > 100, where);
+      assert.ok(row.continueAsNewRuns >= 0, where);
+      assert.ok(row.largestRunEvents >= (row.eventsPerCall * row.calls) / (row.continueAsNewRuns + 1), where);
+      assert.ok(row.largestRunBytes > 0, where);
+      assert.match(
+        shown,
+        new RegExp(`\\| ${row.scenario.replace(/[×]/g, '.')} \\| ${row.calls} \\| ${row.system} \\|`),
+      );
+    }
+    // The mixed scenario's irreversible call was approved in every system (it completed).
+    assert.ok(report.longGoal && !('skipped' in report.longGoal), shown);
+    assert.equal(report.longGoal.completed, true, shown);
+    assert.equal(report.longGoal.everyRunWithinLimits, true, shown);
+    assert.ok(report.replay && !('skipped' in report.replay), shown);
+    assert.deepEqual(report.replay.failures, [], shown);
+    assert.ok(report.replay.events > 0 && report.replay.replayMs > 0, shown);
+    assert.ok(report.parkedMemory && !('skipped' in report.parkedMemory), shown);
+    assert.equal(report.parkedMemory.parked, 4, shown);
+    assert.ok(report.parkedMemory.idleRssBytes > 0 && report.parkedMemory.parkedRssBytes > 0, shown);
+    assert.ok(report.workerStart && !('skipped' in report.workerStart), shown);
+    assert.ok(
+      report.workerStart.withBundleMs.median > 0 && report.workerStart.withoutBundleMs.median > 0,
+      shown,
+    );
+
+    const json = JSON.parse(readFileSync(files.json, 'utf8')) as { summaries: unknown[] };
+    assert.equal(json.summaries.length, 9);
+    assert.ok(files.png, 'a PNG chart was written');
+    const png = readFileSync(files.png);
+    assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
+    assert.match(readFileSync(files.svg, 'utf8'), /<polyline|<circle/);
+  },
+);
