@@ -39,9 +39,12 @@ export async function startWorkerProcess(options: {
       ANTHROPIC_BASE_URL: options.modelBaseUrl,
       ANTHROPIC_API_KEY: options.apiKey ?? 'test-key-of-a-worker-process',
       KEEL_JOURNAL_DIR: options.journalDirectory,
-      // Nothing of a test's worker lands in the real ~/.keel; these go when the test exits.
+      // Nothing of a test's worker lands in the real ~/.keel; these go when the test exits. A
+      // worker given a config file keeps its reflection store (the variable would win over it).
       KEEL_BACKUP_DIR: tempDirectory('keel-backups-'),
-      KEEL_REFLECTION_DIR: tempDirectory('keel-reflections-'),
+      ...(options.env?.KEEL_CONFIG === undefined
+        ? { KEEL_REFLECTION_DIR: tempDirectory('keel-reflections-') }
+        : {}),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
