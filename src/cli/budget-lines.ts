@@ -3,7 +3,7 @@ import type { GoalStatusView } from '../workflows/goal/messages';
 
 /**
  * `keel status` lines for the goal's budget: each limit (the goal's own or the worker's default)
- * with what is spent, e.g. "budget: usd $0.12 of $2.00 (6%); tokens 40,000 of 100,000 (40%)".
+ * with what is spent, e.g. "budget: usd 0.12 USD of 2.00 USD (6%); tokens 40,000 of 100,000 (40%)".
  */
 export function budgetLines(view: Pick<GoalStatusView, 'budget'>): string[] {
   if (!view.budget || view.budget.length === 0)

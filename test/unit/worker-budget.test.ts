@@ -52,7 +52,7 @@ test('keel status prints each budget dimension with what is spent', () => {
         { dimension: 'wall-time', spent: 90_000, limit: 1_800_000 },
       ],
     }),
-    ['budget: usd $0.12 of $2.00 (6%); tokens 40,000 of 100,000 (40%); wall-time 1m 30s of 30m (5%)'],
+    ['budget: usd 0.12 USD of 2.00 USD (6%); tokens 40,000 of 100,000 (40%); wall-time 1m 30s of 30m (5%)'],
   );
   assert.match(budgetLines({})[0] ?? '', /budget: none/);
 });
