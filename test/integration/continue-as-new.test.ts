@@ -116,7 +116,9 @@ test(
     assert.equal(result.status, 'completed');
     assert.equal(result.finalText, 'Long goal finished.');
     // Counters survived every run of the chain: 11 list_dir calls and the approved command.
-    assert.equal(result.counters.toolCalls, 12);
+    // (The turns the model was asked for, in order, so a failure here shows which turn repeated.)
+    const asked = scripted.requests.map((request) => request.turnIndex).join(',');
+    assert.equal(result.counters.toolCalls, 12, `model turns asked: ${asked}`);
     assert.equal(result.counters.modelTurns, 13);
     assert.equal(result.counters.approvalsGranted, 1);
 
