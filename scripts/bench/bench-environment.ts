@@ -12,6 +12,7 @@ import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import { WORKFLOWS_PATH } from '../../src/worker';
 import { startLoopbackModel, type LoopbackModel } from './loopback-model';
+import { quietLogger } from '../../test/support/quiet-logger';
 
 /** What every part of the benchmark shares: one dev server, one loopback model, one client. */
 export interface BenchEnvironment {
@@ -69,11 +70,4 @@ export async function startBenchEnvironment(options: { address?: string } = {}):
   };
 }
 
-export const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};
+export { quietLogger };

@@ -14,6 +14,7 @@ import { startWorkerProcess, type WorkerProcess } from '../../test/support/worke
 import { startApprover } from './chaos-approver';
 import { CHAOS_GOAL, EFFECTS_FILE, chaosScenario, countEffects, effectIndexIn } from './chaos-goal';
 import { disruptionSchedule } from './chaos-schedule';
+import { quietLogger } from '../../test/support/quiet-logger';
 
 export interface ChaosOptions {
   /** Irreversible appends the goal makes, one a turn, each approved by signal. */
@@ -285,12 +286,3 @@ function readOptional(file: string): string {
 export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};

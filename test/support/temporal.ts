@@ -21,6 +21,7 @@ import type { McpServersConfig } from '../../src/activities/mcp';
 import type { LedgerSink } from '../../src/activities/ledger-sinks';
 import { createFileReflectionStore } from '../../src/activities/reflection-store/file-reflection-store';
 import type { ReflectionStore } from '../../src/activities/reflection-store/reflection-store';
+import { quietLogger } from './quiet-logger';
 
 // Workers log every state change at INFO; tests only want to hear about problems.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -51,15 +52,6 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   });
   return bundle;
 }
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};
 
 export { tempDirectory };
 
