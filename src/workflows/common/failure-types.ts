@@ -31,6 +31,14 @@ export const FailureType = {
   GoalRejected: 'GoalRejected',
   /** A hard guard stopped the goal (a loop, no progress, ignored checkpoints); details: the result. */
   GoalStuck: 'GoalStuck',
+  /** A host cannot make the goal's workspace: outside its roots, a file in the way, or git failed. */
+  WorkspaceUnpreparable: 'WorkspaceUnpreparable',
+  /** A workspace activity reached a host other than the one the goal is bound to. */
+  WrongHost: 'WrongHost',
+  /** The host asked for (e.g. `keel run --host`, `keel rebind --host`) polls no keel queue. */
+  UnknownHost: 'UnknownHost',
+  /** No host serving the task queue has the goal's workspace, and it has no source to clone. */
+  WorkspaceNotFound: 'WorkspaceNotFound',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 
