@@ -1,5 +1,6 @@
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
 import { walkFiles } from '../tools/walk-files';
 
 export interface WorkspaceBackupInput {
@@ -16,13 +17,22 @@ const MAX_BACKUP_BYTES = 200 * 1024 * 1024;
  * rollbackOnBacktrack can put the files back the way they were (a compensation, not an undo of
  * effects outside the workspace). node_modules and .git are not copied.
  */
-export function createBackupActivities(options: { backupDirectory: string }) {
-  const directoryOf = (backupId: string) =>
-    path.join(options.backupDirectory, backupId.replace(/[^A-Za-z0-9._-]+/g, '_'));
+export function createBackupActivities(options: {
+  /**
+   * A configured store for every workspace's backups (KEEL_BACKUP_DIR); when omitted, each
+   * workspace's backups are kept beside it, on its own host (workspaceStateDirectory).
+   */
+  backupDirectory?: string;
+}) {
+  const directoryOf = (input: WorkspaceBackupInput) =>
+    path.join(
+      options.backupDirectory ?? workspaceStateDirectory(input.workspace, 'backups'),
+      input.backupId.replace(/[^A-Za-z0-9._-]+/g, '_'),
+    );
 
   return {
     async backupWorkspace(input: WorkspaceBackupInput): Promise<{ files: number }> {
-      const target = directoryOf(input.backupId);
+      const target = directoryOf(input);
       await rm(target, { recursive: true, force: true });
       await mkdir(path.join(target, 'files'), { recursive: true });
       const files: string[] = [];
@@ -46,7 +56,7 @@ export function createBackupActivities(options: { backupDirectory: string }) {
     },
 
     async restoreWorkspace(input: WorkspaceBackupInput): Promise<{ restored: string[]; removed: string[] }> {
-      const source = directoryOf(input.backupId);
+      const source = directoryOf(input);
       const manifest = JSON.parse(await readFile(path.join(source, 'manifest.json'), 'utf8')) as {
         files: string[];
       };
