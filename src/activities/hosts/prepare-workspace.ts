@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { FailureType } from '../../workflows/common/failure-types';
+import {
+  WorkspaceProbeState,
+  workspaceSourceSchema,
+  type WorkspaceSource,
+} from '../../workflows/hosts/host-queues';
+import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
+import { parseHostActivityInput, workspacePathSchema } from './host-activity-input';
+import { workspaceState, type HostIdentity } from './probe-workspace';
+import { workspaceStateRoot } from './workspace-state-directory';
+
+export const prepareWorkspaceInputSchema = z
+  .object({ workspace: workspacePathSchema, source: workspaceSourceSchema })
+  .strict();
+export type PrepareWorkspaceInput = z.infer<typeof prepareWorkspaceInputSchema>;
+
+export interface PreparedWorkspace {
+  hostId: string;
+  /** Whether this call cloned it; false when the workspace was already there (left untouched). */
+  cloned: boolean;
+}
+
+/**
+ * Makes a goal's workspace exist on this host, from its source, when the goal moves here
+ * (`keel rebind`). A workspace that is there is left as it is — idempotent, so a retry after a
+ * lost answer does no harm. Everything that retrying cannot fix (outside the roots, a file in the
+ * way, git refusing the URL or ref) fails as WorkspaceUnpreparable, not retried.
+ */
+export function createPrepareWorkspaceActivity(host: HostIdentity) {
+  const unpreparable = (reason: string) =>
+    ApplicationFailure.nonRetryable(`host ${host.hostId}: ${reason}`, FailureType.WorkspaceUnpreparable);
+
+  return {
+    async prepareWorkspace(raw: PrepareWorkspaceInput): Promise<PreparedWorkspace> {
+      const { workspace, source } = parseHostActivityInput(
+        prepareWorkspaceInputSchema,
+        raw,
+        'prepareWorkspace',
+      );
+      const state = await workspaceState(workspace, host.workspaceRoots);
+      switch (state) {
+        case WorkspaceProbeState.Present:
+          return { hostId: host.hostId, cloned: false };
+        case WorkspaceProbeState.OutsideRoots:
+          throw unpreparable(
+            `${workspace} is outside this host's workspace roots (${host.workspaceRoots.join(', ')})`,
+          );
+        case WorkspaceProbeState.NotADirectory:
+          throw unpreparable(`${workspace} is a file, not a directory`);
+        case WorkspaceProbeState.Missing:
+          return { hostId: host.hostId, cloned: await clone(workspace, source, unpreparable) };
+      }
+    },
+  };
+}
+
+/**
+ * `git clone` into a staging directory beside the workspace (same file system), then one rename:
+ * a clone cut off halfway (a crash, a cancellation) never leaves a half workspace that a later
+ * probe would call present. Returns false when another attempt put the workspace there first.
+ */
+async function clone(
+  workspace: string,
+  source: WorkspaceSource,
+  unpreparable: (reason: string) => ApplicationFailure,
+): Promise<boolean> {
+  const stateRoot = workspaceStateRoot(workspace);
+  try {
+    await mkdir(path.dirname(workspace), { recursive: true });
+    await mkdir(stateRoot, { recursive: true });
+  } catch (error) {
+    throw unpreparable(`cannot create ${path.dirname(workspace)}: ${(error as Error).message}`);
+  }
+  // Under .keel-state, so a leftover of a crashed attempt is out of sight of the tools.
+  const staging = path.join(stateRoot, `clone-${randomBytes(4).toString('hex')}`);
+  const context = activityContextOrUndefined();
+  const beat =
+    context === undefined || context.info.isLocal
+      ? undefined
+      : setInterval(() => context.heartbeat({ cloning: source.git }), heartbeatIntervalMs(context));
+  try {
+    await git(
+      ['clone', '--quiet', ...(source.ref ? ['--branch', source.ref] : []), '--', source.git, staging],
+      context?.cancellationSignal,
+    );
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    const signal = context?.cancellationSignal;
+    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : error; // cancelled, not failed
+    throw unpreparable(
+      `git clone ${source.git}${source.ref ? ` (${source.ref})` : ''} failed: ${gitReason(error)}`,
+    );
+  } finally {
+    clearInterval(beat);
+  }
+  try {
+    await rename(staging, workspace);
+    return true;
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTEMPTY') return false;
+    throw error;
+  }
+}
+
+async function git(args: string[], signal: AbortSignal | undefined): Promise<void> {
+  await promisify(execFile)('git', args, {
+    // Never wait for a password nobody will type: a private URL without credentials fails.
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    maxBuffer: 1024 * 1024,
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** git's own first line of complaint ("fatal: repository '…' does not exist"), else the error. */
+function gitReason(error: unknown): string {
+  const failure = error as NodeJS.ErrnoException & { stderr?: string };
+  if (failure.code === 'ENOENT') return 'git is not installed on this host';
+  const lines = String(failure.stderr ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  return lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? failure.message;
+}
