@@ -13,8 +13,10 @@ export {
   anthropicFromEnvironment,
   createKeelWorker,
   createToolRegistry,
+  keelHostOf,
   runWorker,
   WORKFLOWS_PATH,
+  type KeelHost,
   type KeelWorkerOptions,
   type RunWorkerOptions,
 } from './worker';

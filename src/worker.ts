@@ -1,8 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import os from 'node:os';
-import path from 'node:path';
 import { createActivities } from './activities';
+import { hostSettings, type HostSettingsOptions } from './config/host-settings';
+import { HostActivityWorker, runWithHostWorker } from './host-worker';
+import { hostTaskQueue, workerIdentity } from './workflows/hosts/host-queues';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
 import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
 import { createReflectionStore } from './activities/reflection-store/create-reflection-store';
@@ -41,9 +43,24 @@ export interface KeelWorkerOptions {
    * `false` for none.
    */
   mcpServers?: McpServersConfig | false;
-  /** Each of these falls back to the worker's environment (see README, Configuration). */
+  /**
+   * This host's id (issue 9: it names the host's own task queue and is in the worker's identity);
+   * KEEL_HOST_ID otherwise, else the machine's hostname made into a host id.
+   */
+  hostId?: string;
+  /** Absolute paths this host serves workspaces under; KEEL_WORKSPACE_ROOTS (colon-separated) otherwise; none: any path. */
+  workspaceRoots?: readonly string[];
+  /** Activities each of the worker's two queues runs at once; KEEL_MAX_CONCURRENT_ACTIVITIES, else 20. */
+  maxConcurrentActivities?: number;
+  /** Workflow tasks run at once; KEEL_MAX_CONCURRENT_WORKFLOWS, else 40. */
+  maxConcurrentWorkflows?: number;
+  /**
+   * A shared store for the journal of irreversible calls and for backups, instead of keeping them
+   * beside each workspace on its host; KEEL_JOURNAL_DIR / KEEL_BACKUP_DIR otherwise.
+   */
   journalDirectory?: string;
   backupDirectory?: string;
+  /** Each of these falls back to the worker's environment (see README, Configuration). */
   reflectionStore?: ReflectionStore;
   ledgerSinks?: readonly LedgerSink[];
   reflectionCadence?: number;
@@ -60,8 +77,14 @@ export interface KeelWorkerOptions {
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
 
+/**
+ * A keel worker: the returned Worker polls the shared task queue (goal workflows, model calls),
+ * and runs beside it a worker of this host's own queue (workspace tools, backups, the journal);
+ * run() and runUntil() run and stop both. `keelHostOf(worker)` tells its host id and queue.
+ */
 export async function createKeelWorker(options: KeelWorkerOptions): Promise<Worker> {
   const env = process.env;
+  const host = hostSettings(options, env); // a bad id, root or number stops the worker here
   await registerSearchAttributes(options);
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
@@ -86,33 +109,76 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
     }
   });
   const tracing = options.tracing ?? processTracing(env);
-  const worker = await Worker.create({
+  // Unset: beside each workspace, on its host. Set: a store the user configured (shared or not).
+  const journalDirectory = options.journalDirectory ?? configuredDirectory(env.KEEL_JOURNAL_DIR);
+  const backupDirectory = options.backupDirectory ?? configuredDirectory(env.KEEL_BACKUP_DIR);
+  // One set of activities for both queues: the workflow decides which queue each call goes to.
+  const activities = createActivities({
+    anthropic: options.anthropic,
+    toolRegistry,
+    hostId: host.hostId,
+    workspaceRoots: host.workspaceRoots,
+    hostListing: {
+      connection: options.connection,
+      namespace: options.namespace,
+      taskQueue: options.taskQueue,
+    },
+    ...(journalDirectory !== undefined ? { journalDirectory } : {}),
+    ...(backupDirectory !== undefined ? { backupDirectory } : {}),
+    reflectionStore:
+      options.reflectionStore ??
+      createReflectionStore(reflectionStoreSettings({ cwd: process.cwd(), env }).config),
+    ledgerSinks,
+    ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
+    ...(budget !== undefined ? { budget } : {}),
+  });
+  const common = {
     ...(tracing ? { plugins: [...tracing.plugins] } : {}),
     connection: options.connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue,
     dataConverter: dataConverterFromEnv(env),
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({
-      anthropic: options.anthropic,
-      toolRegistry,
-      journalDirectory: options.journalDirectory ?? keelDirectory(env, 'KEEL_JOURNAL_DIR', 'journal'),
-      backupDirectory: options.backupDirectory ?? keelDirectory(env, 'KEEL_BACKUP_DIR', 'backups'),
-      reflectionStore:
-        options.reflectionStore ??
-        createReflectionStore(reflectionStoreSettings({ cwd: process.cwd(), env }).config),
-      ledgerSinks,
-      ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
-      ...(budget !== undefined ? { budget } : {}),
-    }),
-  }).catch(async (error: unknown) => {
+    identity: workerIdentity(host.hostId, process.pid, os.hostname()),
+    activities,
+    maxConcurrentActivityTaskExecutions: host.maxConcurrentActivities,
+  } satisfies Partial<WorkerOptions>;
+  const queue = hostTaskQueue(options.taskQueue, host.hostId);
+  let hostWorker: Worker | undefined;
+  try {
+    // Activities only: no workflows, so no bundle, and it is ready in milliseconds.
+    hostWorker = await HostActivityWorker.create({ ...common, taskQueue: queue });
+    const worker = await Worker.create({
+      ...common,
+      taskQueue: options.taskQueue,
+      maxConcurrentWorkflowTaskExecutions: host.maxConcurrentWorkflows,
+      ...(options.workflowBundle
+        ? { workflowBundle: options.workflowBundle }
+        : { workflowsPath: WORKFLOWS_PATH }),
+    });
+    runWithHostWorker(worker, { ...host, hostTaskQueue: queue, hostWorker });
+    if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
+    return worker;
+  } catch (error) {
+    if (hostWorker !== undefined) await discardWorker(hostWorker);
     await mcp?.close();
     throw error;
-  });
-  if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
-  return worker;
+  }
+}
+
+export { keelHostOf, type KeelHost } from './host-worker';
+
+/** A directory the environment names, or undefined (an empty variable names none). */
+function configuredDirectory(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/**
+ * A created worker holds its connection until it has run: one that will not be used is run and
+ * stopped at once, so the caller can still close the connection.
+ */
+async function discardWorker(worker: Worker): Promise<void> {
+  const running = worker.run();
+  if (worker.getState() === 'RUNNING') worker.shutdown();
+  await running.catch(() => undefined);
 }
 
 /**
@@ -183,11 +249,6 @@ export function createToolRegistry(options: Pick<KeelWorkerOptions, 'tools' | 'b
   ]);
 }
 
-/** ~/.keel/<name> unless the variable names another directory. */
-export function keelDirectory(env: NodeJS.ProcessEnv, variable: string, name: string): string {
-  return env[variable] ?? path.join(os.homedir(), '.keel', name);
-}
-
 /**
  * The Anthropic client from the worker's environment only. The SDK's own retries are off
  * (maxRetries 0): Temporal's retry policy is the single place that retries a model call.
@@ -202,7 +263,7 @@ export function anthropicFromEnvironment(env: NodeJS.ProcessEnv = process.env): 
   return new Anthropic({ apiKey, baseURL: env.ANTHROPIC_BASE_URL || undefined, maxRetries: 0 });
 }
 
-export interface RunWorkerOptions {
+export interface RunWorkerOptions extends HostSettingsOptions {
   settings?: Partial<ConnectionSettings>;
   /** Replay this scenario from a loopback Messages endpoint instead of calling a real model. */
   scriptedScenarioFile?: string;
@@ -215,6 +276,7 @@ export interface RunWorkerOptions {
 export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));
   const settings = connectionSettings(options.settings);
+  const host = hostSettings(options); // before connecting: a bad setting is one line, at once
   let scripted: ScriptedMessagesServer | undefined;
   let anthropic: Anthropic;
   if (options.scriptedScenarioFile) {
@@ -239,12 +301,17 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
       anthropic,
+      ...host,
       ...(options.tools ? { tools: options.tools } : {}),
       // A bundle built ahead (bundleWorkflowCode) spares every start the seconds of bundling.
       ...(process.env.KEEL_WORKFLOW_BUNDLE
         ? { workflowBundle: { codePath: process.env.KEEL_WORKFLOW_BUNDLE } }
         : {}),
     });
+    const roots = host.workspaceRoots.length > 0 ? host.workspaceRoots.join(', ') : 'any path';
+    log(
+      `keel worker: host ${host.hostId} — polling "${hostTaskQueue(settings.taskQueue, host.hostId)}" for workspace tools (workspace roots: ${roots})`,
+    );
     log(describeSandbox());
     log(
       `keel worker: reflections in ${reflectionStoreSettings({ cwd: process.cwd(), env: process.env }).description}`,

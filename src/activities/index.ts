@@ -1,4 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import os from 'node:os';
+import path from 'node:path';
+import { createHostActivities, type HostListing } from './hosts';
 import type { LedgerSink } from './ledger-sinks';
 import { createLedgerSinkActivities } from './ledger-sinks';
 import { createModelActivities } from './model/model-activity';
@@ -15,10 +18,19 @@ export interface ActivityDependencies {
   anthropic: Anthropic;
   /** Every tool this worker runs: the built-ins, the user's own and MCP servers' tools. */
   toolRegistry: ToolRegistry;
-  /** Where the at-most-once journal of irreversible calls is kept. */
-  journalDirectory: string;
-  /** Where workspace backups for rollbackOnBacktrack are kept. */
-  backupDirectory: string;
+  /** This worker's host (issue 9): stamped by the activities that answer for a host. */
+  hostId: string;
+  /** Absolute paths this host serves workspaces under; empty: any path. */
+  workspaceRoots: readonly string[];
+  /** Where listHosts asks which hosts poll the shared queue; without it listHosts fails. */
+  hostListing?: HostListing;
+  /**
+   * A configured shared store for the at-most-once journal of irreversible calls; when omitted,
+   * each workspace's journal is kept beside it (workspaceStateDirectory).
+   */
+  journalDirectory?: string;
+  /** A configured shared store for workspace backups; when omitted, beside each workspace. */
+  backupDirectory?: string;
   reflectionStore: ReflectionStore;
   ledgerSinks: readonly LedgerSink[];
   reflectionCadence?: number;
@@ -32,11 +44,19 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createModelActivities({ client: dependencies.anthropic }),
     ...createToolActivities({
       registry: dependencies.toolRegistry,
-      journalDirectory: dependencies.journalDirectory,
+      // Until executeTool keeps the journal beside the workspace, the old default store.
+      journalDirectory: dependencies.journalDirectory ?? path.join(os.homedir(), '.keel', 'journal'),
     }),
     ...createReflectionActivities({ store: dependencies.reflectionStore }),
     ...createLedgerSinkActivities({ sinks: dependencies.ledgerSinks }),
-    ...createBackupActivities({ backupDirectory: dependencies.backupDirectory }),
+    ...createBackupActivities(
+      dependencies.backupDirectory !== undefined ? { backupDirectory: dependencies.backupDirectory } : {},
+    ),
+    ...createHostActivities({
+      hostId: dependencies.hostId,
+      workspaceRoots: dependencies.workspaceRoots,
+      ...(dependencies.hostListing ? { listing: dependencies.hostListing } : {}),
+    }),
     ...createWorkerDefaultsActivities({
       ...(dependencies.reflectionCadence !== undefined
         ? { reflectionCadence: dependencies.reflectionCadence }

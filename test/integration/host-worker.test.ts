@@ -1,0 +1,114 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { createHostActivities } from '../../src/activities/hosts';
+import { createMemoryReflectionStore } from '../../src/activities/reflection-store/memory-reflection-store';
+import { hostsServing } from '../../src/client/hosts';
+import { startGoal } from '../../src/client/goal-client';
+import { dataConverterFromEnv } from '../../src/codec/data-converter';
+import { startScriptedMessagesServer } from '../../src/scripted-model/scripted-messages-server';
+import { createKeelWorker, keelHostOf } from '../../src/worker';
+import { hostTaskQueue, workerIdentity } from '../../src/workflows/hosts/host-queues';
+import {
+  eventually,
+  stopOwnServer,
+  tempDirectory,
+  temporalAddress,
+  workflowBundle,
+} from '../support/temporal';
+
+after(stopOwnServer);
+
+test(
+  'a keel worker polls the shared queue and its host queue as its host, runs goals, and stops both',
+  { timeout: 180_000 },
+  async () => {
+    const address = await temporalAddress();
+    const scripted = await startScriptedMessagesServer({
+      scenarios: [{ name: 'done', turns: [{ text: 'Nothing to do.' }] }],
+    });
+    const connection = await NativeConnection.connect({ address });
+    const clientConnection = await Connection.connect({ address });
+    const client = new Client({ connection: clientConnection, dataConverter: dataConverterFromEnv() });
+    const taskQueue = `keel-hosts-${process.pid}-${Date.now()}`;
+    const queue = hostTaskQueue(taskQueue, 'h-test');
+    try {
+      const worker = await createKeelWorker({
+        connection,
+        namespace: 'default',
+        taskQueue,
+        anthropic: new Anthropic({ apiKey: 'test-key', baseURL: scripted.url, maxRetries: 0 }),
+        hostId: 'h-test',
+        maxConcurrentActivities: 3,
+        journalDirectory: tempDirectory('keel-journal-'),
+        backupDirectory: tempDirectory('keel-backups-'),
+        reflectionStore: createMemoryReflectionStore(),
+        ledgerSinks: [],
+        workflowBundle: await workflowBundle(),
+        mcpServers: false,
+        tracing: false,
+      });
+      const host = keelHostOf(worker);
+      assert.equal(host?.hostId, 'h-test');
+      assert.equal(host?.hostTaskQueue, queue);
+      assert.deepEqual(host?.workspaceRoots, []);
+
+      const listing = { connection, namespace: 'default', taskQueue };
+      const hostActivities = createHostActivities({ hostId: 'elsewhere', workspaceRoots: [], listing });
+      await worker.runUntil(async () => {
+        // The listHosts activity, called directly: the host is read off the shared queue's pollers.
+        assert.deepEqual(
+          await eventually(async () => {
+            const { hosts } = await hostActivities.listHosts({});
+            return hosts.length > 0 ? hosts : undefined;
+          }),
+          ['h-test'],
+        );
+        // Its own queue is polled for activities, by a poller that names the host.
+        const identity = workerIdentity('h-test', process.pid, os.hostname());
+        const hostPollers = await eventually(async () => {
+          const response = await connection.workflowService.describeTaskQueue({
+            namespace: 'default',
+            taskQueue: { name: queue, kind: 1 },
+            taskQueueType: 2, // activity
+          });
+          return response.pollers.length > 0 ? response.pollers : undefined;
+        });
+        assert.deepEqual(
+          hostPollers.map((poller) => poller.identity),
+          [identity],
+        );
+        const [served] = await hostsServing({
+          connection: clientConnection,
+          namespace: 'default',
+          taskQueue,
+        });
+        assert.equal(served?.hostTaskQueue, queue);
+        assert.ok(served?.lastPolledAt, 'the server says when the host last polled');
+
+        // Goals still run on the shared queue.
+        const workspace = tempDirectory('keel-ws-');
+        writeFileSync(path.join(workspace, 'a.txt'), 'a');
+        const handle = await startGoal(client, { taskQueue, input: { goal: 'nothing', workspace } });
+        const result = await handle.result();
+        assert.equal(result.status, 'completed');
+      });
+      assert.equal(host?.hostWorker.getState(), 'STOPPED', 'the host worker stops with the keel worker');
+      assert.equal(worker.getState(), 'STOPPED');
+    } finally {
+      await connection.close(); // throws when a worker still holds it
+      await clientConnection.close();
+      await scripted.close();
+    }
+  },
+);
+
+test('listHosts on a worker made without a connection fails without retrying', async () => {
+  const activities = createHostActivities({ hostId: 'h', workspaceRoots: [] });
+  await assert.rejects(activities.listHosts({}), /no Temporal connection/);
+});
