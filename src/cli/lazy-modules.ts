@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loading on first use is this file's purpose */
 import type * as GoalClient from '../client/goal-client';
+import type * as Hosts from '../client/hosts';
 import type * as Worker from '../worker';
 import type * as FollowGoal from './follow-goal';
 import type * as WatchView from './watch-view';
@@ -19,6 +20,7 @@ function onFirstUse<Module>(load: () => Module): () => Module {
 
 const goalClient = onFirstUse(() => require('../client/goal-client') as typeof GoalClient);
 const worker = onFirstUse(() => require('../worker') as typeof Worker);
+const hosts = onFirstUse(() => require('../client/hosts') as typeof Hosts);
 const followGoalModule = onFirstUse(() => require('./follow-goal') as typeof FollowGoal);
 const watchView = onFirstUse(() => require('./watch-view') as typeof WatchView);
 
@@ -38,6 +40,8 @@ export const submitReview: typeof GoalClient.submitReview = (...args) => goalCli
 export const startGoal: typeof GoalClient.startGoal = (...args) => goalClient().startGoal(...args);
 
 export const runWorker: typeof Worker.runWorker = (...args) => worker().runWorker(...args);
+
+export const hostsServing: typeof Hosts.hostsServing = (...args) => hosts().hostsServing(...args);
 
 export const followGoal: typeof FollowGoal.followGoal = (...args) => followGoalModule().followGoal(...args);
 export const describeResult: typeof FollowGoal.describeResult = (...args) =>

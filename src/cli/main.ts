@@ -15,7 +15,6 @@ import {
 import { generateApprovalKeyPair, loadSigningKey } from '../client/approval-keys';
 import { connectionSettings, type ConnectionSettings } from '../connection-settings';
 import { webUiBase, workflowPageUrl } from '../client/web-ui';
-import { runWorker } from './lazy-modules';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
@@ -23,6 +22,8 @@ import { describeResult, followGoal } from './lazy-modules';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
 import { registerReviewCommand } from './review-command';
+import { registerHostsCommand } from './hosts-command';
+import { registerWorkerCommand } from './worker-command';
 import { watchCommandAction } from './lazy-modules';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
 import type { GoalStatusView } from '../workflows/goal/messages';
@@ -412,16 +413,8 @@ export function buildProgram(): Command {
       print(`or: keel run ... --approval-key ${approver}=${pair.publicKey}`);
     });
 
-  program
-    .command('worker')
-    .description('run a keel worker (model key from ANTHROPIC_API_KEY)')
-    .option('--scripted <scenario.yaml>', 'replay a scripted model scenario instead of calling a real model')
-    .action(async (options: { scripted?: string }, command: Command) => {
-      await runWorker({
-        settings: command.optsWithGlobals<GlobalOptions>(),
-        scriptedScenarioFile: options.scripted,
-      });
-    });
+  registerWorkerCommand(program);
+  registerHostsCommand(program, withClient, print);
 
   return program;
 }

@@ -11,7 +11,10 @@ export interface ServingHost {
   hostId: string;
   /** The queue of the host's own (hostTaskQueue), where its workspace activities go. */
   hostTaskQueue: string;
-  /** When any of its workers last polled the shared queue (ISO 8601), when the server says. */
+  /**
+   * When one of its workers last began a poll of the shared queue (ISO 8601), when the server
+   * says. A poll waits up to a minute for a task, so an idle host's may be that old.
+   */
   lastPolledAt?: string;
 }
 

@@ -1,5 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +24,17 @@ import {
 } from '../support/temporal';
 
 after(stopOwnServer);
+
+const KEEL = path.resolve(__dirname, '../../bin/keel.js');
+
+function keel(args: string[], address: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TEMPORAL_ADDRESS: address };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [KEEL, ...args], { env, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
 
 test(
   'a keel worker polls the shared queue and its host queue as its host, runs goals, and stops both',
@@ -90,6 +102,23 @@ test(
         });
         assert.equal(served?.hostTaskQueue, queue);
         assert.ok(served?.lastPolledAt, 'the server says when the host last polled');
+
+        // `keel hosts` lists it the same way, and says when no host serves a queue.
+        assert.deepEqual(await keel(['hosts', '--task-queue', taskQueue], address), {
+          code: 0,
+          stdout: `h-test  queue "${queue}"\n`,
+          stderr: '',
+        });
+        const json = await keel(['hosts', '--json', '--task-queue', taskQueue], address);
+        assert.deepEqual(
+          (JSON.parse(json.stdout) as Array<{ hostId: string }>).map((entry) => entry.hostId),
+          ['h-test'],
+        );
+        assert.deepEqual(await keel(['hosts', '--task-queue', `${taskQueue}-nobody`], address), {
+          code: 1,
+          stdout: '',
+          stderr: `keel: no keel worker polls task queue ${taskQueue}-nobody\n`,
+        });
 
         // Goals still run on the shared queue.
         const workspace = tempDirectory('keel-ws-');

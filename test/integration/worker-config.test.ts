@@ -11,7 +11,10 @@ const KEEL = path.resolve(__dirname, '../../bin/keel.js');
 
 after(stopOwnServer);
 
-async function keelWorker(config: string): Promise<{ code: number; stderr: string }> {
+async function keelWorker(
+  config: string,
+  extra: { env?: Record<string, string>; args?: string[] } = {},
+): Promise<{ code: number; stderr: string }> {
   const file = path.join(tempDirectory('keel-config-'), 'keel.config.yaml');
   writeFileSync(file, config);
   const env = {
@@ -21,11 +24,17 @@ async function keelWorker(config: string): Promise<{ code: number; stderr: strin
     KEEL_TASK_QUEUE: `keel-config-${Date.now()}`,
     KEEL_CONFIG: file,
     ANTHROPIC_API_KEY: 'never-used',
+    ...extra.env,
   };
   return new Promise((resolve) => {
-    execFile(process.execPath, [KEEL, 'worker'], { env, timeout: 60_000 }, (error, _stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr });
-    });
+    execFile(
+      process.execPath,
+      [KEEL, 'worker', ...(extra.args ?? [])],
+      { env, timeout: 60_000 },
+      (error, _stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr });
+      },
+    );
   });
 }
 
@@ -51,3 +60,24 @@ test(
     assertOneLine(await keelWorker('mcpServer: {}\n'), /unknown key "mcpServer"/);
   },
 );
+
+test('a bad host id, workspace root or concurrency limit: one line naming the variable or flag', async () => {
+  const ok = 'mcpServers: {}\n';
+  assertOneLine(
+    await keelWorker(ok, { env: { KEEL_HOST_ID: 'no spaces please' } }),
+    /^keel: KEEL_HOST_ID is "no spaces please": a host id is/,
+  );
+  assertOneLine(
+    await keelWorker(ok, { env: { KEEL_WORKSPACE_ROOTS: 'workspaces' } }),
+    /^keel: KEEL_WORKSPACE_ROOTS .*"workspaces" is not an absolute path/,
+  );
+  assertOneLine(
+    await keelWorker(ok, { env: { KEEL_MAX_CONCURRENT_ACTIVITIES: 'lots' } }),
+    /^keel: KEEL_MAX_CONCURRENT_ACTIVITIES must be a positive whole number/,
+  );
+  assertOneLine(await keelWorker(ok, { args: ['--host-id', 'a/b'] }), /--host-id.*a\/b.*a host id is/);
+  assertOneLine(
+    await keelWorker(ok, { args: ['--max-workflows', '0'] }),
+    /--max-workflows.*positive whole number/,
+  );
+});

@@ -1,0 +1,64 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import path from 'node:path';
+import type { ConnectionSettings } from '../connection-settings';
+import { hostIdSchema } from '../workflows/hosts/host-queues';
+import { runWorker } from './lazy-modules';
+
+interface WorkerCommandOptions {
+  scripted?: string;
+  hostId?: string;
+  workspaceRoot: string[];
+  maxActivities?: number;
+  maxWorkflows?: number;
+}
+
+/**
+ * `keel worker`: runs a worker until SIGINT/SIGTERM. Each host flag overrides its variable
+ * (KEEL_HOST_ID, KEEL_WORKSPACE_ROOTS, KEEL_MAX_CONCURRENT_*); a bad value is one line, at once.
+ */
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('run a keel worker (model key from ANTHROPIC_API_KEY)')
+    .option('--scripted <scenario.yaml>', 'replay a scripted model scenario instead of calling a real model')
+    .option('--host-id <id>', "this host's id (env KEEL_HOST_ID; default: the machine's hostname)", hostId)
+    .option(
+      '--workspace-root <dir>',
+      'serve only workspaces under this directory (repeatable; env KEEL_WORKSPACE_ROOTS; default any path)',
+      (value: string, all: string[]) => [...all, path.resolve(value)],
+      [],
+    )
+    .option(
+      '--max-activities <n>',
+      'activities run at once on each queue (env KEEL_MAX_CONCURRENT_ACTIVITIES; default 20)',
+      positiveInteger,
+    )
+    .option(
+      '--max-workflows <n>',
+      'workflow tasks run at once (env KEEL_MAX_CONCURRENT_WORKFLOWS; default 40)',
+      positiveInteger,
+    )
+    .action(async (options: WorkerCommandOptions, command: Command) => {
+      await runWorker({
+        settings: command.optsWithGlobals<Partial<ConnectionSettings>>(),
+        scriptedScenarioFile: options.scripted,
+        ...(options.hostId !== undefined ? { hostId: options.hostId } : {}),
+        ...(options.workspaceRoot.length > 0 ? { workspaceRoots: options.workspaceRoot } : {}),
+        ...(options.maxActivities !== undefined ? { maxConcurrentActivities: options.maxActivities } : {}),
+        ...(options.maxWorkflows !== undefined ? { maxConcurrentWorkflows: options.maxWorkflows } : {}),
+      });
+    });
+}
+
+function hostId(value: string): string {
+  const parsed = hostIdSchema.safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError(parsed.error.issues[0]?.message ?? 'not a host id');
+  return parsed.data;
+}
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || number <= 0)
+    throw new InvalidArgumentError('must be a positive whole number');
+  return number;
+}
