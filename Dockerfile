@@ -10,6 +10,9 @@ COPY src ./src
 RUN npm run build
 
 FROM node:20-bookworm-slim
+# git: a host clones a goal's workspace from its source when the goal moves to it (prepareWorkspace).
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 # npm install rather than npm ci: see scripts/lib/ensure.sh

@@ -13,7 +13,9 @@ const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'
     {
       image?: string;
       build?: string;
+      container_name?: string;
       ports?: string[];
+      volumes?: string[];
       environment?: Record<string, string>;
       command?: string[] | string;
       depends_on?: unknown;
@@ -57,12 +59,24 @@ test('the worker reaches Temporal, takes the key from the environment, and runs 
   assert.match(readFileSync(path.join(ROOT, 'bin/keel-worker.js'), 'utf8'), /loadKeel\('worker'\)/);
 });
 
+test('the worker scales (--scale keel-worker=N): no fixed name or host port, each replica its own host', () => {
+  const worker = compose.services['keel-worker'];
+  assert.equal(worker?.container_name, undefined, 'replicas cannot share a container name');
+  assert.equal(worker?.ports, undefined, 'replicas cannot share a published port');
+  assert.equal(worker?.environment?.KEEL_HOST_ID, undefined, 'the host id is each container’s hostname');
+  assert.equal(worker?.environment?.KEEL_WORKSPACE_ROOTS, '/workspaces');
+  assert.ok(worker?.volumes?.includes('./workspaces:/workspaces'));
+  assert.equal(worker?.environment?.KEEL_JOURNAL_DIR, undefined, 'the journal lives beside each workspace');
+  assert.equal(worker?.environment?.KEEL_BACKUP_DIR, undefined, 'so do the backups');
+});
+
 test('the image compiles the TypeScript and ships dist/ without src/, so the worker starts from JavaScript', () => {
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   assert.match(dockerfile, /^RUN npm run build$/m);
   assert.match(dockerfile, /^COPY --from=build \/app\/dist \.\/dist$/m);
   const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
   assert.doesNotMatch(finalStage, /^COPY src/m, 'src/ next to dist/ would make the launcher compare dates');
+  assert.match(finalStage, /apt-get install .*\bgit\b/, 'a host clones workspaces it is asked to prepare');
 });
 
 test('the setup service registers exactly keel search attributes', () => {
