@@ -1,6 +1,4 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import os from 'node:os';
-import path from 'node:path';
 import { createHostActivities, type HostListing } from './hosts';
 import type { LedgerSink } from './ledger-sinks';
 import { createLedgerSinkActivities } from './ledger-sinks';
@@ -44,8 +42,10 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createModelActivities({ client: dependencies.anthropic }),
     ...createToolActivities({
       registry: dependencies.toolRegistry,
-      // Until executeTool keeps the journal beside the workspace, the old default store.
-      journalDirectory: dependencies.journalDirectory ?? path.join(os.homedir(), '.keel', 'journal'),
+      hostId: dependencies.hostId,
+      ...(dependencies.journalDirectory === undefined
+        ? {}
+        : { journalDirectory: dependencies.journalDirectory }),
     }),
     ...createReflectionActivities({ store: dependencies.reflectionStore }),
     ...createLedgerSinkActivities({ sinks: dependencies.ledgerSinks }),

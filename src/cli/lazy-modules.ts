@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loading on first use is this file's purpose */
 import type * as GoalClient from '../client/goal-client';
+import type * as HostBindingClient from '../client/host-binding-client';
 import type * as Hosts from '../client/hosts';
 import type * as Worker from '../worker';
 import type * as FollowGoal from './follow-goal';
@@ -19,6 +20,9 @@ function onFirstUse<Module>(load: () => Module): () => Module {
 }
 
 const goalClient = onFirstUse(() => require('../client/goal-client') as typeof GoalClient);
+const hostBindingClient = onFirstUse(
+  () => require('../client/host-binding-client') as typeof HostBindingClient,
+);
 const worker = onFirstUse(() => require('../worker') as typeof Worker);
 const hosts = onFirstUse(() => require('../client/hosts') as typeof Hosts);
 const followGoalModule = onFirstUse(() => require('./follow-goal') as typeof FollowGoal);
@@ -38,6 +42,11 @@ export const sendUserMessage: typeof GoalClient.sendUserMessage = (...args) =>
   goalClient().sendUserMessage(...args);
 export const submitReview: typeof GoalClient.submitReview = (...args) => goalClient().submitReview(...args);
 export const startGoal: typeof GoalClient.startGoal = (...args) => goalClient().startGoal(...args);
+
+export const awaitHostBinding: typeof HostBindingClient.awaitHostBinding = (...args) =>
+  hostBindingClient().awaitHostBinding(...args);
+export const rebindHost: typeof HostBindingClient.rebindHost = (...args) =>
+  hostBindingClient().rebindHost(...args);
 
 export const runWorker: typeof Worker.runWorker = (...args) => worker().runWorker(...args);
 

@@ -18,7 +18,8 @@ import { webUiBase, workflowPageUrl } from '../client/web-ui';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
-import { describeResult, followGoal } from './lazy-modules';
+import { awaitHostBinding, describeResult, followGoal, hostsServing } from './lazy-modules';
+import { registerRebindCommand } from './rebind-command';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
 import { registerReviewCommand } from './review-command';
@@ -168,16 +169,46 @@ export function buildProgram(): Command {
     .option('--plan', 'plan before acting and backtrack when a step fails')
     .option('--reflect', 'learn from this run for the next run of the same goal (after review)')
     .option('--id <workflowId>', 'workflow id (generated when omitted)')
+    .option(
+      '--host <id>',
+      'the host whose workers hold the workspace (default: the goal asks every host; `keel hosts` lists them)',
+    )
+    .option(
+      '--git <url>',
+      'a git repository the workspace is cloned from when missing (lets the goal move hosts)',
+    )
+    .option('--git-ref <ref>', 'the branch or tag --git clones')
+    .option(
+      '--host-timeout <duration>',
+      "how long a call waits for the workspace host's workers before the goal shows the host as unavailable (default 1m)",
+      duration,
+    )
     .option('--wait', 'follow progress until the goal ends')
     .action(async (goalWords: string[], options: RunOptions, command: Command) => {
       const workspace = path.resolve(options.workspace);
-      // The worker checks too, but only once the goal runs; a typo should not start a goal.
-      const workspaceProblem = directoryProblem(workspace);
-      if (workspaceProblem) throw new CliError(`workspace ${workspace} ${workspaceProblem}`);
+      if (options.gitRef !== undefined && options.git === undefined)
+        throw new CliError('--git-ref needs --git');
+      // Without --host or --git the workspace is on this machine (or a path every host shares):
+      // a typo should not start a goal. Otherwise the host decides, when the goal binds.
+      const workspaceProblem =
+        options.host === undefined && options.git === undefined ? directoryProblem(workspace) : undefined;
+      if (workspaceProblem)
+        throw new CliError(
+          `workspace ${workspace} ${workspaceProblem} here${workspaceProblem === 'does not exist' ? ' (on another machine? name its host: --host ID; keel hosts lists them)' : ''}`,
+        );
       const input: GoalInput = {
         goal: goalWords.join(' '),
         successCriteria: options.criteria,
         workspace,
+        ...(options.host === undefined ? {} : { host: options.host }),
+        ...(options.git === undefined
+          ? {}
+          : {
+              workspaceSource: {
+                git: options.git,
+                ...(options.gitRef === undefined ? {} : { ref: options.gitRef }),
+              },
+            }),
         approvalPolicy: options.approvalPolicy,
         ...(options.model ? { model: { name: options.model } } : {}),
         limits: {
@@ -185,6 +216,7 @@ export function buildProgram(): Command {
           ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
           ...(options.approvalTimeout ? { approvalTimeoutMs: options.approvalTimeout } : {}),
         },
+        ...(options.hostTimeout ? { timing: { hostTimeoutMs: options.hostTimeout } } : {}),
         ...principlesInput(options),
         ...(options.plan ? { planning: { enabled: true } } : {}),
         ...(options.network ? { sandbox: { network: true } } : {}),
@@ -196,6 +228,7 @@ export function buildProgram(): Command {
       const parsed = parseGoalInput(input);
       if (!parsed.ok) throw new CliError(parsed.message);
       await withClient(command, async (client, settings) => {
+        if (options.host !== undefined) await mustBeServing(client, settings, options.host);
         const handle = await startGoal(client, {
           input,
           taskQueue: settings.taskQueue,
@@ -204,6 +237,11 @@ export function buildProgram(): Command {
         print(`goal started: ${handle.workflowId}`);
         const ui = await webUiBase({ address: settings.address });
         if (ui) print(`web ui: ${workflowPageUrl(ui, settings.namespace, handle.workflowId)}`);
+        const binding = await awaitHostBinding(handle, { timeoutMs: BIND_WAIT_MS });
+        if (binding.kind === 'failed')
+          throw new CliError(`goal ${handle.workflowId} cannot run: ${binding.message}`);
+        if (binding.kind === 'bound') print(`host: ${binding.host} (${describeBinding(binding.via)})`);
+        else print('host: not bound yet (no keel worker has taken the goal; it binds when one does)');
         if (!options.wait) return;
         const result = await followGoal(handle, { print });
         describeResult(result).forEach((line) => print(line));
@@ -230,6 +268,10 @@ export function buildProgram(): Command {
           `task ${view.task.index + 1}; model turns ${view.counters.modelTurns}; tool calls ${view.counters.toolCalls}`,
         );
         for (const line of budgetLines(view)) print(line);
+        if (view.host?.unavailableSince !== undefined) {
+          print(`workspace host ${view.host.id} unavailable since ${view.host.unavailableSince}; you can:`);
+          for (const action of view.host.actions ?? []) print(`  ${action}`);
+        } else if (view.host) print(`host: ${view.host.id}`);
         if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
         for (const approval of view.pendingApprovals)
           print(`awaiting approval: ${approval.callId} ${approval.summary}`);
@@ -378,6 +420,7 @@ export function buildProgram(): Command {
 
   registerReflectionCommands(program);
   registerReviewCommand(program, withClient, print);
+  registerRebindCommand(program, withClient, print);
   registerCodecServerCommand(program, print);
 
   program
@@ -438,7 +481,41 @@ interface RunOptions {
   plan?: boolean;
   reflect?: boolean;
   id?: string;
+  host?: string;
+  git?: string;
+  gitRef?: string;
+  hostTimeout?: number;
   wait?: boolean;
+}
+
+/** A named host must have a worker polling now; a typo should not start a goal that waits for nobody. */
+async function mustBeServing(client: Client, settings: ConnectionSettings, hostId: string): Promise<void> {
+  const hosts = await hostsServing({
+    connection: client.connection,
+    namespace: settings.namespace,
+    taskQueue: settings.taskQueue,
+  });
+  if (hosts.some((host) => host.hostId === hostId)) return;
+  const known = hosts.length === 0 ? 'none' : hosts.map((host) => host.hostId).join(', ');
+  throw new CliError(
+    `unknown host "${hostId}": no keel worker of that host polls task queue ${settings.taskQueue} (hosts now: ${known})`,
+  );
+}
+
+/** How long `keel run` waits for a new goal to bind to its workspace host before it returns. */
+const BIND_WAIT_MS = 20_000;
+
+function describeBinding(via: string): string {
+  switch (via) {
+    case 'probe':
+      return 'it has the workspace';
+    case 'named':
+      return 'as named';
+    case 'cloned':
+      return 'the workspace was cloned there';
+    default:
+      return via;
+  }
 }
 
 interface DecideOptions {

@@ -9,6 +9,8 @@ export interface WorkerProcess {
   /** kill -9: no shutdown hooks, no goodbye to the server. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
+  /** What the worker printed so far (for a failing test's message). */
+  output(): string;
 }
 
 /**
@@ -19,7 +21,11 @@ export async function startWorkerProcess(options: {
   address: string;
   taskQueue: string;
   modelBaseUrl: string;
-  journalDirectory: string;
+  /**
+   * The worker's journal (and backups in a temp folder of their own); when omitted, both are kept
+   * beside each goal's workspace, as a worker does by default.
+   */
+  journalDirectory?: string;
   /** The worker's ANTHROPIC_API_KEY (a test may plant a marker to look for in history). */
   apiKey?: string;
   /** Another worker program (e.g. an example's), relative to the repository; src/worker.ts otherwise. */
@@ -38,10 +44,11 @@ export async function startWorkerProcess(options: {
       KEEL_TASK_QUEUE: options.taskQueue,
       ANTHROPIC_BASE_URL: options.modelBaseUrl,
       ANTHROPIC_API_KEY: options.apiKey ?? 'test-key-of-a-worker-process',
-      KEEL_JOURNAL_DIR: options.journalDirectory,
       // Nothing of a test's worker lands in the real ~/.keel; these go when the test exits. A
       // worker given a config file keeps its reflection store (the variable would win over it).
-      KEEL_BACKUP_DIR: tempDirectory('keel-backups-'),
+      ...(options.journalDirectory === undefined
+        ? {}
+        : { KEEL_JOURNAL_DIR: options.journalDirectory, KEEL_BACKUP_DIR: tempDirectory('keel-backups-') }),
       ...(options.env?.KEEL_CONFIG === undefined
         ? { KEEL_REFLECTION_DIR: tempDirectory('keel-reflections-') }
         : {}),
@@ -72,6 +79,7 @@ export async function startWorkerProcess(options: {
     pid: child.pid ?? -1,
     kill9: () => terminate(child, 'SIGKILL', stopOnExit),
     stop: () => terminate(child, 'SIGTERM', stopOnExit),
+    output: () => output,
   };
 }
 

@@ -16,6 +16,7 @@ import { createIrreversibleJournal, describeUnknownAttempt } from './irreversibl
 import { errorText, type RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
 import { capOutcome } from './outcome-cap';
+import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
 import { failure } from './tool-outcomes';
 
 /** Failure types the tool activities throw; everything else comes back as a ToolOutcome. */
@@ -28,6 +29,8 @@ export const ToolActivityFailureType = {
   UnknownTools: FailureType.UnknownTools,
   /** An irreversible call began but recorded no outcome: reported, never run again. */
   OutcomeUnknown: FailureType.OutcomeUnknown,
+  /** The call reached a worker of another host than the goal's workspace host. */
+  WrongHost: FailureType.WrongHost,
 } as const;
 export type ToolActivityFailureType = (typeof ToolActivityFailureType)[keyof typeof ToolActivityFailureType];
 
@@ -43,6 +46,8 @@ export const executeToolInputSchema = z.object({
   reversibility: reversibilityTierSchema,
   /** The goal's sandbox settings; absent in inputs scheduled before they existed. */
   sandbox: z.object({ network: z.boolean() }).default({ network: false }),
+  /** The goal's workspace host: a worker of another host refuses the call (WrongHost). */
+  host: z.string().optional(),
 });
 export type ExecuteToolInput = z.input<typeof executeToolInputSchema>;
 
@@ -57,11 +62,27 @@ export type DescribeToolsInput = z.infer<typeof describeToolsInputSchema>;
 
 export function createToolActivities(options: {
   registry: ToolRegistry;
-  journalDirectory: string;
+  /** A journal every call shares (a configured store); beside each workspace when omitted. */
+  journalDirectory?: string;
+  /** This worker's host (KEEL_HOST_ID), stamped on every outcome and checked against the goal's. */
+  hostId?: string;
   now?: () => Date;
 }) {
-  const { registry } = options;
-  const journal = createIrreversibleJournal({ directory: options.journalDirectory, now: options.now });
+  const { registry, hostId } = options;
+  const journals = new Map<string, ReturnType<typeof createIrreversibleJournal>>();
+  /**
+   * The journal of a workspace's irreversible calls: beside the workspace by default, so every
+   * process of the host that holds it reads the same one (see hosts/workspace-state-directory.ts).
+   */
+  const journalFor = (workspace: string) => {
+    const directory = options.journalDirectory ?? workspaceStateDirectory(workspace, 'journal');
+    let journal = journals.get(directory);
+    if (journal === undefined) {
+      journal = createIrreversibleJournal({ directory, now: options.now });
+      journals.set(directory, journal);
+    }
+    return journal;
+  };
 
   /** The catalogue a goal records at its start (see tool-catalogue.ts). */
   // Async like every activity, though the answer is at hand: the worker calls it as one.
@@ -88,7 +109,15 @@ export function createToolActivities(options: {
 
   async function executeTool(raw: ExecuteToolInput): Promise<ToolOutcome> {
     const call = parseOrFail(executeToolInputSchema, raw, 'executeTool');
+    if (call.host !== undefined && hostId !== undefined && call.host !== hostId) {
+      // A quick read runs on whichever worker runs the workflow task; only the host's may answer.
+      throw ApplicationFailure.nonRetryable(
+        `this worker serves host ${hostId}, not the goal's workspace host ${call.host}`,
+        ToolActivityFailureType.WrongHost,
+      );
+    }
     const workspace = await existingWorkspace(call.workspace);
+    const journal = journalFor(call.workspace);
     const tool = registry.get(call.toolName);
     if (tool === undefined) return notOnThisWorker(call.toolName, registry);
     const parsed = tool.parse(call.input);
@@ -122,11 +151,12 @@ export function createToolActivities(options: {
     const outcome =
       journalId === undefined
         ? await run()
-        : await runAtMostOnce({ call, summary, run, journalId, activity, beat, signal });
+        : await runAtMostOnce({ call, summary, run, journal, journalId, activity, beat, signal });
 
     // A cancelled activity must end as cancelled for Temporal, whatever the tool returned.
     if (activity !== undefined && signal.aborted) throw signal.reason;
-    return capOutcome(outcome);
+    const capped = capOutcome(outcome);
+    return hostId === undefined ? capped : { ...capped, host: hostId };
   }
 
   /**
@@ -139,12 +169,13 @@ export function createToolActivities(options: {
     call: z.output<typeof executeToolInputSchema>;
     summary: string;
     run: () => Promise<ToolOutcome>;
+    journal: ReturnType<typeof createIrreversibleJournal>;
     journalId: string;
     activity: ReturnType<typeof activityContextOrUndefined>;
     beat: (details?: unknown) => void;
     signal: AbortSignal;
   }): Promise<ToolOutcome> {
-    const { call, summary, journalId } = attempt;
+    const { call, summary, journal, journalId } = attempt;
     const earlierJournal = journalOfEarlierAttempt(attempt.activity);
     if (earlierJournal !== undefined && earlierJournal !== journalId) {
       throw outcomeUnknown(

@@ -9,6 +9,13 @@ import { z } from 'zod';
 
 export const LedgerEventKind = {
   GoalStarted: 'goal.started',
+  /** The goal bound to the host holding its workspace (see hosts/host-binding.ts). */
+  HostBound: 'host.bound',
+  /** No worker of the goal's host took its calls in time; the goal waits (with what a human can do). */
+  HostUnavailable: 'host.unavailable',
+  HostAvailable: 'host.available',
+  /** A human moved the goal to another host (Update rebindHost). */
+  HostRebound: 'host.rebound',
   PlanCreated: 'plan.created',
   PlanFailed: 'plan.failed',
   PlanBacktracked: 'plan.backtracked',

@@ -18,8 +18,9 @@ export const LOCAL_READS_PATCH = 'read-only-tools-as-local-activities';
  * began and was cut off fails with OutcomeUnknown, which is never retried.
  */
 export function proxiesFor(config: GoalConfig) {
-  const { modelTimeoutMs, toolTimeoutMs, heartbeatTimeoutMs } = config.timing;
-  const toolProxies = new Map<number, ToolProxies>();
+  const { modelTimeoutMs, toolTimeoutMs, heartbeatTimeoutMs, hostTimeoutMs } = config.timing;
+  const toolProxies = new Map<string, ToolProxies>();
+  const hostProxies = new Map<string, HostProxies>();
   return {
     model: wf.proxyActivities<Pick<KeelActivities, 'callModel' | 'callStructured'>>({
       startToCloseTimeout: modelTimeoutMs,
@@ -32,16 +33,41 @@ export function proxiesFor(config: GoalConfig) {
         nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_FAILURES],
       },
     }),
-    /** Tool calls, with a tool's own timeout when it has one (one pair of proxies per timeout). */
-    toolsWithTimeout(timeoutMs: number | undefined): ToolProxies {
+    /**
+     * Tool calls, with a tool's own timeout when it has one, on the goal's host queue when it is
+     * bound to one (one set of proxies per timeout and queue). A host-bound call that no worker of
+     * the host takes within hostTimeoutMs fails with a schedule-to-start timeout, which is never
+     * retried: it never ran, and the goal waits for the host instead (goal-host.ts).
+     */
+    toolsWithTimeout(timeoutMs: number | undefined, hostQueue?: string): ToolProxies {
       const startToCloseTimeout = timeoutMs ?? toolTimeoutMs;
-      let proxies = toolProxies.get(startToCloseTimeout);
+      const key = `${hostQueue ?? ''}|${startToCloseTimeout}`;
+      let proxies = toolProxies.get(key);
       if (proxies === undefined) {
-        proxies = toolProxiesFor({ startToCloseTimeout, heartbeatTimeout: heartbeatTimeoutMs });
-        toolProxies.set(startToCloseTimeout, proxies);
+        proxies = toolProxiesFor({
+          startToCloseTimeout,
+          heartbeatTimeout: heartbeatTimeoutMs,
+          ...(hostQueue === undefined ? {} : { taskQueue: hostQueue, scheduleToStartTimeout: hostTimeoutMs }),
+        });
+        toolProxies.set(key, proxies);
       }
       return proxies;
     },
+    /** Backups, restores and workspace questions on one host's queue. */
+    onHost(hostQueue: string, scheduleToStartTimeout: number = hostTimeoutMs): HostProxies {
+      const key = `${hostQueue}|${scheduleToStartTimeout}`;
+      let proxies = hostProxies.get(key);
+      if (proxies === undefined) {
+        proxies = hostProxiesFor({ taskQueue: hostQueue, scheduleToStartTimeout });
+        hostProxies.set(key, proxies);
+      }
+      return proxies;
+    },
+    /** The hosts polling the shared queue (asked once, when a goal binds). */
+    hosts: wf.proxyActivities<Pick<KeelActivities, 'listHosts'>>({
+      startToCloseTimeout: '30s',
+      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3 },
+    }),
     /**
      * Checks a turn's calls on the worker (input, per-call tier, label) before anything runs. A
      * local activity: short, and its recorded answer is what replay sees, so a tier decided by
@@ -87,7 +113,13 @@ export type ActivityProxies = ReturnType<typeof proxiesFor>;
  * taken effect runs twice. Their attempts are capped so a call that keeps losing its worker before
  * it begins is reported rather than retried without end.
  */
-function toolProxiesFor(options: { startToCloseTimeout: number; heartbeatTimeout: number }) {
+function toolProxiesFor(options: {
+  startToCloseTimeout: number;
+  heartbeatTimeout: number;
+  taskQueue?: string;
+  scheduleToStartTimeout?: number;
+}) {
+  const { taskQueue: _queue, scheduleToStartTimeout: _wait, ...local } = options;
   return {
     tools: wf.proxyActivities<Pick<KeelActivities, 'executeTool'>>({
       ...options,
@@ -105,12 +137,13 @@ function toolProxiesFor(options: { startToCloseTimeout: number; heartbeatTimeout
      * irreversible calls keep their own activity (and the journal's at-most-once).
      */
     localReads: wf.proxyLocalActivities<Pick<KeelActivities, 'executeTool'>>({
-      startToCloseTimeout: Math.min(options.startToCloseTimeout, LOCAL_READ_MAX_TIMEOUT_MS),
+      startToCloseTimeout: Math.min(local.startToCloseTimeout, LOCAL_READ_MAX_TIMEOUT_MS),
       retry: {
         initialInterval: '1s',
         backoffCoefficient: 2,
         maximumAttempts: 3,
-        nonRetryableErrorTypes: [FailureType.WorkspaceMissing],
+        // WrongHost: this worker is not the goal's host; the call goes to the host's queue instead.
+        nonRetryableErrorTypes: [FailureType.WorkspaceMissing, FailureType.WrongHost],
       },
     }),
     onceOnlyTools: wf.proxyActivities<Pick<KeelActivities, 'executeTool'>>({
@@ -126,3 +159,31 @@ function toolProxiesFor(options: { startToCloseTimeout: number; heartbeatTimeout
   };
 }
 type ToolProxies = ReturnType<typeof toolProxiesFor>;
+
+/**
+ * Activities bound to a host's workspace. Questions (probe) are asked once: an unanswered one
+ * means the host is away, which the caller handles. Preparing a workspace (a git clone) and
+ * backups are retried on failure like any activity.
+ */
+function hostProxiesFor(options: { taskQueue: string; scheduleToStartTimeout: number }) {
+  return {
+    questions: wf.proxyActivities<Pick<KeelActivities, 'probeWorkspace'>>({
+      ...options,
+      startToCloseTimeout: '30s',
+      retry: { maximumAttempts: 1 },
+    }),
+    workspace: wf.proxyActivities<
+      Pick<KeelActivities, 'prepareWorkspace' | 'backupWorkspace' | 'restoreWorkspace'>
+    >({
+      ...options,
+      startToCloseTimeout: '10m',
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumAttempts: 5,
+        nonRetryableErrorTypes: [FailureType.WorkspaceUnpreparable, FailureType.WorkspaceMissing],
+      },
+    }),
+  };
+}
+export type HostProxies = ReturnType<typeof hostProxiesFor>;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { KeelActivities } from '../../activities';
 import type { ActivityProxies } from './activity-proxies';
 import type { GoalState } from './goal-state';
 import type { LedgerEventKind } from '../common/ledger';
@@ -27,6 +28,11 @@ export interface GoalContext {
   readonly workflowId: string;
   /** Appends a ledger event (with the workflow clock's time). */
   record(kind: LedgerEventKind, summary: string, data?: Record<string, unknown>): void;
+  /**
+   * Runs backups and restores on the goal's workspace host (waiting while it is away), or on the
+   * shared queue for goals started before host affinity.
+   */
+  onWorkspaceHost<T>(call: (activities: WorkspaceActivities) => Promise<T>): Promise<T>;
   /** A note for the model, given before its next turn. */
   note(text: string): void;
   /** A structured model answer through a forced tool call, parsed by the one structured-output parser. */
@@ -34,3 +40,5 @@ export interface GoalContext {
     options: StructuredRequest<Schema>,
   ): Promise<StructuredAnswer<z.output<Schema>>>;
 }
+
+export type WorkspaceActivities = Pick<KeelActivities, 'backupWorkspace' | 'restoreWorkspace'>;

@@ -1,6 +1,6 @@
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../principles/budget';
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
-import type { GuardsView, PendingApprovalView } from './messages';
+import type { GuardsView, HostView, PendingApprovalView } from './messages';
 
 /**
  * The markdown the Temporal Web UI shows as a goal's "current details": what the goal is doing,
@@ -45,6 +45,8 @@ export interface GoalDetailsInput {
   awaitingHumanReview?: boolean;
   /** The hard guards' latest decision (from the ledger), and whether checkpoints are enforced. */
   guards?: GuardsView;
+  /** The workspace host, and while it is away what a human can do. */
+  host?: HostView;
 }
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
@@ -53,6 +55,7 @@ const TEXT_PREVIEW_CHARS = 160;
 export function renderGoalDetails(input: GoalDetailsInput): string {
   const sections = [
     heading(input),
+    hostSection(input.host),
     pendingApprovalsSection(input),
     reviewSection(input),
     countersSection(input),
@@ -70,6 +73,15 @@ function heading(input: GoalDetailsInput): string {
   if (input.task.index > 0) lines.push(`**Task ${input.task.index + 1}:** ${preview(input.task.text)}`);
   // Two trailing spaces: a markdown line break, so the lines stay apart without list bullets.
   return lines.join('  \n');
+}
+
+function hostSection(host: HostView | undefined): string | undefined {
+  if (host === undefined) return undefined;
+  if (host.unavailableSince === undefined) return `**Host:** ${inlineCode(host.id)} (${host.via})`;
+  return [
+    `#### Workspace host ${inlineCode(host.id)} unavailable since ${host.unavailableSince}`,
+    ...(host.actions ?? []).map((action) => `- ${action}`),
+  ].join('\n');
 }
 
 function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {

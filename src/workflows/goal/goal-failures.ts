@@ -28,6 +28,15 @@ export function describeFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * An activity failed with keel's failure `type` (ApplicationFailure.type): wrapped in an
+ * ActivityFailure, or as it is (how a local activity's failure can reach the workflow).
+ */
+export function isFailureOfType(error: unknown, type: string): boolean {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure && cause.type === type;
+}
+
 /** What the tool activity's journal said of an irreversible call whose outcome is unknown. */
 export function outcomeUnknownDetailsOf(error: unknown): OutcomeUnknownDetails | undefined {
   if (!(error instanceof ActivityFailure) || !(error.cause instanceof ApplicationFailure)) return undefined;

@@ -12,6 +12,8 @@ import {
   goalStatusQuery,
   ledgerQuery,
   planQuery,
+  rebindHostUpdate,
+  rebindPayloadSchema,
   reviewPayloadSchema,
   submitReviewUpdate,
   userMessagePayloadSchema,
@@ -20,6 +22,7 @@ import {
 import { judgeDecision, type DecisionRefusal } from './approval-decision';
 import { workflowEd25519Verify } from '../common/ed25519';
 import { FailureType } from '../common/failure-types';
+import type { GoalHost } from './goal-host';
 
 export interface HandlerTarget {
   state: GoalState;
@@ -28,6 +31,7 @@ export interface HandlerTarget {
   /** Records a signal that changed nothing (ledger `approval.ignored`, status, Web UI). */
   ignore(refusal: DecisionRefusal): void;
   isAwaitingReview(): boolean;
+  host: GoalHost;
 }
 
 /**
@@ -130,8 +134,33 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     },
   );
   wf.setHandler(
+    rebindHostUpdate,
+    async (raw) => {
+      const payload = rebindPayloadSchema.parse(raw);
+      const refusal = target.host.rebindRefusal(payload.host);
+      if (refusal !== undefined) throw ApplicationFailure.nonRetryable(refusal, 'RebindRefused');
+      const binding = await target.host.rebind(payload.host, payload.by);
+      return { host: binding.id, via: binding.via };
+    },
+    {
+      description: DESCRIPTIONS.rebindHost,
+      // Refused before anything is written to history: bad host ids, goals whose host is fine.
+      validator: (raw) => {
+        const parsed = rebindPayloadSchema.safeParse(raw);
+        if (!parsed.success) throw new Error(`invalid rebind: ${parsed.error.issues[0]?.message ?? ''}`);
+        const refusal = target.host.rebindRefusal(parsed.data.host);
+        if (refusal !== undefined) throw new Error(refusal);
+      },
+    },
+  );
+  wf.setHandler(
     goalStatusQuery,
-    () => statusView(target.state, { nowMs: Date.now(), awaitingReview: target.isAwaitingReview() }),
+    () =>
+      statusView(target.state, {
+        nowMs: Date.now(),
+        awaitingReview: target.isAwaitingReview(),
+        workflowId: target.workflowId,
+      }),
     { description: DESCRIPTIONS.status },
   );
   wf.setHandler(planQuery, () => target.state.planning.plan, { description: DESCRIPTIONS.plan });

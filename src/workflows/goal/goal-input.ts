@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { guardSettingsSchema } from '../principles/guards';
 import { principleSettingsSchema } from '../principles/principles';
 import { approvalSignaturesSchema, approversSchema } from './approval-authority';
+import { hostIdSchema, workspaceSourceSchema } from '../hosts/host-queues';
 
 export const ApprovalPolicy = { Auto: 'auto', Ask: 'ask' } as const;
 export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy];
@@ -42,6 +43,11 @@ export const activityTimingSchema = z
       .positive()
       .default(11 * 60_000),
     heartbeatTimeoutMs: z.number().int().positive().default(30_000),
+    /**
+     * How long a call may wait for a worker of the goal's host before the host counts as
+     * unavailable (schedule-to-start), and how often it is asked again while it is.
+     */
+    hostTimeoutMs: z.number().int().positive().default(60_000),
   })
   .strict();
 
@@ -57,6 +63,13 @@ export const goalInputSchema = z
     goal: z.string().trim().min(1, 'goal text must not be empty'),
     successCriteria: z.array(z.string().trim().min(1)).default([]),
     workspace: z.string().startsWith('/', 'workspace must be an absolute path'),
+    /**
+     * The host whose workers hold the workspace (KEEL_HOST_ID); when omitted, the goal asks every
+     * host polling the task queue and binds to one that has it (see README, Several machines).
+     */
+    host: hostIdSchema.optional(),
+    /** Where the workspace can be recreated, so the goal can move to another host (rebind). */
+    workspaceSource: workspaceSourceSchema.optional(),
     model: modelSettingsSchema.prefault({}),
     limits: goalLimitsSchema.prefault({}),
     /** Mutating calls: run at once (auto) or wait for a human (ask). Irreversible calls always wait. */

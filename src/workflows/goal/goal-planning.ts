@@ -192,10 +192,9 @@ export class GoalPlanning {
     const snapshotId = this.planning.snapshotId;
     this.planning.snapshotId = undefined;
     if (!this.goal.state.config.planning.rollbackOnBacktrack || !snapshotId) return;
-    const restored = await this.goal.activities.support.restoreWorkspace({
-      workspace: this.goal.state.config.workspace,
-      backupId: snapshotId,
-    });
+    const restored = await this.goal.onWorkspaceHost((workspace) =>
+      workspace.restoreWorkspace({ workspace: this.goal.state.config.workspace, backupId: snapshotId }),
+    );
     this.goal.record(
       LedgerEventKind.PlanRolledBack,
       `rolled back the files of plan attempt ${failed.attempt}`,
@@ -212,10 +211,9 @@ export class GoalPlanning {
     const plan = this.planning.plan;
     if (!this.goal.state.config.planning.rollbackOnBacktrack || !plan || this.planning.snapshotId) return;
     const backupId = `${this.goal.workflowId}-attempt-${plan.attempt}`;
-    await this.goal.activities.support.backupWorkspace({
-      workspace: this.goal.state.config.workspace,
-      backupId,
-    });
+    await this.goal.onWorkspaceHost((workspace) =>
+      workspace.backupWorkspace({ workspace: this.goal.state.config.workspace, backupId }),
+    );
     this.planning.snapshotId = backupId;
   }
 

@@ -9,6 +9,7 @@ import { Strategy } from '../planning/strategy';
 import { toolCatalogueSchema } from '../tools/tool-catalogue';
 import { toolImageSchema } from '../tools/tool-outcome';
 import { transcriptMessageSchema } from '../common/transcript';
+import { hostBindingSchema } from '../hosts/host-binding';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;
@@ -36,6 +37,8 @@ export const GoalPhase = {
   AwaitingFollowUp: 'awaiting-follow-up',
   Planning: 'planning',
   Reviewing: 'reviewing',
+  /** The workers of the goal's workspace host take no calls (see hosts/host-binding.ts). */
+  HostUnavailable: 'host-unavailable',
   Done: 'done',
 } as const;
 export type GoalPhase = (typeof GoalPhase)[keyof typeof GoalPhase];
@@ -93,6 +96,8 @@ export const toolCallRecordSchema = z.object({
       unknownOutcome: z.boolean().optional(),
       /** Images the tool returned (MCP image contents), sent to the model with the text. */
       images: z.array(toolImageSchema).optional(),
+      /** The host whose worker ran the call (multi-host: always the goal's workspace host). */
+      host: z.string().optional(),
     })
     .optional(),
 });
@@ -122,6 +127,8 @@ export const goalCountersSchema = z.object({
   /** Approve/deny signals that changed nothing (malformed, unknown call, unauthorized, bad signature). */
   approvalsIgnored: z.number().int().nonnegative().default(0),
   unknownOutcomes: z.number().int().nonnegative(),
+  /** Executed calls by the host that ran them (see hosts/host-queues.ts). */
+  toolCallsByHost: z.record(z.string(), z.number().int().nonnegative()).default({}),
 });
 export type GoalCounters = z.infer<typeof goalCountersSchema>;
 
@@ -215,6 +222,8 @@ export const goalStateSchema = z.object({
     rawFallbacks: z.number().int().nonnegative(),
   }),
   lastModel: z.string().optional(),
+  /** The host holding the workspace, bound at the goal's start; absent in goals from before. */
+  host: hostBindingSchema.optional(),
 });
 export type GoalState = z.infer<typeof goalStateSchema>;
 
@@ -230,6 +239,7 @@ export function emptyCounters(): GoalCounters {
     approvalsTimedOut: 0,
     approvalsIgnored: 0,
     unknownOutcomes: 0,
+    toolCallsByHost: {},
   };
 }
 

@@ -1,7 +1,13 @@
 import * as wf from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { KeelActivities } from '../../activities';
+
+type ExecuteToolInput = Parameters<KeelActivities['executeTool']>[0];
 import { LOCAL_READ_MAX_TIMEOUT_MS, LOCAL_READS_PATCH, type ActivityProxies } from './activity-proxies';
 import type { DecisionRefusal } from './approval-decision';
-import { describeFailure, outcomeUnknownDetailsOf } from './goal-failures';
+import { describeFailure, isFailureOfType, outcomeUnknownDetailsOf } from './goal-failures';
+import type { GoalHost } from './goal-host';
+import { FailureType } from '../common/failure-types';
 import type { GoalGuards } from './goal-guards';
 import type { GoalPlanning, PlanningOutcome } from './goal-planning';
 import { GoalPhase, type ApprovalDecision, type GoalState, type ToolCallRecord } from './goal-state';
@@ -23,6 +29,7 @@ export interface ToolCallsHost {
   readonly planning: GoalPlanning;
   readonly guards: GoalGuards;
   readonly visibility: GoalVisibility;
+  readonly host: GoalHost;
   priority(): { priorityKey: number };
   checkBudget(): unknown;
   continueAsNew(): Promise<never>;
@@ -36,6 +43,11 @@ export interface ToolCallsHost {
 export class GoalToolCalls {
   /** Set when a reported step failure used up every plan attempt; checked at the turn's end. */
   planningGaveUp: PlanningOutcome | undefined;
+  /**
+   * A local read found this run's worker is not the goal's host: later reads go to the host's
+   * queue at once. Derived from recorded results only, so it replays the same.
+   */
+  private localReadsMissHost = false;
 
   constructor(private readonly goal: ToolCallsHost) {}
 
@@ -234,8 +246,6 @@ export class GoalToolCalls {
     counters.toolCallsByReversibility[call.reversibility] += 1;
     this.goal.visibility.show();
     const entry = catalogueEntry(this.state.tools?.catalogue ?? [], call.toolName);
-    const timeoutMs = entry?.timeoutMs;
-    const proxies = this.goal.activities.toolsWithTimeout(timeoutMs);
     const input = {
       toolName: call.toolName,
       input: call.input,
@@ -248,21 +258,18 @@ export class GoalToolCalls {
     };
     let outcome: ToolOutcome | undefined;
     try {
-      if (this.runsLocally(call, entry)) {
-        outcome = await proxies.localReads.executeTool.executeWithOptions({ summary: call.summary }, [input]);
-      } else {
-        const tools = call.reversibility === 'irreversible' ? proxies.onceOnlyTools : proxies.tools;
-        outcome = await tools.executeTool.executeWithOptions(
-          { summary: call.summary, priority: this.goal.priority() },
-          [input],
-        );
-      }
+      outcome = await this.runCall(call, entry, input);
       const shown = this.state.config.principles.actionableFailure ? outcome : { ...outcome, candidates: [] };
       call.result = {
         content: formatToolResult(shown),
         isError: !outcome.ok,
         ...(outcome.images === undefined ? {} : { images: outcome.images }),
+        ...(outcome.host === undefined ? {} : { host: outcome.host }),
       };
+      if (outcome.host !== undefined) {
+        const byHost = counters.toolCallsByHost;
+        byHost[outcome.host] = (byHost[outcome.host] ?? 0) + 1;
+      }
     } catch (error) {
       if (wf.isCancellation(error)) throw error;
       call.result = this.failedCallResult(call, error);
@@ -271,8 +278,56 @@ export class GoalToolCalls {
     this.afterCall(call, outcome, atToolCall);
   }
 
+  /**
+   * A quick read runs locally when this worker is the goal's host (the activity checks and says
+   * WrongHost otherwise); every other call goes to the host's queue, and waits there while the
+   * host is away (goal-host.ts).
+   */
+  private async runCall(
+    call: ToolCallRecord,
+    entry: ReturnType<typeof catalogueEntry>,
+    input: ExecuteToolInput,
+  ): Promise<ToolOutcome> {
+    const timeoutMs = entry?.timeoutMs;
+    if (this.runsLocally(call, entry)) {
+      try {
+        return await this.goal.activities
+          .toolsWithTimeout(timeoutMs)
+          .localReads.executeTool.executeWithOptions({ summary: call.summary }, [this.onHost(input)]);
+      } catch (error) {
+        if (!isFailureOfType(error, FailureType.WrongHost)) throw error;
+        this.localReadsMissHost = true;
+      }
+    }
+    const irreversible = call.reversibility === 'irreversible';
+    let firstQueue: string | undefined;
+    return this.goal.host.run((hostQueue) => {
+      firstQueue ??= hostQueue;
+      if (irreversible && hostQueue !== firstQueue) {
+        // An earlier attempt may have begun on the host that went away, whose journal no other
+        // host can read: reported as unknown, never run a second time elsewhere.
+        throw ApplicationFailure.nonRetryable(
+          `the goal moved to another host while this call waited; whether it began on the host it left is not known`,
+          FailureType.OutcomeUnknown,
+        );
+      }
+      const proxies = this.goal.activities.toolsWithTimeout(timeoutMs, hostQueue);
+      const tools = irreversible ? proxies.onceOnlyTools : proxies.tools;
+      return tools.executeTool.executeWithOptions({ summary: call.summary, priority: this.goal.priority() }, [
+        this.onHost(input),
+      ]);
+    });
+  }
+
+  /** The call's input naming the goal's host as it is now (a rebind moves it between attempts). */
+  private onHost(input: ExecuteToolInput): ExecuteToolInput {
+    const host = this.goal.host.id;
+    return host === undefined ? input : { ...input, host };
+  }
+
   /** Quick read-only calls run as local activities (see activity-proxies.ts, localReads). */
   private runsLocally(call: ToolCallRecord, entry: ReturnType<typeof catalogueEntry>): boolean {
+    if (this.localReadsMissHost) return false;
     if (call.reversibility !== 'read-only' || entry?.tier.kind !== 'fixed') return false;
     if ((entry.timeoutMs ?? 0) > LOCAL_READ_MAX_TIMEOUT_MS) return false;
     return wf.patched(LOCAL_READS_PATCH);

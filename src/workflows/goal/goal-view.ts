@@ -2,7 +2,8 @@ import { budgetUses, type Budget } from '../principles/budget';
 import type { GoalDetailsInput } from './goal-details';
 import { GoalPhase, GoalStatus, type GoalState } from './goal-state';
 import type { GoalResult } from './goal-result';
-import type { GoalStats, GoalStatusView, GuardsView, PendingApprovalView } from './messages';
+import type { GoalStats, GoalStatusView, GuardsView, HostView, PendingApprovalView } from './messages';
+import { unavailableActions } from '../hosts/host-binding';
 import { costPicture } from '../principles/principles';
 import { explorationRatio, reflectionResponseRate } from '../reflection/reflection-response';
 import { rawFallbackRate } from '../common/structured-output';
@@ -111,6 +112,27 @@ export function guardsView(state: GoalState): GuardsView | undefined {
   };
 }
 
+/** The bound host; while it is away, since when and what a human can do. */
+export function hostView(state: GoalState, workflowId: string): HostView | undefined {
+  const host = state.host;
+  if (host === undefined) return undefined;
+  return {
+    id: host.id,
+    queue: host.queue,
+    via: host.via,
+    boundAt: host.boundAt,
+    ...(host.unavailableSince === undefined
+      ? {}
+      : {
+          unavailableSince: host.unavailableSince,
+          actions: unavailableActions({
+            workflowId,
+            canRecreate: state.config.workspaceSource !== undefined,
+          }),
+        }),
+  };
+}
+
 export function budgetUse(state: GoalState, nowMs: number): GoalStatusView['budget'] {
   const budget = effectiveBudget(state);
   if (!budget) return undefined;
@@ -119,8 +141,9 @@ export function budgetUse(state: GoalState, nowMs: number): GoalStatusView['budg
 
 export function statusView(
   state: GoalState,
-  options: { nowMs: number; awaitingReview: boolean },
+  options: { nowMs: number; awaitingReview: boolean; workflowId: string },
 ): GoalStatusView {
+  const host = hostView(state, options.workflowId);
   const task = state.tasks[state.tasks.length - 1] ?? { index: 0, text: state.config.goal };
   const budget = budgetUse(state, options.nowMs);
   const lastCheckpoint = state.principles.cadence.lastCheckpoint;
@@ -148,6 +171,7 @@ export function statusView(
     ...(state.config.approvalSignatures ? { signedApprovals: true } : {}),
     ...(state.status !== GoalStatus.Running ? { result: goalResultOf(state, options.nowMs) } : {}),
     ...(guards ? { guards } : {}),
+    ...(host ? { host } : {}),
   };
 }
 
@@ -155,7 +179,11 @@ export function detailsInput(
   state: GoalState,
   options: { workflowId: string; nowMs: number },
 ): GoalDetailsInput {
-  const view = statusView(state, { nowMs: options.nowMs, awaitingReview: false });
+  const view = statusView(state, {
+    nowMs: options.nowMs,
+    awaitingReview: false,
+    workflowId: options.workflowId,
+  });
   return {
     workflowId: options.workflowId,
     status: state.status,
@@ -175,6 +203,7 @@ export function detailsInput(
     ...(view.lastIgnoredDecision ? { lastIgnoredDecision: view.lastIgnoredDecision } : {}),
     ...(awaitsHumanReview(state) ? { awaitingHumanReview: true } : {}),
     ...(view.guards ? { guards: view.guards } : {}),
+    ...(view.host ? { host: view.host } : {}),
   };
 }
 

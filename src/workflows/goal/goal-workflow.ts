@@ -25,7 +25,9 @@ import { GoalDiscipline } from './goal-discipline';
 import { goalEnding } from './goal-ending';
 import { describeFailure, heldBack } from './goal-failures';
 import { GoalGuards, type GuardStop } from './goal-guards';
+import { GoalHost } from './goal-host';
 import { registerGoalHandlers } from './goal-handlers';
+import type { WorkspaceActivities } from './goal-context';
 import type { GoalConfig, GoalInput } from './goal-input';
 import { GoalModelCalls } from './goal-model-calls';
 import { GoalPlanning } from './goal-planning';
@@ -95,10 +97,17 @@ class GoalRun {
   private readonly model: GoalModelCalls;
   private readonly discipline: GoalDiscipline;
   private readonly guards: GoalGuards;
+  private readonly host: GoalHost;
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
     this.visibility = new GoalVisibility(state, this.workflowId, this.activities.ledger);
+    this.host = new GoalHost({
+      state,
+      activities: this.activities,
+      visibility: this.visibility,
+      workflowId: this.workflowId,
+    });
     this.discipline = new GoalDiscipline(state, this.visibility);
     this.model = new GoalModelCalls({
       state,
@@ -115,6 +124,10 @@ class GoalRun {
         this.visibility.record(kind, summary, data),
       note: (text: string) => state.notes.push(text),
       structured: this.model.structured.bind(this.model),
+      onWorkspaceHost: <T>(call: (workspace: WorkspaceActivities) => Promise<T>) =>
+        this.host.run((queue) =>
+          call(queue === undefined ? this.activities.support : this.activities.onHost(queue).workspace),
+        ),
     };
     this.planning = new GoalPlanning(context);
     this.assessment = new GoalAssessment(context);
@@ -127,6 +140,7 @@ class GoalRun {
       planning: this.planning,
       guards: this.guards,
       visibility: this.visibility,
+      host: this.host,
       priority: () => this.model.priority(),
       checkBudget: () => this.discipline.checkBudget(),
       continueAsNew: () => this.continueAsNew(),
@@ -144,6 +158,7 @@ class GoalRun {
       decide: (call, decision) => this.toolCalls.decide(call, decision),
       ignore: (refusal) => this.toolCalls.ignore(refusal),
       isAwaitingReview: () => this.awaitingReview,
+      host: this.host,
     });
   }
 
@@ -223,8 +238,12 @@ class GoalRun {
     }
   }
 
-  /** First run only: worker defaults, improvement notes from earlier runs, the first plan. */
+  /**
+   * First run only: the workspace host, worker defaults, improvement notes from earlier runs, the
+   * first plan. A workspace no host has fails the goal here, before any model call is paid for.
+   */
   private async prepare(): Promise<string | undefined> {
+    await this.host.bind();
     const toolsFailure = await this.learnTools();
     if (toolsFailure) return toolsFailure;
     const defaults = await this.activities.support.workerDefaults();

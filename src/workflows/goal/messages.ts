@@ -5,6 +5,7 @@ import type { LedgerEvent } from '../common/ledger';
 import type { GoalResult, GoalStats } from './goal-result';
 import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
+import { hostIdSchema } from '../hosts/host-queues';
 
 /**
  * Every message a goal understands, defined once and imported by the workflow, the CLI and the
@@ -96,6 +97,8 @@ export interface GoalStatusView {
   result?: GoalResult;
   /** The hard guards: decisions taken, whether checkpoints are enforced, the latest decision. */
   guards?: GuardsView;
+  /** The workspace host the goal is bound to (absent for goals started before host affinity). */
+  host?: HostView;
 }
 
 export const goalStatusQuery = defineQuery<GoalStatusView>('status');
@@ -116,6 +119,32 @@ export type ReviewPayload = z.input<typeof reviewPayloadSchema>;
 /** A human's review of the goal's output, for goals whose reflection asks for one. */
 export const submitReviewUpdate = defineUpdate<{ accepted: boolean }, [ReviewPayload]>('submitReview');
 
+/** Move a goal whose host is unavailable to another host (see README, Several machines). */
+export const rebindPayloadSchema = z
+  .object({
+    host: hostIdSchema,
+    by: z.string().trim().min(1).default('unknown'),
+  })
+  .strict();
+export type RebindPayload = z.input<typeof rebindPayloadSchema>;
+export interface RebindReceipt {
+  host: string;
+  /** rebound: the host had the workspace; cloned: it was recreated there from the goal's git source. */
+  via: 'rebound' | 'cloned' | 'probe' | 'named';
+}
+export const rebindHostUpdate = defineUpdate<RebindReceipt, [RebindPayload]>('rebindHost');
+
+/** The goal's workspace host, as the status query shows it. */
+export interface HostView {
+  id: string;
+  queue: string;
+  via: string;
+  boundAt: string;
+  /** While its workers take no calls: since when, and what a human can do. */
+  unavailableSince?: string;
+  actions?: string[];
+}
+
 export const DESCRIPTIONS = {
   approve:
     'Approve a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "signature": "(when the goal requires one)"}',
@@ -127,4 +156,6 @@ export const DESCRIPTIONS = {
   ledger: 'Notable events of the goal (plans, checkpoints, approvals, budgets, reflections)',
   assessNow: 'Run a self-assessment at the next turn boundary',
   submitReview: 'Accept or reject the goal output (when its reflection asks for a human review)',
+  rebindHost:
+    'Move a goal whose workspace host is unavailable to another host that has (or can clone) the workspace: {"host": "...", "by": "..."}',
 } as const;

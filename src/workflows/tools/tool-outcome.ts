@@ -35,5 +35,7 @@ export const toolOutcomeSchema = z.object({
   effects: workspaceEffectsSchema.optional(),
   /** Images the model sees with the result (MCP image contents), base64 without a data: prefix. */
   images: z.array(toolImageSchema).optional(),
+  /** The host whose worker ran the call (KEEL_HOST_ID), stamped by the tool activity. */
+  host: z.string().optional(),
 });
 export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;

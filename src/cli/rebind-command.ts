@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import type { Client } from '@temporalio/client';
+import { goalHandle, rebindHost } from './lazy-modules';
+import { CliError } from './cli-error';
+import { hostIdSchema } from '../workflows/hosts/host-queues';
+
+type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) => Promise<T>;
+
+/**
+ * `keel rebind <workflowId> --host <id>`: moves a goal whose workspace host is unavailable to
+ * another host, through the `rebindHost` Update. The goal refuses unless its host is away and the
+ * new host has the workspace or can clone it from the goal's git source (`keel run --git`).
+ */
+export function registerRebindCommand(
+  program: Command,
+  withClient: WithClient,
+  print: (line: string) => void,
+): void {
+  program
+    .command('rebind')
+    .description('move a goal whose workspace host is unavailable to another host')
+    .argument('<workflowId>')
+    .requiredOption('--host <id>', 'the host to move to (`keel hosts` lists them)')
+    .option('--by <name>', 'who moves it (default $USER)')
+    .action(async (workflowId: string, options: { host: string; by?: string }, command: Command) => {
+      const host = hostIdSchema.safeParse(options.host);
+      if (!host.success) throw new CliError(`--host: ${host.error.issues[0]?.message ?? 'invalid host id'}`);
+      await withClient(command, async (client) => {
+        const receipt = await rebindHost(goalHandle(client, workflowId), {
+          host: host.data,
+          by: options.by ?? process.env.USER ?? 'unknown',
+        });
+        print(
+          `moved ${workflowId} to host ${receipt.host}${receipt.via === 'cloned' ? ' (workspace cloned there)' : ''}`,
+        );
+      });
+    });
+}

@@ -1,0 +1,55 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { goalStatusQuery, rebindHostUpdate, type RebindReceipt } from '../workflows/goal/messages';
+import type { GoalHandle } from './goal-client';
+
+export type BindingWait =
+  | { kind: 'bound'; host: string; via: string }
+  /** The goal ended before it bound (its workspace exists on no host, the host is unknown, …). */
+  | { kind: 'failed'; message: string }
+  /** Nothing answered in time: no worker has taken the goal yet. */
+  | { kind: 'pending' };
+
+/**
+ * Waits until a new goal is bound to its workspace host (see README, Several machines), so
+ * `keel run` can say where it runs, or print why it cannot run anywhere, before it returns.
+ */
+export async function awaitHostBinding(
+  handle: GoalHandle,
+  options: { timeoutMs: number; pollMs?: number },
+): Promise<BindingWait> {
+  const deadline = Date.now() + options.timeoutMs;
+  const pollMs = options.pollMs ?? 200;
+  for (;;) {
+    const description = await handle.describe().catch(() => undefined);
+    const execution = description?.status.name;
+    if (execution !== undefined && execution !== 'RUNNING')
+      return { kind: 'failed', message: await endingOf(handle) };
+    if (execution === 'RUNNING') {
+      // A query needs a worker; one that cannot answer yet is asked again at the next poll.
+      const view = await handle.query(goalStatusQuery).catch(() => undefined);
+      if (view?.host !== undefined) return { kind: 'bound', host: view.host.id, via: view.host.via };
+      // A goal of a worker without host affinity (an older keel) has no host to wait for.
+      if (view !== undefined && view.counters.modelTurns > 0) return { kind: 'pending' };
+    }
+    if (Date.now() >= deadline) return { kind: 'pending' };
+    await sleep(pollMs);
+  }
+}
+
+async function endingOf(handle: GoalHandle): Promise<string> {
+  try {
+    await handle.result();
+    return 'the goal ended before it bound to a host';
+  } catch (error) {
+    const cause = (error as { cause?: { message?: string } }).cause;
+    return cause?.message ?? (error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Moves a goal whose host is unavailable to another host (the rebindHost Update). */
+export function rebindHost(
+  handle: GoalHandle,
+  options: { host: string; by: string },
+): Promise<RebindReceipt> {
+  return handle.executeUpdate(rebindHostUpdate, { args: [{ host: options.host, by: options.by }] });
+}

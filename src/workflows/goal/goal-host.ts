@@ -1,0 +1,268 @@
+import * as wf from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import type { ActivityProxies } from './activity-proxies';
+import { describeFailure } from './goal-failures';
+import { GoalPhase, type GoalState } from './goal-state';
+import type { GoalVisibility } from './goal-visibility';
+import { LedgerEventKind } from '../common/ledger';
+import { FailureType } from '../common/failure-types';
+import {
+  chooseBinding,
+  unavailableActions,
+  unavailableText,
+  type HostAnswer,
+  type HostBinding,
+} from '../hosts/host-binding';
+import { hostTaskQueue, WorkspaceProbeState, type WorkspaceProbe } from '../hosts/host-queues';
+
+/** Goals bind to a host from this change on; older histories replay without asking (wf.patched). */
+export const HOST_AFFINITY_PATCH = 'workspace-host-affinity';
+/** Hosts answer the binding question within this (a listed host that cannot is not chosen). */
+const BIND_QUESTION_TIMEOUT_MS = 15_000;
+/** While a host is away, the question to it waits in its queue up to this long before it is asked anew. */
+const LONGEST_QUESTION_WAIT_MS = 10 * 60_000;
+
+/**
+ * The goal's workspace host: bound at the start (the hosts polling the task queue are asked who
+ * has the workspace), every workspace activity sent to its queue, and — when its workers take no
+ * calls — a visible wait (phase host-unavailable, ledger, candidate actions) until the host is
+ * back or a human rebinds the goal. A call never runs on another host.
+ */
+export class GoalHost {
+  private waiting: Promise<void> | undefined;
+  private rebinding = false;
+
+  constructor(
+    private readonly goal: {
+      readonly state: GoalState;
+      readonly activities: ActivityProxies;
+      readonly visibility: GoalVisibility;
+      readonly workflowId: string;
+    },
+  ) {}
+
+  private get state(): GoalState {
+    return this.goal.state;
+  }
+
+  /** The bound host's queue; undefined for goals started before host affinity. */
+  get queue(): string | undefined {
+    return this.state.host?.queue;
+  }
+
+  get id(): string | undefined {
+    return this.state.host?.id;
+  }
+
+  /**
+   * Binds the goal to the host that has its workspace (or the one the input names). Throws a
+   * non-retryable UnknownHost or WorkspaceNotFound failure, which fails the goal at its start.
+   */
+  async bind(): Promise<void> {
+    if (this.state.host !== undefined || !wf.patched(HOST_AFFINITY_PATCH)) return;
+    const config = this.state.config;
+    const candidates =
+      config.host !== undefined
+        ? [config.host]
+        : (
+            await this.goal.activities.hosts.listHosts.executeWithOptions(
+              { summary: 'list the hosts polling the task queue' },
+              [{ taskQueue: wf.workflowInfo().taskQueue }],
+            )
+          ).hosts;
+    const answers = await Promise.all(candidates.map((hostId) => this.ask(hostId, BIND_QUESTION_TIMEOUT_MS)));
+    const choice = chooseBinding({
+      workspace: config.workspace,
+      answers,
+      ...(config.host === undefined ? {} : { named: config.host }),
+      ...(config.workspaceSource === undefined ? {} : { source: config.workspaceSource }),
+    });
+    if (choice.kind === 'fail') {
+      throw ApplicationFailure.nonRetryable(choice.message, FailureType[choice.type]);
+    }
+    if (choice.kind === 'clone') await this.recreateOn(choice.hostId);
+    this.state.host = this.binding(choice.hostId, choice.kind === 'clone' ? 'cloned' : choice.via);
+    this.goal.visibility.record(LedgerEventKind.HostBound, `bound to host ${choice.hostId}`, {
+      host: choice.hostId,
+      via: this.state.host.via,
+      asked: candidates,
+    });
+  }
+
+  /**
+   * Runs a workspace activity on the goal's host; while the host takes no calls, waits for it
+   * (or for a rebind) and asks again. Goals without a host run `call` on the shared queue.
+   */
+  async run<T>(call: (hostQueue: string | undefined) => Promise<T>): Promise<T> {
+    for (;;) {
+      const queue = this.queue;
+      try {
+        return await call(queue);
+      } catch (error) {
+        if (queue === undefined || !isScheduleToStartTimeout(error)) throw error;
+      }
+      await this.awaitHost();
+    }
+  }
+
+  /** Parallel calls that all found the host away share one wait. */
+  private awaitHost(): Promise<void> {
+    this.waiting ??= this.waitForHost().finally(() => {
+      this.waiting = undefined;
+    });
+    return this.waiting;
+  }
+
+  private async waitForHost(): Promise<void> {
+    const host = this.state.host as HostBinding;
+    const phaseBefore = this.state.phase;
+    host.unavailableSince = new Date().toISOString();
+    const actions = unavailableActions({
+      workflowId: this.goal.workflowId,
+      canRecreate: this.state.config.workspaceSource !== undefined,
+    });
+    this.goal.visibility.record(LedgerEventKind.HostUnavailable, unavailableText(host), {
+      host: host.id,
+      since: host.unavailableSince,
+      actions,
+    });
+    this.state.phase = GoalPhase.HostUnavailable;
+    this.goal.visibility.show();
+    const waitingFor = host.id;
+    // A question waits in the host's queue until a worker takes it, so a longer wait does not
+    // delay the resumption; it only keeps a week-long outage from filling the history.
+    let questionWaitMs = this.state.config.timing.hostTimeoutMs;
+    const longestWaitMs = Math.max(questionWaitMs, LONGEST_QUESTION_WAIT_MS);
+    for (;;) {
+      if (this.state.host?.id !== waitingFor) break; // rebound by a human (rebindHost)
+      const answer = await this.askUnlessRebound(waitingFor, questionWaitMs);
+      questionWaitMs = Math.min(questionWaitMs * 2, longestWaitMs);
+      if (answer !== undefined) {
+        this.goal.visibility.record(LedgerEventKind.HostAvailable, `host ${waitingFor} is back`, {
+          host: waitingFor,
+          unavailableSince: host.unavailableSince,
+          workspace: answer.state,
+        });
+        delete host.unavailableSince;
+        break;
+      }
+    }
+    if (this.state.phase === GoalPhase.HostUnavailable) this.state.phase = phaseBefore;
+    this.goal.visibility.show();
+  }
+
+  /** Asks the host again (its workers take the question once they poll), unless a rebind comes first. */
+  private async askUnlessRebound(hostId: string, waitMs: number): Promise<WorkspaceProbe | undefined> {
+    // One scope for both: whichever loses is cancelled, so no wait outlives its round.
+    const scope = new wf.CancellationScope();
+    const first = await scope.run(() =>
+      Promise.race([
+        this.ask(hostId, waitMs).then((answer) => answer.probe),
+        wf.condition(() => this.state.host?.id !== hostId).then(() => undefined),
+      ]),
+    );
+    scope.cancel();
+    return first;
+  }
+
+  /** Whether a human may move the goal now; the reason when not. */
+  rebindRefusal(hostId: string): string | undefined {
+    if (this.state.host === undefined)
+      return 'this goal is not bound to a host (it started before host affinity)';
+    if (this.rebinding) return 'a rebind of this goal is already in progress';
+    if (hostId === this.state.host.id) return `the goal is already bound to host ${hostId}`;
+    if (this.state.host.unavailableSince === undefined)
+      return `host ${this.state.host.id} is available: a goal moves only while its host is unavailable`;
+    return undefined;
+  }
+
+  /**
+   * A human moves the goal to another host (Update rebindHost): that host must have the
+   * workspace, or recreate it from the goal's git source. Throws when it cannot.
+   */
+  async rebind(hostId: string, by: string): Promise<HostBinding> {
+    this.rebinding = true;
+    try {
+      const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS);
+      const source = this.state.config.workspaceSource;
+      if (answer.probe === undefined) {
+        throw ApplicationFailure.nonRetryable(
+          `host ${hostId} did not answer: no worker of that host polls ${this.queueOf(hostId)}`,
+          FailureType.UnknownHost,
+        );
+      }
+      let via: HostBinding['via'] = 'rebound';
+      if (answer.probe.state === WorkspaceProbeState.Missing && source !== undefined) {
+        await this.recreateOn(hostId);
+        via = 'cloned';
+      } else if (answer.probe.state !== WorkspaceProbeState.Present) {
+        throw ApplicationFailure.nonRetryable(
+          `host ${hostId} does not have the workspace ${this.state.config.workspace} (${answer.probe.state})${
+            source === undefined ? ' and the goal has no git source to recreate it' : ''
+          }`,
+          FailureType.WorkspaceNotFound,
+        );
+      }
+      const from = this.state.host?.id;
+      this.state.host = this.binding(hostId, via);
+      this.goal.visibility.record(
+        LedgerEventKind.HostRebound,
+        `moved from host ${from} to ${hostId} by ${by}`,
+        {
+          from,
+          host: hostId,
+          via,
+          by,
+        },
+      );
+      this.goal.visibility.show();
+      return this.state.host;
+    } finally {
+      this.rebinding = false;
+    }
+  }
+
+  private async recreateOn(hostId: string): Promise<void> {
+    const source = this.state.config.workspaceSource;
+    if (source === undefined) return;
+    await this.goal.activities
+      .onHost(this.queueOf(hostId), BIND_QUESTION_TIMEOUT_MS)
+      .workspace.prepareWorkspace.executeWithOptions({ summary: `clone ${source.git} on host ${hostId}` }, [
+        { workspace: this.state.config.workspace, source },
+      ]);
+  }
+
+  /** Asks one host about the workspace; no answer (the host is away, or failed to answer) is undefined. */
+  private async ask(hostId: string, timeoutMs: number): Promise<HostAnswer> {
+    try {
+      const probe = await this.goal.activities
+        .onHost(this.queueOf(hostId), timeoutMs)
+        .questions.probeWorkspace.executeWithOptions({ summary: `does host ${hostId} have the workspace?` }, [
+          { workspace: this.state.config.workspace },
+        ]);
+      return { hostId, probe };
+    } catch (error) {
+      if (wf.isCancellation(error)) throw error;
+      if (!isScheduleToStartTimeout(error))
+        wf.log.warn('host question failed', { hostId, error: describeFailure(error) });
+      return { hostId, probe: undefined };
+    }
+  }
+
+  private binding(hostId: string, via: HostBinding['via']): HostBinding {
+    return { id: hostId, queue: this.queueOf(hostId), boundAt: new Date().toISOString(), via };
+  }
+
+  private queueOf(hostId: string): string {
+    return hostTaskQueue(wf.workflowInfo().taskQueue, hostId);
+  }
+}
+
+/** No worker of the host took the activity in time: it never ran, so it is safe to ask again. */
+export function isScheduleToStartTimeout(error: unknown): boolean {
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof TimeoutFailure &&
+    error.cause.timeoutType === 'SCHEDULE_TO_START'
+  );
+}

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { WorkspaceProbeState, type WorkspaceProbe, type WorkspaceSource } from './host-queues';
+
+/**
+ * Which host a goal binds to, decided from what the hosts answered when asked about its
+ * workspace. Pure: the answers are activity results recorded in history, so the choice replays.
+ */
+
+export const hostBindingSchema = z.object({
+  id: z.string(),
+  /** The task queue of that host's workers: tool calls, backups and the journal go there. */
+  queue: z.string(),
+  boundAt: z.string(),
+  /** probe: the host had the workspace; named: chosen by the goal input; cloned: recreated there. */
+  via: z.enum(['probe', 'named', 'cloned', 'rebound']),
+  /** Set while the host does not take the goal's calls (schedule-to-start timeouts). */
+  unavailableSince: z.string().optional(),
+});
+export type HostBinding = z.infer<typeof hostBindingSchema>;
+
+export type BindingChoice =
+  | { kind: 'bind'; hostId: string; via: 'probe' | 'named' }
+  /** No host has the workspace, but the goal can recreate it from its source on this host. */
+  | { kind: 'clone'; hostId: string }
+  | { kind: 'fail'; type: 'UnknownHost' | 'WorkspaceNotFound'; message: string };
+
+/** An answer, or `undefined` when the host did not take the question in time. */
+export interface HostAnswer {
+  hostId: string;
+  probe: WorkspaceProbe | undefined;
+}
+
+export function chooseBinding(options: {
+  workspace: string;
+  /** The host the goal input names, if any. */
+  named?: string;
+  answers: readonly HostAnswer[];
+  source?: WorkspaceSource;
+}): BindingChoice {
+  const { workspace, named, answers, source } = options;
+  const answering = answers.filter((answer) => answer.probe !== undefined);
+  if (named !== undefined) {
+    const answer = answers.find((candidate) => candidate.hostId === named);
+    if (answer?.probe === undefined) {
+      return {
+        kind: 'fail',
+        type: 'UnknownHost',
+        message: `unknown host "${named}": no worker of that host took the goal's question about its workspace`,
+      };
+    }
+    if (answer.probe.state === WorkspaceProbeState.Present)
+      return { kind: 'bind', hostId: named, via: 'named' };
+    if (source !== undefined && answer.probe.state === WorkspaceProbeState.Missing)
+      return { kind: 'clone', hostId: named };
+    return {
+      kind: 'fail',
+      type: 'WorkspaceNotFound',
+      message: `host "${named}" does not have the workspace ${workspace} (${describeState(answer.probe.state)})`,
+    };
+  }
+  const holding = answering
+    .filter((answer) => answer.probe?.state === WorkspaceProbeState.Present)
+    .map((answer) => answer.hostId)
+    .sort();
+  if (holding[0] !== undefined) return { kind: 'bind', hostId: holding[0], via: 'probe' };
+  if (source !== undefined) {
+    const room = answering
+      .filter((answer) => answer.probe?.state === WorkspaceProbeState.Missing)
+      .map((answer) => answer.hostId)
+      .sort();
+    if (room[0] !== undefined) return { kind: 'clone', hostId: room[0] };
+  }
+  const asked = answers.map((answer) => answer.hostId).sort();
+  return {
+    kind: 'fail',
+    type: 'WorkspaceNotFound',
+    message:
+      asked.length === 0
+        ? `workspace ${workspace}: no keel worker polls the task queue, so no host could be asked for it`
+        : `workspace ${workspace} exists on no host (asked: ${asked
+            .map((hostId) => `${hostId}${answerNote(answers, hostId)}`)
+            .join(', ')})`,
+  };
+}
+
+function answerNote(answers: readonly HostAnswer[], hostId: string): string {
+  const probe = answers.find((answer) => answer.hostId === hostId)?.probe;
+  return probe === undefined ? ' (no answer)' : ` (${describeState(probe.state)})`;
+}
+
+function describeState(state: WorkspaceProbe['state']): string {
+  switch (state) {
+    case WorkspaceProbeState.Present:
+      return 'present';
+    case WorkspaceProbeState.Missing:
+      return 'missing';
+    case WorkspaceProbeState.NotADirectory:
+      return 'not a directory';
+    case WorkspaceProbeState.OutsideRoots:
+      return "outside the host's workspace roots";
+  }
+}
+
+/** The goal phase's line while its host does not take calls. */
+export function unavailableText(binding: HostBinding): string {
+  return `workspace host ${binding.id} unavailable since ${binding.unavailableSince ?? 'now'}`;
+}
+
+/** What a human can do about an unavailable host (status, Web UI details, ledger). */
+export function unavailableActions(options: { workflowId: string; canRecreate: boolean }): string[] {
+  const actions = [
+    'wait: the goal resumes by itself once a worker of that host polls again',
+    `cancel: keel cancel ${options.workflowId}`,
+  ];
+  actions.push(
+    options.canRecreate
+      ? `rebind: keel rebind ${options.workflowId} --host <host> (the workspace is cloned there from the goal's git source)`
+      : `rebind: keel rebind ${options.workflowId} --host <host>, to a host that has the same workspace (the goal has no git source to recreate it)`,
+  );
+  return actions;
+}
