@@ -98,13 +98,13 @@ test('bad input: one clear line, non-zero exit, no stack trace', async () => {
   const notStarted = `cli-no-workspace-${Date.now()}`;
   assertOneLineFailure(
     await keel(['run', 'x', '--workspace', '/nonexistent/dir', '--id', notStarted, '--address', address]),
-    /^keel: workspace \/nonexistent\/dir does not exist$/,
+    /^keel: workspace \/nonexistent\/dir does not exist here \(on another machine\? name its host: --host ID; keel hosts lists them\)$/,
   );
   const file = path.join(tempDirectory('keel-cli-file-'), 'plain.txt');
   writeFileSync(file, 'not a directory');
   assertOneLineFailure(
     await keel(['run', 'x', '--workspace', file, '--address', address]),
-    /^keel: workspace .*plain\.txt is not a directory$/,
+    /^keel: workspace .*plain\.txt is not a directory here$/,
   );
   rmSync(path.dirname(file), { recursive: true, force: true });
   await assert.rejects(harness.client.workflow.getHandle(notStarted).describe(), WorkflowNotFoundError);
