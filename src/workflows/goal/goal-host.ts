@@ -31,6 +31,8 @@ const LONGEST_QUESTION_WAIT_MS = 10 * 60_000;
 export class GoalHost {
   private waiting: Promise<void> | undefined;
   private rebinding = false;
+  /** The hosts asked at the binding, until the binding is in the ledger. */
+  private asked: string[] | undefined;
 
   constructor(
     private readonly goal: {
@@ -82,11 +84,19 @@ export class GoalHost {
     }
     if (choice.kind === 'clone') await this.recreateOn(choice.hostId);
     this.state.host = this.binding(choice.hostId, choice.kind === 'clone' ? 'cloned' : choice.via);
-    this.goal.visibility.record(LedgerEventKind.HostBound, `bound to host ${choice.hostId}`, {
-      host: choice.hostId,
-      via: this.state.host.via,
-      asked: candidates,
+    this.asked = candidates;
+  }
+
+  /** The ledger's `host.bound`, recorded after `goal.started` (which listeners expect first). */
+  recordBinding(): void {
+    const host = this.state.host;
+    if (host === undefined || this.asked === undefined) return;
+    this.goal.visibility.record(LedgerEventKind.HostBound, `bound to host ${host.id}`, {
+      host: host.id,
+      via: host.via,
+      asked: this.asked,
     });
+    this.asked = undefined;
   }
 
   /**

@@ -257,6 +257,7 @@ class GoalRun {
       cadence: this.state.principles.cadence.base,
       notesApplied: this.state.reflection.notesApplied,
     });
+    this.host.recordBinding();
     if (!this.config.planning.enabled) return undefined;
     this.state.phase = GoalPhase.Planning;
     this.visibility.show();
