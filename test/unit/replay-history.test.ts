@@ -27,3 +27,20 @@ test('the recorded representative goal replays without nondeterminism', async ()
     REPRESENTATIVE_WORKFLOW_ID,
   );
 });
+
+// A goal recorded while keel decided LOCAL_READS_PATCH at each read (its marker sits after the
+// first read's check, not at the run's start): goals started then must still replay, reads local.
+test('a goal recorded with the local-reads marker at its first read replays', async () => {
+  const file = path.resolve(__dirname, '../fixtures/histories/local-reads-before-start-decision.json');
+  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const events = (
+    history as { events: Array<{ eventType: string; markerRecordedEventAttributes?: unknown }> }
+  ).events;
+  const markers = events.map((event) => JSON.stringify(event.markerRecordedEventAttributes ?? ''));
+  assert.ok(markers.findIndex((marker) => marker.includes('core_patch')) > 20, 'the marker mid-run');
+  await Worker.runReplayHistory(
+    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
+    temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
+    'local-reads-marker-mid-run',
+  );
+});

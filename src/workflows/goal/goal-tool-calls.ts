@@ -51,6 +51,16 @@ export class GoalToolCalls {
 
   constructor(private readonly goal: ToolCallsHost) {}
 
+  /**
+   * Whether this run's quick reads run locally (LOCAL_READS_PATCH), decided once as the run
+   * starts, before anything is awaited. Asked in a lane, wf.patched could answer differently on
+   * replay: the lane starts when the turn's check (a local activity) answers, and that answer can
+   * reach the workflow a workflow task after its marker (a query while it ran completes the task
+   * early); replay delivers it in the marker's task, before Temporal announces the patch marker
+   * recorded in the next one, so the read became an activity and replay failed (TMPRL1100).
+   */
+  private localReads = wf.patched(LOCAL_READS_PATCH);
+
   private get state(): GoalState {
     return this.goal.state;
   }
@@ -330,7 +340,11 @@ export class GoalToolCalls {
     if (this.localReadsMissHost) return false;
     if (call.reversibility !== 'read-only' || entry?.tier.kind !== 'fixed') return false;
     if ((entry.timeoutMs ?? 0) > LOCAL_READ_MAX_TIMEOUT_MS) return false;
-    return wf.patched(LOCAL_READS_PATCH);
+    // Runs recorded before the decision moved to the start carry the marker at their first read:
+    // replay follows it there. A run that started without the marker keeps to activities when live.
+    if (!this.localReads && wf.workflowInfo().unsafe.isReplaying)
+      this.localReads = wf.patched(LOCAL_READS_PATCH);
+    return this.localReads;
   }
 
   /** Principles 1 and 3, planning and assessment bookkeeping after one executed call. */
