@@ -12,6 +12,7 @@ import { createToolRegistry } from '../../src/worker';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { GoalStatus } from '../../src/workflows/goal/goal-state';
 import { goalStatusQuery } from '../../src/workflows/goal/messages';
+import { hostTaskQueue } from '../../src/workflows/hosts/host-queues';
 import {
   createHarness,
   stopOwnServer,
@@ -27,6 +28,7 @@ import {
 // task, so whatever the workflow decides on receiving it must not depend on which task it is in.
 
 const GOAL = 'GOAL-LOCAL-READS-REPLAY';
+const HOST = 'replay-host';
 const readTurn = (path: string) => ({ toolCalls: [{ name: 'read_file', input: { path } }] });
 
 let harness: Harness;
@@ -78,6 +80,25 @@ async function runGoalWithoutCache(): Promise<JsonHistory> {
   try {
     await ensureKeelSearchAttributes({ connection, namespace: 'default' });
     const directory = tempDirectory('keel-local-reads-');
+    // The goal names its host, whose queue a second worker polls (createKeelWorker does both,
+    // but takes no maxCachedWorkflows): the binding question and the tool calls go there.
+    const activities = createActivities({
+      anthropic: new Anthropic({ apiKey: 'test-key', baseURL: harness.scripted.url, maxRetries: 0 }),
+      toolRegistry: createToolRegistry({}),
+      journalDirectory: directory,
+      backupDirectory: directory,
+      reflectionStore: createMemoryReflectionStore({ warn: () => undefined }),
+      ledgerSinks: [],
+      hostId: HOST,
+      workspaceRoots: [],
+    });
+    const hostWorker = await Worker.create({
+      connection,
+      namespace: 'default',
+      taskQueue: hostTaskQueue(harness.taskQueue, HOST),
+      dataConverter: dataConverterFromEnv(),
+      activities,
+    });
     const worker = await Worker.create({
       connection,
       namespace: 'default',
@@ -85,41 +106,36 @@ async function runGoalWithoutCache(): Promise<JsonHistory> {
       workflowBundle: await workflowBundle(),
       dataConverter: dataConverterFromEnv(),
       maxCachedWorkflows: 0,
-      activities: createActivities({
-        anthropic: new Anthropic({ apiKey: 'test-key', baseURL: harness.scripted.url, maxRetries: 0 }),
-        toolRegistry: createToolRegistry({}),
-        journalDirectory: directory,
-        backupDirectory: directory,
-        reflectionStore: createMemoryReflectionStore({ warn: () => undefined }),
-        ledgerSinks: [],
-      }),
+      activities,
     });
-    return await worker.runUntil(async () => {
-      const workspace = tempDirectory('keel-ws-');
-      const handle = await harness.client.workflow.start(goalWorkflow, {
-        taskQueue: harness.taskQueue,
-        workflowId: `local-reads-replay-${Date.now()}`,
-        // Without a cache, a task that crosses a query now and then waits out its timeout (10 s).
-        workflowTaskTimeout: '3s',
-        args: [{ goal: `${GOAL}: read two files`, workspace }],
-      });
-      let done = false;
-      const result = handle.result().finally(() => (done = true));
-      // Polled as the bench's approver does: queries that land while a local activity runs.
-      const poller = (async () => {
-        while (!done) {
-          await handle.query(goalStatusQuery).catch(() => undefined);
-          await new Promise((resolve) => setTimeout(resolve, 20));
+    return await hostWorker.runUntil(() =>
+      worker.runUntil(async () => {
+        const workspace = tempDirectory('keel-ws-');
+        const handle = await harness.client.workflow.start(goalWorkflow, {
+          taskQueue: harness.taskQueue,
+          workflowId: `local-reads-replay-${Date.now()}`,
+          // Without a cache, a task that crosses a query now and then waits out its timeout (10 s).
+          workflowTaskTimeout: '3s',
+          args: [{ goal: `${GOAL}: read two files`, workspace, host: HOST }],
+        });
+        let done = false;
+        const result = handle.result().finally(() => (done = true));
+        // Polled as the bench's approver does: queries that land while a local activity runs.
+        const poller = (async () => {
+          while (!done) {
+            await handle.query(goalStatusQuery).catch(() => undefined);
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        })();
+        try {
+          assert.equal((await result).status, GoalStatus.Completed);
+        } finally {
+          done = true;
+          await poller;
         }
-      })();
-      try {
-        assert.equal((await result).status, GoalStatus.Completed);
-      } finally {
-        done = true;
-        await poller;
-      }
-      return JSON.parse(JSON.stringify(await handle.fetchHistory())) as JsonHistory;
-    });
+        return JSON.parse(JSON.stringify(await handle.fetchHistory())) as JsonHistory;
+      }),
+    );
   } finally {
     await connection.close();
   }
