@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { parseActivityInput } from '../activity-input';
 import { z } from 'zod';
 
 /** The activity input itself is malformed: a bug in the caller, not something to retry. */
@@ -12,10 +12,5 @@ export function parseHostActivityInput<Schema extends z.ZodType>(
   raw: unknown,
   activity: string,
 ): z.output<Schema> {
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  throw ApplicationFailure.nonRetryable(
-    `Invalid ${activity} input: ${z.prettifyError(parsed.error)}`,
-    INVALID_HOST_ACTIVITY_INPUT,
-  );
+  return parseActivityInput(schema, raw, activity, INVALID_HOST_ACTIVITY_INPUT);
 }

@@ -16,6 +16,7 @@ import { createIrreversibleJournal, describeUnknownAttempt } from './irreversibl
 import { errorText, type RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
 import { capOutcome } from './outcome-cap';
+import { parseActivityInput } from '../activity-input';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
 import { failure } from './tool-outcomes';
 
@@ -312,12 +313,7 @@ function parseOrFail<Schema extends z.ZodType>(
   raw: unknown,
   activity: string,
 ): z.output<Schema> {
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  throw ApplicationFailure.nonRetryable(
-    `Invalid ${activity} input: ${z.prettifyError(parsed.error)}`,
-    ToolActivityFailureType.InvalidToolActivityInput,
-  );
+  return parseActivityInput(schema, raw, activity, ToolActivityFailureType.InvalidToolActivityInput);
 }
 
 async function existingWorkspace(workspace: string): Promise<string> {
