@@ -1,9 +1,21 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { GoalStatus } from '../../src/workflows/goal/goal-state';
 import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
 import { KeelSearchAttributes } from '../../src/workflows/goal/search-attribute-values';
-import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
+import {
+  createHarness,
+  eventually,
+  stopOwnServer,
+  tempDirectory,
+  workflowBundle,
+  type Harness,
+} from '../support/temporal';
 
 let harness: Harness;
 
@@ -16,6 +28,24 @@ before(async () => {
         turns: [
           { toolCalls: [{ name: 'run_command', input: { command: 'echo hi > hi.txt' } }] },
           { text: 'done' },
+        ],
+      },
+      {
+        // Reads run as local activities: their results come in a second activation of the task
+        // that started them, which then asks the model again. The write is an ordinary activity.
+        name: 'many-turns',
+        match: 'GOAL-MANY-TURNS',
+        turns: [
+          { toolCalls: [{ name: 'read_file', input: { path: 'one.txt' } }] },
+          { toolCalls: [{ name: 'read_file', input: { path: 'two.txt' } }] },
+          { toolCalls: [{ name: 'write_file', input: { path: 'three.txt', content: 'three' } }] },
+          {
+            toolCalls: [
+              { name: 'read_file', input: { path: 'one.txt' } },
+              { name: 'read_file', input: { path: 'three.txt' } },
+            ],
+          },
+          { text: 'read and wrote' },
         ],
       },
     ],
@@ -71,5 +101,46 @@ test('search attributes track the goal, so a visibility query lists every goal w
     );
     assert.equal(work.length, 3);
     assert.ok(work.every((attributes) => attributes.priority?.priorityKey === 3));
+  });
+});
+
+test("keel's search attributes are written at most once per workflow task, ending with the final values", async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory();
+    writeFileSync(path.join(workspace, 'one.txt'), 'one');
+    writeFileSync(path.join(workspace, 'two.txt'), 'two');
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `many-turns-${Date.now()}`,
+      args: [{ goal: 'GOAL-MANY-TURNS: read and write', workspace }],
+    });
+    assert.equal((await handle.result()).status, GoalStatus.Completed);
+    const history = await handle.fetchHistory();
+
+    const keelUpsertsPerTask = new Map<string, number>();
+    for (const event of history.events ?? []) {
+      const upsert = event.upsertWorkflowSearchAttributesEventAttributes;
+      const fields = Object.keys(upsert?.searchAttributes?.indexedFields ?? {});
+      // The SDK writes TemporalChangeVersion itself for each patch; only keel's own count here.
+      if (!upsert || !fields.some((field) => field.startsWith('Keel'))) continue;
+      const task = String(upsert.workflowTaskCompletedEventId);
+      keelUpsertsPerTask.set(task, (keelUpsertsPerTask.get(task) ?? 0) + 1);
+    }
+    assert.ok(keelUpsertsPerTask.size >= 5, 'the goal wrote its search attributes as it went');
+    const repeated = [...keelUpsertsPerTask].filter(([, upserts]) => upserts > 1);
+    assert.deepEqual(repeated, [], 'workflow tasks (completed event id, upserts) with more than one');
+
+    const final = (await handle.describe()).typedSearchAttributes;
+    assert.equal(final.get(KeelSearchAttributes.status), 'completed');
+    assert.equal(final.get(KeelSearchAttributes.phase), 'done');
+    assert.equal(final.get(KeelSearchAttributes.toolCalls), 5);
+    assert.equal(final.get(KeelSearchAttributes.pendingApprovals), 0);
+
+    // The writes' timing is workflow code too: the history replays as recorded.
+    await Worker.runReplayHistory(
+      { workflowBundle: await workflowBundle(), dataConverter: dataConverterFromEnv() },
+      history,
+      handle.workflowId,
+    );
   });
 });

@@ -44,3 +44,18 @@ test('a goal recorded with the local-reads marker at its first read replays', as
     'local-reads-marker-mid-run',
   );
 });
+
+// Recorded before search attributes were written once per workflow task (COALESCED_UPSERTS_PATCH):
+// local reads, a parallel pair of them, a write and an approved command, with two or three keel
+// upserts in some tasks. Without the patch's marker, replay must write them as they were written.
+test('a goal recorded before coalesced search attribute upserts replays without nondeterminism', async () => {
+  const file = path.resolve(__dirname, '../fixtures/histories/search-attributes-before-coalescing.json');
+  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const events = (history as { events: Array<{ eventType: string }> }).events;
+  assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  await Worker.runReplayHistory(
+    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
+    temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
+    'search-attributes-before-coalescing',
+  );
+});

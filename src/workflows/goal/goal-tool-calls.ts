@@ -103,9 +103,11 @@ export class GoalToolCalls {
     }));
     if (calls.length === 0) return [];
     try {
-      return await this.goal.activities.preparation.prepareToolCalls.executeWithOptions(
-        { summary: `check ${calls.length} tool call${calls.length === 1 ? '' : 's'}` },
-        [{ calls, sandbox: { network: this.state.config.sandbox.network } }],
+      return await this.goal.visibility.duringLocalActivity(() =>
+        this.goal.activities.preparation.prepareToolCalls.executeWithOptions(
+          { summary: `check ${calls.length} tool call${calls.length === 1 ? '' : 's'}` },
+          [{ calls, sandbox: { network: this.state.config.sandbox.network } }],
+        ),
       );
     } catch (error) {
       if (wf.isCancellation(error)) throw error;
@@ -301,9 +303,11 @@ export class GoalToolCalls {
     const timeoutMs = entry?.timeoutMs;
     if (this.runsLocally(call, entry)) {
       try {
-        return await this.goal.activities
-          .toolsWithTimeout(timeoutMs)
-          .localReads.executeTool.executeWithOptions({ summary: call.summary }, [this.onHost(input)]);
+        return await this.goal.visibility.duringLocalActivity(() =>
+          this.goal.activities
+            .toolsWithTimeout(timeoutMs)
+            .localReads.executeTool.executeWithOptions({ summary: call.summary }, [this.onHost(input)]),
+        );
       } catch (error) {
         if (!isFailureOfType(error, FailureType.WrongHost)) throw error;
         this.localReadsMissHost = true;

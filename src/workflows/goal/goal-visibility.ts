@@ -5,33 +5,40 @@ import { renderGoalDetails } from './goal-details';
 import type { GoalState } from './goal-state';
 import { detailsInput, searchAttributeValuesOf } from './goal-view';
 import { appendEvent, eventsAfter, type LedgerEventKind } from '../common/ledger';
-import {
-  changedSearchAttributes,
-  searchAttributeValuesFrom,
-  type SearchAttributeValues,
-} from './search-attribute-values';
+import { SearchAttributeUpserts } from './search-attribute-upserts';
 
 /**
  * What humans and listeners see of a goal: the ledger and its sinks, the Web UI's current
- * details, and the search attributes (upserted only when they change: each upsert is an event).
+ * details, and the search attributes (upserted only when they change and, in runs that started
+ * with the patch, at most once per workflow task: each upsert is an event; see
+ * search-attribute-upserts.ts).
  */
 export class GoalVisibility {
   private publishing: Promise<unknown> = Promise.resolve();
-  private published: Partial<SearchAttributeValues>;
+  /** Constructed with the run, before any await: it decides its patch there. */
+  private readonly searchAttributes: SearchAttributeUpserts;
 
   constructor(
     private readonly state: GoalState,
     private readonly workflowId: string,
     private readonly ledgerActivities: ActivityProxies['ledger'],
   ) {
-    // Search attributes survive continue-as-new; start from what the run already carries.
-    this.published = searchAttributeValuesFrom(wf.workflowInfo().typedSearchAttributes);
+    this.searchAttributes = new SearchAttributeUpserts(() => searchAttributeValuesOf(this.state));
   }
 
-  /** Hands every unpublished event to the sinks and waits: before closing or continuing as new. */
+  /**
+   * Writes the search attributes still pending, then hands every unpublished event to the sinks
+   * and waits: before closing or continuing as new.
+   */
   async flush(): Promise<void> {
+    this.searchAttributes.flush();
     this.publishLedger();
     await this.publishing;
+  }
+
+  /** Runs a local activity: a pending search attribute write waits for its result. */
+  duringLocalActivity<T>(run: () => Promise<T>): Promise<T> {
+    return this.searchAttributes.duringLocalActivity(run);
   }
 
   record(kind: LedgerEventKind, summary: string, data: Record<string, unknown>): void {
@@ -68,12 +75,7 @@ export class GoalVisibility {
     wf.setCurrentDetails(
       `### Continued as new\n\nThis run handed the goal to run ${nextRun}, with the same workflow id; look there for its status and pending approvals.`,
     );
-    const next = { ...searchAttributeValuesOf(this.state), pendingApprovals: 0 };
-    const changed = changedSearchAttributes(this.published, next);
-    if (changed.length > 0) {
-      wf.upsertSearchAttributes(changed);
-      this.published = next;
-    }
+    this.searchAttributes.close({ ...searchAttributeValuesOf(this.state), pendingApprovals: 0 });
   }
 
   /** Keeps what humans see current: Web UI details, search attributes, ledger listeners. */
@@ -81,12 +83,7 @@ export class GoalVisibility {
     wf.setCurrentDetails(
       renderGoalDetails(detailsInput(this.state, { workflowId: this.workflowId, nowMs: Date.now() })),
     );
-    const next = searchAttributeValuesOf(this.state);
-    const changed = changedSearchAttributes(this.published, next);
-    if (changed.length > 0) {
-      wf.upsertSearchAttributes(changed);
-      this.published = next;
-    }
+    this.searchAttributes.changed();
     this.publishLedger();
   }
 }
