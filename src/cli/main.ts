@@ -241,7 +241,8 @@ export function buildProgram(): Command {
         if (binding.kind === 'failed')
           throw new CliError(`goal ${handle.workflowId} cannot run: ${binding.message}`);
         if (binding.kind === 'bound') print(`host: ${binding.host} (${describeBinding(binding.via)})`);
-        else print('host: not bound yet (no keel worker has taken the goal; it binds when one does)');
+        else if (binding.kind === 'pending')
+          print('host: not bound yet (no keel worker has taken the goal; it binds when one does)');
         if (!options.wait) return;
         const result = await followGoal(handle, { print });
         describeResult(result).forEach((line) => print(line));

@@ -1,4 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
+import { FailureType } from '../workflows/common/failure-types';
 import { goalStatusQuery, rebindHostUpdate, type RebindReceipt } from '../workflows/goal/messages';
 import type { GoalHandle } from './goal-client';
 
@@ -6,6 +8,8 @@ export type BindingWait =
   | { kind: 'bound'; host: string; via: string }
   /** The goal ended before it bound (its workspace exists on no host, the host is unknown, …). */
   | { kind: 'failed'; message: string }
+  /** The goal has already ended, after it ran (a quick goal can end before the first look). */
+  | { kind: 'ended' }
   /** Nothing answered in time: no worker has taken the goal yet. */
   | { kind: 'pending' };
 
@@ -22,27 +26,38 @@ export async function awaitHostBinding(
   for (;;) {
     const description = await handle.describe().catch(() => undefined);
     const execution = description?.status.name;
-    if (execution !== undefined && execution !== 'RUNNING')
-      return { kind: 'failed', message: await endingOf(handle) };
+    if (execution !== undefined && execution !== 'RUNNING') return closedBinding(handle);
     if (execution === 'RUNNING') {
       // A query needs a worker; one that cannot answer yet is asked again at the next poll.
       const view = await handle.query(goalStatusQuery).catch(() => undefined);
       if (view?.host !== undefined) return { kind: 'bound', host: view.host.id, via: view.host.via };
       // A goal of a worker without host affinity (an older keel) has no host to wait for.
-      if (view !== undefined && view.counters.modelTurns > 0) return { kind: 'pending' };
+      if (view !== undefined && view.counters.modelTurns > 0) return { kind: 'ended' };
     }
     if (Date.now() >= deadline) return { kind: 'pending' };
     await sleep(pollMs);
   }
 }
 
-async function endingOf(handle: GoalHandle): Promise<string> {
+/** Failures of a goal that could not start anywhere; any other ending came after it ran. */
+const START_FAILURES: readonly string[] = [
+  FailureType.WorkspaceNotFound,
+  FailureType.UnknownHost,
+  FailureType.WorkspaceUnpreparable,
+  FailureType.InvalidGoalInput,
+];
+
+async function closedBinding(handle: GoalHandle): Promise<BindingWait> {
+  const view = await handle.query(goalStatusQuery).catch(() => undefined);
+  if (view?.host !== undefined) return { kind: 'bound', host: view.host.id, via: view.host.via };
   try {
     await handle.result();
-    return 'the goal ended before it bound to a host';
+    return { kind: 'ended' };
   } catch (error) {
-    const cause = (error as { cause?: { message?: string } }).cause;
-    return cause?.message ?? (error instanceof Error ? error.message : String(error));
+    const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && START_FAILURES.includes(cause.type ?? ''))
+      return { kind: 'failed', message: cause.message };
+    return { kind: 'ended' };
   }
 }
 

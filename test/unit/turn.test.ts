@@ -4,12 +4,14 @@ import { goalInputSchema } from '../../src/workflows/goal/goal-input';
 import {
   callsToPrepare,
   denialText,
+  isQuietForContinueAsNew,
   planTurn,
   toolResultBlocks,
   wasCutByLimit,
 } from '../../src/workflows/goal/turn';
 import { requiresHumanApproval } from '../../src/workflows/goal/approval-policy';
 import type { GoalConfig } from '../../src/workflows/goal/goal-input';
+import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
 import type { ToolUseBlock } from '../../src/workflows/common/transcript';
 import { createToolActivities } from '../../src/activities/tools/tool-activities';
 import { createToolRegistry } from '../../src/worker';
@@ -141,4 +143,38 @@ test('a denial or a timeout comes back with alternatives that need no approval',
   assert.match(timedOut, /^Not run: approval timed out\./);
   assert.match(timedOut, /Describe the exact change/);
   for (const text of [denied, timedOut]) assert.equal(text.match(/^\d\. /gm)?.length, 3);
+});
+
+test('a turn is carried to a new run only while quiet: a decision that has not moved its call yet keeps it here', () => {
+  const waiting = (callId: string, decided: boolean): ToolCallRecord => ({
+    callId,
+    toolName: 'run_command',
+    input: { command: 'echo hi > x' },
+    reversibility: 'mutating',
+    summary: 'run_command: echo hi > x',
+    status: 'awaiting-approval',
+    approval: {
+      requestedAt: '2026-11-23T00:00:00.000Z',
+      deadlineMs: 1,
+      ...(decided
+        ? {
+            decision: {
+              approved: true,
+              approver: 'ada',
+              reason: '',
+              decidedAt: '2026-11-23T00:00:01.000Z',
+              via: 'signal' as const,
+            },
+          }
+        : {}),
+    },
+  });
+  const done: ToolCallRecord = { ...waiting('c0', false), status: 'done', approval: undefined };
+  assert.equal(isQuietForContinueAsNew([waiting('c1', false), done]), true);
+  // Approved in this activation: its lane starts the call in the next microtasks.
+  assert.equal(isQuietForContinueAsNew([waiting('c1', true)]), false);
+  assert.equal(isQuietForContinueAsNew([waiting('c1', false), waiting('c2', true)]), false);
+  assert.equal(isQuietForContinueAsNew([waiting('c1', false), { ...done, status: 'running' }]), false);
+  assert.equal(isQuietForContinueAsNew([waiting('c1', false), { ...done, status: 'ready' }]), false);
+  assert.equal(isQuietForContinueAsNew([done]), false, 'nothing waits: the loop top continues as new');
 });

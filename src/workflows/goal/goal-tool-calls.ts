@@ -20,7 +20,7 @@ import { formatToolResult } from '../tools/format-tool-result';
 import { isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
 import type { ToolUseBlock } from '../common/transcript';
-import { callsToPrepare, denialText, unknownOutcomeText } from './turn';
+import { callsToPrepare, denialText, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -32,7 +32,10 @@ export interface ToolCallsHost {
   readonly host: GoalHost;
   priority(): { priorityKey: number };
   checkBudget(): unknown;
-  continueAsNew(): Promise<never>;
+  /** Continues as new unless `stillValid` says no once the hand-over is ready (then returns). */
+  continueAsNew(stillValid: () => boolean): Promise<void>;
+  /** Whether this run carries turns over only while quiet (QUIET_HAND_OVER_PATCH). */
+  readonly quietHandOver: boolean;
 }
 
 /**
@@ -67,24 +70,28 @@ export class GoalToolCalls {
 
   /** Runs every call of the turn in its own lane. */
   async run(turn: ToolCallRecord[]): Promise<void> {
-    const lanes = Promise.all(turn.map((call) => this.runLane(call)));
+    const lanes = Promise.all(turn.map((call) => this.runLane(call))).then(() => 'done' as const);
     // A wait for humans can be long and still grow history (signals, updates, timers); when
     // Temporal suggests it, the waiting turn is carried over to a new run. The watcher lives in
-    // its own scope so it is removed once the turn is over instead of piling up turn by turn.
-    const watcher = new wf.CancellationScope();
-    const canContinue = watcher.run(() => wf.condition(() => this.canContinueAsNewMidTurn(turn)));
-    const first = await Promise.race([
-      lanes.then(() => 'done' as const),
-      canContinue.then(() => 'continue' as const),
-    ]);
-    if (first === 'continue') await this.goal.continueAsNew();
-    watcher.cancel();
-    canContinue.catch(() => undefined); // the cancellation of an unneeded watcher is expected
+    // its own scope so it is removed once it answered instead of piling up turn by turn.
+    for (;;) {
+      const watcher = new wf.CancellationScope();
+      const canContinue = watcher.run(() => wf.condition(() => this.canContinueAsNewMidTurn(turn)));
+      const first = await Promise.race([lanes, canContinue.then(() => 'continue' as const)]);
+      watcher.cancel();
+      canContinue.catch(() => undefined); // the cancellation of an unneeded watcher is expected
+      if (first === 'done') return;
+      // Handing over takes awaits, during which a decision may arrive and a lane move on: the
+      // goal then checks again and, if the turn is no longer quiet, goes on in this run.
+      await this.goal.continueAsNew(() => this.canContinueAsNewMidTurn(turn));
+    }
   }
 
   private canContinueAsNewMidTurn(turn: ToolCallRecord[]): boolean {
+    if (!wf.workflowInfo().continueAsNewSuggested) return false;
+    if (this.goal.quietHandOver) return isQuietForContinueAsNew(turn);
+    // As runs from before the patch decided (replay).
     return (
-      wf.workflowInfo().continueAsNewSuggested &&
       !turn.some((call) => call.status === 'running' || call.status === 'ready') &&
       turn.some((call) => call.status === 'awaiting-approval')
     );

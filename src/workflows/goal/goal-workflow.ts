@@ -44,6 +44,12 @@ import { planTurn, toolResultBlocks, wasCutByLimit } from './turn';
 export type { GoalResult } from './goal-result';
 
 /**
+ * A turn is carried to a new run only while quiet: before it, a decision that arrived during the
+ * hand-over could start a call that the new run then started again.
+ */
+export const QUIET_HAND_OVER_PATCH = 'quiet-continue-as-new-mid-turn';
+
+/**
  * One goal, pursued by a ReAct loop: model turn → tool calls (in parallel, each possibly waiting
  * for a human) → results back to the model, until a final answer or a limit. All bookkeeping is
  * in `state`; every side effect is an activity, so a crashed worker or a restarted server loses
@@ -98,6 +104,11 @@ class GoalRun {
   private readonly discipline: GoalDiscipline;
   private readonly guards: GoalGuards;
   private readonly host: GoalHost;
+  /**
+   * Decided once, before any await (a patch checked later can answer differently on replay):
+   * continue-as-new mid-turn only while the turn is quiet, checked again at the last moment.
+   */
+  private readonly quietHandOver = wf.patched(QUIET_HAND_OVER_PATCH);
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
@@ -143,7 +154,8 @@ class GoalRun {
       host: this.host,
       priority: () => this.model.priority(),
       checkBudget: () => this.discipline.checkBudget(),
-      continueAsNew: () => this.continueAsNew(),
+      continueAsNew: (stillValid: () => boolean) => this.continueAsNew(stillValid),
+      quietHandOver: this.quietHandOver,
     });
   }
 
@@ -387,18 +399,36 @@ class GoalRun {
     if (wf.workflowInfo().continueAsNewSuggested) await this.continueAsNew();
   }
 
-  private async continueAsNew(): Promise<never> {
-    this.state.continuedAsNew += 1;
+  /**
+   * Hands the goal to a new run. The ledger reaches its listeners and running handlers finish
+   * first; those awaits let other work move, so `stillValid` is asked again at the last moment
+   * (mid-turn: no call may have started meanwhile) and, when it says no, this run goes on. Runs
+   * from before QUIET_HAND_OVER_PATCH hand over as they always did (replay).
+   */
+  private async continueAsNew(stillValid: () => boolean = () => true): Promise<void> {
+    if (!this.quietHandOver) {
+      this.state.continuedAsNew += 1;
+      this.recordContinuedAsNew();
+      await this.visibility.flush();
+      await wf.condition(wf.allHandlersFinished);
+    } else {
+      await this.visibility.flush();
+      // Handlers still running would be cut off by the new run; let them finish first.
+      await wf.condition(wf.allHandlersFinished);
+      if (!stillValid()) return;
+      this.state.continuedAsNew += 1;
+      this.recordContinuedAsNew(); // published by the new run: the ledger travels with the state
+    }
+    this.visibility.handOver(this.state.continuedAsNew + 1);
+    await wf.continueAsNew<typeof goalWorkflow>(this.config, this.state);
+  }
+
+  private recordContinuedAsNew(): void {
     this.visibility.record(
       LedgerEventKind.GoalContinuedAsNew,
       `continued as new (run ${this.state.continuedAsNew + 1})`,
       {},
     );
-    await this.visibility.flush();
-    // Handlers still running would be cut off by the new run; let them finish first.
-    await wf.condition(wf.allHandlersFinished);
-    this.visibility.handOver(this.state.continuedAsNew + 1);
-    return wf.continueAsNew<typeof goalWorkflow>(this.config, this.state);
   }
 
   async finish(status: GoalStatus, reason: string): Promise<GoalResult> {

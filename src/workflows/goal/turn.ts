@@ -123,6 +123,21 @@ export function offeredToolNames(catalogue: ToolCatalogue, config: GoalConfig): 
   return config.planning.enabled ? [...names, REPORT_STEP_TOOL] : names;
 }
 
+/**
+ * Whether a turn may be carried to a new run now (continue-as-new while humans decide): only
+ * while it is quiet — nothing running or about to run, and no decision that has arrived but not
+ * yet moved its call. A decided call's lane runs it in the next microtasks; carried over in that
+ * state it would be run once more by the new run.
+ */
+export function isQuietForContinueAsNew(turn: readonly ToolCallRecord[]): boolean {
+  const waiting = turn.filter((call) => call.status === 'awaiting-approval');
+  return (
+    !turn.some((call) => call.status === 'running' || call.status === 'ready') &&
+    waiting.length > 0 &&
+    waiting.every((call) => call.approval?.decision === undefined)
+  );
+}
+
 export function wasCutByLimit(call: ToolCallRecord): boolean {
   return call.result?.content.startsWith("Not run: the goal's limit") ?? false;
 }
