@@ -9,8 +9,6 @@ export interface WorkerProcess {
   /** kill -9: no shutdown hooks, no goodbye to the server. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
-  /** What the worker printed so far (for a failing test's message). */
-  output(): string;
 }
 
 /**
@@ -79,7 +77,6 @@ export async function startWorkerProcess(options: {
     pid: child.pid ?? -1,
     kill9: () => terminate(child, 'SIGKILL', stopOnExit),
     stop: () => terminate(child, 'SIGTERM', stopOnExit),
-    output: () => output,
   };
 }
 
