@@ -15,6 +15,7 @@ import {
   temporalAddress,
   tempDirectory,
   type Harness,
+  workflowIdsMatching,
 } from '../support/temporal';
 
 /**
@@ -72,10 +73,8 @@ after(async () => {
   await stopOwnServer();
 });
 
-async function idsMatching(query: string): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const execution of harness.client.workflow.list({ query })) ids.push(execution.workflowId);
-  return ids;
+function idsMatching(query: string): Promise<string[]> {
+  return workflowIdsMatching(harness.client, query);
 }
 
 test('a model that answers 400 for good leaves a final status everywhere, and a failed workflow', async () => {

@@ -15,6 +15,7 @@ import {
   tempDirectory,
   workflowBundle,
   type Harness,
+  workflowIdsMatching,
 } from '../support/temporal';
 
 let harness: Harness;
@@ -57,10 +58,8 @@ after(async () => {
   await stopOwnServer();
 });
 
-async function idsMatching(query: string): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const execution of harness.client.workflow.list({ query })) ids.push(execution.workflowId);
-  return ids;
+function idsMatching(query: string): Promise<string[]> {
+  return workflowIdsMatching(harness.client, query);
 }
 
 test('search attributes track the goal, so a visibility query lists every goal waiting for a human', async () => {

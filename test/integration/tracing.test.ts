@@ -11,6 +11,7 @@ import { startScriptedMessagesServer } from '../../src/scripted-model/scripted-m
 import { createTracing, KeelAttribute, KeelSpan, tracingFromEnv } from '../../src/tracing';
 import { createKeelWorker, WORKFLOWS_PATH } from '../../src/worker';
 import { stopOwnServer, tempDirectory, temporalAddress } from '../support/temporal';
+import { quietLogger } from '../support/quiet-logger';
 
 after(stopOwnServer);
 
@@ -47,7 +48,7 @@ test(
       const workflowBundle = await bundleWorkflowCode({
         workflowsPath: WORKFLOWS_PATH,
         plugins: [...tracing.plugins],
-        logger: quiet,
+        logger: quietLogger,
       });
       const worker = await createKeelWorker({
         connection: workerConnection,
@@ -137,12 +138,3 @@ test('tracing from the environment: off unless OTEL_TRACES_EXPORTER or an OTLP e
 function parentName(span: ReadableSpan, spans: readonly ReadableSpan[]): string | undefined {
   return spans.find((candidate) => candidate.spanContext().spanId === span.parentSpanId)?.name;
 }
-
-const quiet = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};

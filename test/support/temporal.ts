@@ -151,3 +151,10 @@ export function historyText(history: unknown): string {
     key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
   );
 }
+
+/** The ids of the workflows a visibility query lists. */
+export async function workflowIdsMatching(client: Client, query: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const execution of client.workflow.list({ query })) ids.push(execution.workflowId);
+  return ids;
+}

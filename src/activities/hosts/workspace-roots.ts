@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { escapes } from '../tools/workspace';
 
 /**
  * The path with every symbolic link resolved, as far as it exists: a missing workspace under a
@@ -21,12 +22,7 @@ export async function isUnderRoots(target: string, roots: readonly string[]): Pr
   if (roots.length === 0) return true;
   const resolved = await resolvedPath(target);
   for (const root of roots) {
-    const relative = path.relative(await resolvedPath(root), resolved);
-    if (
-      relative === '' ||
-      (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
-    )
-      return true;
+    if (!escapes(path.relative(await resolvedPath(root), resolved))) return true;
   }
   return false;
 }

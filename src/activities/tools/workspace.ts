@@ -122,7 +122,8 @@ function listRoot(): string {
   return suggestCall('list_dir', { path: '.' });
 }
 
-function escapes(relative: string): boolean {
+/** Whether a path relative to a root (path.relative) leads outside it. */
+export function escapes(relative: string): boolean {
   return relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
 }
 
