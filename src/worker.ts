@@ -10,6 +10,11 @@ import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
 import { createReflectionStore } from './activities/reflection-store/create-reflection-store';
 import { reflectionStoreSettings } from './config/reflection-store-settings';
 import type { ReflectionStore } from './activities/reflection-store/reflection-store';
+import {
+  describeModelRequestStore,
+  modelRequestStoreFromEnv,
+  type ModelRequestStore,
+} from './activities/model/request-store/create-model-request-store';
 import { connectMcpServers, type McpServers, type McpServersConfig } from './activities/mcp';
 import { loadKeelConfig, validateKeelConfig } from './config/keel-config';
 import { builtinTools } from './activities/tools/builtin';
@@ -60,6 +65,12 @@ export interface KeelWorkerOptions {
    */
   journalDirectory?: string;
   backupDirectory?: string;
+  /**
+   * Where goals' last model requests are kept so each turn's activity input names them instead of
+   * carrying the transcript (see README, Long goals); KEEL_MODEL_REQUESTS otherwise, `false`
+   * for none.
+   */
+  modelRequestStore?: ModelRequestStore | false;
   /** Each of these falls back to the worker's environment (see README, Configuration). */
   reflectionStore?: ReflectionStore;
   ledgerSinks?: readonly LedgerSink[];
@@ -112,9 +123,12 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   // Unset: beside each workspace, on its host. Set: a store the user configured (shared or not).
   const journalDirectory = options.journalDirectory ?? configuredDirectory(env.KEEL_JOURNAL_DIR);
   const backupDirectory = options.backupDirectory ?? configuredDirectory(env.KEEL_BACKUP_DIR);
+  const modelRequestStore =
+    options.modelRequestStore === false ? undefined : (options.modelRequestStore ?? modelRequestStoreFromEnv(env));
   // One set of activities for both queues: the workflow decides which queue each call goes to.
   const activities = createActivities({
     anthropic: options.anthropic,
+    ...(modelRequestStore === undefined ? {} : { modelRequestStore }),
     toolRegistry,
     hostId: host.hostId,
     workspaceRoots: host.workspaceRoots,
@@ -156,10 +170,12 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
     });
     runWithHostWorker(worker, { ...host, hostTaskQueue: queue, hostWorker });
     if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
+    if (modelRequestStore !== undefined) closeWhenStopped(worker, () => modelRequestStore.close());
     return worker;
   } catch (error) {
     if (hostWorker !== undefined) await discardWorker(hostWorker);
     await mcp?.close();
+    await modelRequestStore?.close();
     throw error;
   }
 }
@@ -313,6 +329,7 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       `keel worker: host ${host.hostId} — polling "${hostTaskQueue(settings.taskQueue, host.hostId)}" for workspace tools (workspace roots: ${roots})`,
     );
     log(describeSandbox());
+    log(`keel worker: model requests kept in ${describeModelRequestStore(process.env)}`);
     log(
       `keel worker: reflections in ${reflectionStoreSettings({ cwd: process.cwd(), env: process.env }).description}`,
     );

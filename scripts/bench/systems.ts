@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
@@ -11,6 +12,7 @@ import { createBenchActivities } from './bench-activities';
 import { scenarioPrompt, type BenchScenario } from './bench-scenario';
 import { approveCallSignal, pendingCallsQuery } from './workflows/approval-gate';
 import type { LoopResult } from './workflows/floor-types';
+import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
 
 /** The three systems compared, each a worker on its own task queue of the same server. */
 export const SystemName = { Keel: 'keel', Floor: 'floor', AiSdk: 'ai-sdk' } as const;
@@ -69,6 +71,9 @@ export async function startBenchWorkers(options: {
         mcpServers: false,
         journalDirectory: options.journalDirectory,
         backupDirectory: options.journalDirectory,
+        modelRequestStore: createFileModelRequestStore({
+          directory: path.join(options.journalDirectory, 'model-requests'),
+        }),
         reflectionStore: createMemoryReflectionStore({ warn: () => undefined }),
         ledgerSinks: [],
         workflowBundle: options.keelBundle,

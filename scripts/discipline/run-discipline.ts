@@ -16,6 +16,7 @@ import type { Budget } from '../../src/workflows/principles/budget';
 import { totalTokens } from '../../src/workflows/principles/cost';
 import { disciplineRow, type DisciplineRow, type ScenarioOutcome } from './discipline-report';
 import { DISCIPLINE_SCENARIOS, prepareWorkspace, type DisciplineScenario } from './discipline-scenarios';
+import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
 
 /**
  * The worker's default budget for the suite (KEEL_BUDGET_MAX_TOKENS on a real worker): generous
@@ -71,6 +72,7 @@ export async function runDiscipline(options: DisciplineOptions): Promise<Discipl
       anthropic: new Anthropic({ apiKey: 'scripted-no-key', baseURL: scripted.url, maxRetries: 0 }),
       journalDirectory: path.join(root, 'journal'),
       backupDirectory: path.join(root, 'backups'),
+      modelRequestStore: createFileModelRequestStore({ directory: path.join(root, 'model-requests') }),
       reflectionStore: createFileReflectionStore({ directory: path.join(root, 'reflections') }),
       ledgerSinks: [],
       mcpServers: false,

@@ -3,6 +3,7 @@ import { createHostActivities, type HostListing } from './hosts';
 import type { LedgerSink } from './ledger-sinks';
 import { createLedgerSinkActivities } from './ledger-sinks';
 import { createModelActivities } from './model/model-activity';
+import type { ModelRequestStore } from './model/request-store/model-request-store';
 import { createReflectionActivities } from './reflection/reflection-activities';
 import type { ReflectionStore } from './reflection-store/reflection-store';
 import { createBackupActivities } from './rollback/workspace-backups';
@@ -14,6 +15,8 @@ import { createWorkerDefaultsActivities } from './worker-defaults';
 export interface ActivityDependencies {
   /** The Anthropic client, built by the worker from its environment. */
   anthropic: Anthropic;
+  /** Where goals' last model requests are kept for the next turn to extend; none: sent whole. */
+  modelRequestStore?: ModelRequestStore;
   /** Every tool this worker runs: the built-ins, the user's own and MCP servers' tools. */
   toolRegistry: ToolRegistry;
   /** This worker's host (issue 9): stamped by the activities that answer for a host. */
@@ -39,7 +42,10 @@ export interface ActivityDependencies {
 /** Every activity keel registers, with its dependencies injected. */
 export function createActivities(dependencies: ActivityDependencies) {
   return {
-    ...createModelActivities({ client: dependencies.anthropic }),
+    ...createModelActivities({
+      client: dependencies.anthropic,
+      ...(dependencies.modelRequestStore === undefined ? {} : { requestStore: dependencies.modelRequestStore }),
+    }),
     ...createToolActivities({
       registry: dependencies.toolRegistry,
       hostId: dependencies.hostId,

@@ -23,6 +23,7 @@ import { loadScenarioFile } from '../scripted-model/scenario';
 import { startScriptedMessagesServer } from '../scripted-model/scripted-messages-server';
 import { anthropicFromEnvironment, createKeelWorker } from '../worker';
 import { Connection } from '@temporalio/client';
+import { createFileModelRequestStore } from '../activities/model/request-store/file-model-request-store';
 
 const ROOT = path.resolve(__dirname, '../..');
 const STATE_DIR = path.resolve(process.env.KEEL_DEMO_DIR || path.join(ROOT, '.keel'));
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
     taskQueue: TASK_QUEUE,
     anthropic,
     journalDirectory: path.join(STATE_DIR, 'journal'),
+    modelRequestStore: createFileModelRequestStore({ directory: path.join(STATE_DIR, 'model-requests') }),
   });
   const client = await connectClient(settings);
   const rl = interactive ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;

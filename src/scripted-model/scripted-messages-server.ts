@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { condensedTurnsIn } from '../workflows/planning/consolidation';
+import { droppedTurnsIn } from '../workflows/common/context-budget';
 import {
   parseScenario,
   type Scenario,
@@ -92,10 +93,13 @@ export async function startScriptedMessagesServer(options: {
       await answerStructured(scenario, body, body.tool_choice.name, request, response);
       return;
     }
-    // Turns already taken: the assistant messages present, plus any a consolidation condensed away.
+    // Turns already taken: the assistant messages present, plus any a consolidation condensed
+    // away or the context budget dropped.
+    const firstMessage = JSON.stringify(body.messages?.[0]?.content ?? '');
     const turnIndex =
       (body.messages ?? []).filter((message) => message.role === 'assistant').length +
-      condensedTurnsIn(JSON.stringify(body.messages?.[0]?.content ?? ''));
+      condensedTurnsIn(firstMessage) +
+      droppedTurnsIn(firstMessage);
     const key = `${scenario.name}#${turnIndex}`;
     const attempt = attempts.get(key) ?? 0;
     attempts.set(key, attempt + 1);

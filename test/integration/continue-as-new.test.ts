@@ -15,6 +15,7 @@ import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
 import { KeelSearchAttributes } from '../../src/workflows/goal/search-attribute-values';
 import { eventually, tempDirectory, workflowBundle } from '../support/temporal';
+import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
 
 // A server of its own: the low history threshold would otherwise touch every other test's goals.
 let server: DevServer;
@@ -69,6 +70,7 @@ test(
       taskQueue: 'keel-can',
       anthropic: new Anthropic({ apiKey: 'k', baseURL: scripted.url, maxRetries: 0 }),
       journalDirectory: tempDirectory(),
+      modelRequestStore: createFileModelRequestStore({ directory: tempDirectory('keel-model-requests-') }),
       workflowBundle: await workflowBundle(),
     });
     const workflowId = `long-${Date.now()}`;

@@ -59,6 +59,7 @@ test(
         maxConcurrentActivities: 3,
         journalDirectory: tempDirectory('keel-journal-'),
         backupDirectory: tempDirectory('keel-backups-'),
+        modelRequestStore: false,
         reflectionStore: createMemoryReflectionStore(),
         ledgerSinks: [],
         workflowBundle: await workflowBundle(),

@@ -57,6 +57,7 @@ test(
         anthropic: new Anthropic({ apiKey: 'test-key', baseURL: scripted.url, maxRetries: 0 }),
         journalDirectory: tempDirectory('keel-journal-'),
         backupDirectory: tempDirectory('keel-backups-'),
+        modelRequestStore: false,
         ledgerSinks: [],
         mcpServers: false,
         workflowBundle,

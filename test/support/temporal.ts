@@ -9,6 +9,8 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { tempDirectory } from './temp-directory';
+import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
+import type { ModelRequestStore } from '../../src/activities/model/request-store/model-request-store';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import {
@@ -75,6 +77,8 @@ export async function createHarness(options: {
   /** A server of the test's own (e.g. one with the Web UI); the shared, headless one otherwise. */
   address?: string;
   reflectionStore?: ReflectionStore;
+  /** The workers' model request store; a file store in a temporary folder otherwise. */
+  modelRequestStore?: ModelRequestStore | false;
   ledgerSinks?: LedgerSink[];
   /** The worker's default checkpoint cadence (its KEEL_REFLECTION_CADENCE). */
   reflectionCadence?: number;
@@ -107,6 +111,9 @@ export async function createHarness(options: {
         }),
         journalDirectory,
         backupDirectory: tempDirectory('keel-backups-'),
+        modelRequestStore:
+          options.modelRequestStore ??
+          createFileModelRequestStore({ directory: tempDirectory('keel-model-requests-') }),
         reflectionStore:
           options.reflectionStore ?? createFileReflectionStore({ directory: reflectionDirectory }),
         ledgerSinks: options.ledgerSinks ?? [],

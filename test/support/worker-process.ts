@@ -50,6 +50,7 @@ export async function startWorkerProcess(options: {
       ...(options.env?.KEEL_CONFIG === undefined
         ? { KEEL_REFLECTION_DIR: tempDirectory('keel-reflections-') }
         : {}),
+      KEEL_MODEL_REQUESTS: tempDirectory('keel-model-requests-'),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

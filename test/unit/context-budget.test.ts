@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ELISION_MARK, fitToBudget } from '../../src/workflows/common/context-budget';
+import {
+  DROPPED_TURNS_MARK,
+  ELISION_MARK,
+  fitToBudget,
+  HEADROOM_SHARE,
+} from '../../src/workflows/common/context-budget';
 import type { TranscriptMessage } from '../../src/workflows/common/transcript';
 import { capAnswer } from '../../src/activities/model/answer-cap';
 
@@ -102,4 +107,59 @@ test('a model answer over the cap is cut once, with a note; one within it is unt
   const use = huge.content[1];
   assert.ok(use?.type === 'tool_use');
   assert.match(JSON.stringify(use.input), /keel dropped this input/);
+});
+
+/** Every tool_use has its tool_result in the next message, and roles alternate from the task. */
+function assertValidConversation(transcript: readonly TranscriptMessage[]): void {
+  transcript.forEach((message, index) => {
+    assert.equal(message.role, index % 2 === 0 ? 'user' : 'assistant', `message ${index}'s role`);
+    for (const block of message.content) {
+      if (block.type !== 'tool_use') continue;
+      const answered = transcript[index + 1]?.content.some(
+        (next) => next.type === 'tool_result' && next.tool_use_id === block.id,
+      );
+      assert.ok(answered, `${block.id} keeps its tool_result`);
+    }
+  });
+}
+
+test('with headroom a transcript over budget is cut to three quarters of it, so the next cut is many turns away', () => {
+  const transcript = transcriptOfReads(20, 5_000);
+  const fitted = fitToBudget(transcript, { maxChars: 60_000, keepLatestMessages: 6 }, { headroom: true });
+  assert.ok(fitted.charsAfter <= 60_000 * HEADROOM_SHARE, `${fitted.charsAfter}`);
+  const exact = fitToBudget(transcript, { maxChars: 60_000, keepLatestMessages: 6 });
+  assert.ok(exact.charsAfter > 60_000 * HEADROOM_SHARE, 'without headroom it is cut only to the budget');
+  assertValidConversation(fitted.transcript);
+});
+
+test('a long goal of small calls drops its oldest whole turns, noting how many, when eliding is not enough', () => {
+  // Blocks below the elision threshold: only dropping turns can make room.
+  const transcript = transcriptOfReads(3_000, 20);
+  const budget = { maxChars: 100_000, keepLatestMessages: 6 };
+  const first = fitToBudget(transcript, budget, { headroom: true });
+  assert.ok(first.charsAfter <= 75_000, `${first.charsAfter}`);
+  assert.ok(first.droppedTurns > 0);
+  assertValidConversation(first.transcript);
+  assert.equal(first.transcript[0]?.content[0]?.type, 'text');
+  assert.match(JSON.stringify(first.transcript[0]?.content[0]), /TASK: read big.txt/);
+  const note = first.transcript[0]?.content.at(-1);
+  assert.ok(note?.type === 'text' && note.text.startsWith(DROPPED_TURNS_MARK));
+  assert.match(note.text, new RegExp(` ${first.droppedTurns} turns dropped`));
+  // The latest turns are the ones kept.
+  assert.deepEqual(first.transcript.slice(-6), transcript.slice(-6));
+
+  // Later cuts add to the one note instead of adding notes.
+  const grown = [...first.transcript, ...transcriptOfReads(1_000, 20).slice(1)];
+  const second = fitToBudget(grown, budget, { headroom: true });
+  const notes = second.transcript[0]?.content.filter(
+    (block) => block.type === 'text' && block.text.startsWith(DROPPED_TURNS_MARK),
+  );
+  assert.equal(notes?.length, 1);
+  assert.match(JSON.stringify(notes), new RegExp(` ${first.droppedTurns + second.droppedTurns} turns dropped`));
+  assertValidConversation(second.transcript);
+
+  // Runs recorded before the headroom keep the exact fit, which cannot shrink small blocks.
+  const old = fitToBudget(transcript, budget);
+  assert.equal(old.droppedTurns, 0);
+  assert.ok(old.charsAfter > budget.maxChars);
 });

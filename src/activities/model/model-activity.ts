@@ -11,13 +11,62 @@ import type { ContentBlock } from '../../workflows/common/transcript';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
 import { capAnswer } from './answer-cap';
 import { toModelFailure } from './model-errors';
+import type { ModelRequestStore, StoredRequest } from './request-store/model-request-store';
+import { STORED_REQUEST_VERSION } from './request-store/model-request-store';
 
 export interface ModelActivityDependencies {
   /** Built by the worker from its own environment; the key never travels through history. */
   client: Anthropic;
+  /** Where goals' last requests are kept so the next turn can extend them; none: always whole. */
+  requestStore?: ModelRequestStore;
 }
 
-export function createModelActivities({ client }: ModelActivityDependencies) {
+export function createModelActivities({ client, requestStore }: ModelActivityDependencies) {
+  /** The whole request: the input's own parts after the stored request it extends, if any. */
+  async function assemble(input: ModelCallInput): Promise<Omit<StoredRequest, 'version' | 'goalId' | 'base'>> {
+    if (input.continues === undefined) {
+      return { system: input.system ?? '', tools: input.tools ?? [], messages: input.messages };
+    }
+    const stored = await requestStore?.get(input.continues.request).catch((error: unknown) => {
+      log(`keel: the model request store could not be read (${String(error)})`);
+      return undefined;
+    });
+    if (stored === undefined || stored.goalId !== input.goalId) {
+      // Before any model call: nothing is paid for, and the workflow sends the request whole.
+      throw ApplicationFailure.nonRetryable(
+        `this worker's model request store has no request ${input.continues.request}`,
+        FailureType.ModelRequestMissing,
+      );
+    }
+    return {
+      system: input.system ?? stored.system,
+      tools: input.tools ?? stored.tools,
+      messages: [...stored.messages, ...input.messages],
+    };
+  }
+
+  /** Keeps the request and its answer for the next turn; a store that fails costs only that. */
+  async function remember(
+    input: ModelCallInput,
+    request: Omit<StoredRequest, 'version' | 'goalId' | 'base'>,
+    answer: ContentBlock[],
+  ): Promise<string | undefined> {
+    if (requestStore === undefined) return undefined;
+    try {
+      return await requestStore.put({
+        version: STORED_REQUEST_VERSION,
+        goalId: input.goalId,
+        ...(input.continues === undefined ? {} : { base: input.continues.request }),
+        system: request.system,
+        tools: request.tools,
+        messages: [...request.messages, { role: 'assistant', content: answer }],
+      });
+    } catch (error) {
+      log(`keel: the model request store could not keep a request (${String(error)}); the next one is sent whole`);
+      return undefined;
+    }
+  }
+
   /** Runs one Messages request with heartbeats and cancellation; errors become Temporal failures. */
   async function send(body: Anthropic.MessageCreateParamsNonStreaming): Promise<Anthropic.Message> {
     const context = activityContextOrUndefined();
@@ -37,15 +86,18 @@ export function createModelActivities({ client }: ModelActivityDependencies) {
   return {
     /** One model turn over the Messages API. Retries belong to Temporal, not to the SDK. */
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
+      const request = await assemble(input);
       const response = await send({
         model: input.model.name,
         max_tokens: input.model.maxTokens,
-        system: input.system,
-        messages: input.messages,
-        ...(input.tools.length > 0 ? { tools: input.tools } : {}),
+        system: request.system,
+        messages: request.messages,
+        ...(request.tools.length > 0 ? { tools: request.tools } : {}),
         ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
       });
-      return toResult(response);
+      const result = toResult(response);
+      const key = await remember(input, request, result.content);
+      return key === undefined ? result : { ...result, request: key };
     },
 
     /** A structured answer through a forced tool call (see StructuredCallInput). */
@@ -74,6 +126,12 @@ export function createModelActivities({ client }: ModelActivityDependencies) {
       return { raw: text, viaTool: false, usage: result.usage };
     },
   };
+}
+
+function log(message: string): void {
+  const context = activityContextOrUndefined();
+  if (context) context.log.warn(message);
+  else console.warn(message);
 }
 
 function toResult(response: Anthropic.Message): ModelCallResult {

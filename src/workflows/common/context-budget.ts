@@ -20,43 +20,54 @@ export interface FittedTranscript {
   readonly transcript: TranscriptMessage[];
   /** Blocks whose content was replaced or cut. */
   readonly elidedBlocks: number;
+  /** Whole old turns (an assistant message and the user message after it) removed. */
+  readonly droppedTurns: number;
   readonly charsBefore: number;
   readonly charsAfter: number;
 }
 
 export const ELISION_MARK = '[Elided by keel to keep the context within its budget:';
+export const DROPPED_TURNS_MARK = '[keel dropped the oldest turns to keep the context within its budget:';
+/**
+ * With headroom, a transcript over budget is cut to this share of it, so the next cut comes many
+ * turns later: between cuts each turn's request extends the last one (nextModelRequest) instead
+ * of being sent whole, which an exact fit would force on every turn once a goal is long.
+ */
+export const HEADROOM_SHARE = 0.75;
 /** Blocks smaller than this are never worth eliding. */
 const WORTH_ELIDING = 400;
 
+/**
+ * `headroom` (goals started since the context-budget-headroom patch): cut to HEADROOM_SHARE of
+ * the budget, and when eliding old blocks is not enough, drop the oldest whole turns (an
+ * assistant message with the user message answering it, so every tool_use keeps its
+ * tool_result), counted in a note after the task. Without it, small blocks were never cut and a
+ * goal of thousands of calls outgrew any budget.
+ */
 export function fitToBudget(
   transcript: readonly TranscriptMessage[],
   budget: ContextBudget,
+  options: { headroom?: boolean } = {},
 ): FittedTranscript {
   const charsBefore = sizeOf(transcript);
   if (charsBefore <= budget.maxChars) {
-    return { transcript: [...transcript], elidedBlocks: 0, charsBefore, charsAfter: charsBefore };
+    return { transcript: [...transcript], elidedBlocks: 0, droppedTurns: 0, charsBefore, charsAfter: charsBefore };
   }
-  const messages = transcript.map((message) => ({ ...message, content: [...message.content] }));
+  const target = options.headroom ? Math.floor(budget.maxChars * HEADROOM_SHARE) : budget.maxChars;
+  let messages = transcript.map((message) => ({ ...message, content: [...message.content] }));
   let chars = charsBefore;
   let elidedBlocks = 0;
-  const keptFrom = Math.max(1, messages.length - budget.keepLatestMessages);
-  // First the older messages, then the kept ones but the last, then the last message itself.
-  const passes: [number, number][] = [
-    [1, keptFrom],
-    [keptFrom, messages.length - 1],
-    [Math.max(1, messages.length - 1), messages.length],
-  ];
-  for (const [from, to] of passes) {
-    for (let index = from; index < to && chars > budget.maxChars; index += 1) {
+  let droppedTurns = 0;
+  const elideIn = (from: number, to: number): void => {
+    for (let index = from; index < to && chars > target; index += 1) {
       const message = messages[index];
       if (!message) continue;
-      for (let at = 0; at < message.content.length && chars > budget.maxChars; at += 1) {
+      for (let at = 0; at < message.content.length && chars > target; at += 1) {
         const block = message.content[at] as ContentBlock;
         const before = JSON.stringify(block).length;
         if (before < WORTH_ELIDING) continue;
         // The last message keeps what fits of its blocks; older ones keep only the note.
-        const keepChars =
-          index === messages.length - 1 ? Math.max(0, before - (chars - budget.maxChars) - 400) : 0;
+        const keepChars = index === messages.length - 1 ? Math.max(0, before - (chars - target) - 400) : 0;
         const smaller = elide(block, keepChars);
         const after = JSON.stringify(smaller).length;
         if (after >= before) continue;
@@ -65,8 +76,67 @@ export function fitToBudget(
         elidedBlocks += 1;
       }
     }
+  };
+  const keptFrom = (): number => Math.max(1, messages.length - budget.keepLatestMessages);
+  // First the older messages, then (with headroom) whole old turns, then the kept ones but the
+  // last, then the last message itself.
+  elideIn(1, keptFrom());
+  if (options.headroom && chars > target) {
+    const dropped = dropOldestTurns(messages, keptFrom(), chars - target);
+    messages = dropped.messages;
+    droppedTurns = dropped.droppedTurns;
+    chars = sizeOf(messages);
   }
-  return { transcript: messages, elidedBlocks, charsBefore, charsAfter: sizeOf(messages) };
+  elideIn(keptFrom(), messages.length - 1);
+  elideIn(Math.max(1, messages.length - 1), messages.length);
+  return { transcript: messages, elidedBlocks, droppedTurns, charsBefore, charsAfter: sizeOf(messages) };
+}
+
+/**
+ * Removes assistant/user pairs right after the task message until `excessChars` are gone or
+ * only the kept latest messages are left, and says how many turns are gone in a note that
+ * follows the task (one note, its count growing with later drops).
+ */
+function dropOldestTurns(
+  messages: TranscriptMessage[],
+  keptFrom: number,
+  excessChars: number,
+): { messages: TranscriptMessage[]; droppedTurns: number } {
+  const [task, ...rest] = messages;
+  if (!task) return { messages, droppedTurns: 0 };
+  // The note itself takes room: a generous allowance for it (its count can grow by digits).
+  const noteAllowance = DROPPED_TURNS_MARK.length + 200;
+  let removedChars = 0;
+  let count = 0;
+  while (
+    removedChars < excessChars + noteAllowance &&
+    count + 2 < keptFrom &&
+    rest[count]?.role === 'assistant' &&
+    rest[count + 1]?.role === 'user'
+  ) {
+    removedChars += JSON.stringify(rest[count]).length + JSON.stringify(rest[count + 1]).length + 2;
+    count += 2;
+  }
+  if (count === 0) return { messages, droppedTurns: 0 };
+  const earlier = task.content.find(
+    (block): block is Extract<ContentBlock, { type: 'text' }> =>
+      block.type === 'text' && block.text.startsWith(DROPPED_TURNS_MARK),
+  );
+  const turnsBefore = earlier ? droppedTurnsIn(earlier.text) : 0;
+  const turns = turnsBefore + count / 2;
+  const note: ContentBlock = {
+    type: 'text',
+    text: `${DROPPED_TURNS_MARK} ${turns} turn${turns === 1 ? '' : 's'} dropped after this task. What they found is in the later turns or can be looked up again.]`,
+  };
+  const taskContent = [...task.content.filter((block) => block !== earlier), note];
+  return { messages: [{ ...task, content: taskContent }, ...rest.slice(count)], droppedTurns: count / 2 };
+}
+
+/** The turns a transcript's dropped-turns note counts (0 without one), read from its text. */
+export function droppedTurnsIn(text: string): number {
+  const at = text.indexOf(DROPPED_TURNS_MARK);
+  if (at < 0) return 0;
+  return Number(/^ (\d+) turns? dropped/.exec(text.slice(at + DROPPED_TURNS_MARK.length))?.[1] ?? 0);
 }
 
 function sizeOf(transcript: readonly TranscriptMessage[]): number {

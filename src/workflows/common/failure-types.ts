@@ -39,6 +39,11 @@ export const FailureType = {
   UnknownHost: 'UnknownHost',
   /** No host serving the task queue has the goal's workspace, and it has no source to clone. */
   WorkspaceNotFound: 'WorkspaceNotFound',
+  /**
+   * A model turn extends a stored request the worker's store does not have (another machine's
+   * store, or pruned): nothing was sent to the model, and the workflow sends the request whole.
+   */
+  ModelRequestMissing: 'ModelRequestMissing',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 
@@ -59,4 +64,5 @@ export const NON_RETRYABLE_MODEL_FAILURES: readonly string[] = [
   FailureType.ModelNotFound,
   FailureType.ModelUnprocessable,
   FailureType.ModelResponseInvalid,
+  FailureType.ModelRequestMissing,
 ];

@@ -11,8 +11,21 @@ import type { StructuredAnswer, StructuredRequest } from './goal-context';
 import { describeFailure, modelFailure } from './goal-failures';
 import { DEFAULT_CONTEXT_BUDGET } from './goal-input';
 import type { GoalState } from './goal-state';
-import type { ModelCallResult } from './model-call';
+import type { ModelCallInput, ModelCallResult } from './model-call';
+import {
+  nextModelRequest,
+  storedModelRequest,
+  type ModelRequestParts,
+  type StoredModelRequest,
+} from './model-request';
 import { systemPrompt } from './prompts';
+import { FailureType } from '../common/failure-types';
+import { isFailureOfType } from './goal-failures';
+
+export const CONTEXT_BUDGET_HEADROOM_PATCH = 'context-budget-headroom';
+
+/** After this many requests a run's worker stores did not have, the run stops naming them. */
+const MAX_MISSED_REQUESTS = 3;
 
 /**
  * The goal's model calls: agent turns and structured answers, with their token usage counted and
@@ -31,6 +44,16 @@ export class GoalModelCalls {
     },
   ) {}
 
+  /** The request the worker stored after the last turn (in memory only: see StoredModelRequest). */
+  private stored: StoredModelRequest | undefined;
+  private missedRequests = 0;
+  /**
+   * Goals started before the context-budget-headroom patch replay the exact fit they recorded.
+   * Decided once, at the run's first activation (see goal-tool-calls.ts on why a patch must not
+   * first be asked after a local activity resolved).
+   */
+  private readonly budgetHeadroom = wf.patched(CONTEXT_BUDGET_HEADROOM_PATCH);
+
   private get state(): GoalState {
     return this.goal.state;
   }
@@ -41,21 +64,28 @@ export class GoalModelCalls {
     const turn = this.state.counters.modelTurns + 1;
     const planContext = this.goal.planContext();
     this.fitContext();
+    const sent = {
+      system: planContext ? `${systemPrompt(config)}\n\n${planContext}` : systemPrompt(config),
+      tools: modelToolDefinitions(this.state.tools?.catalogue ?? [], config.planning.enabled),
+      messages: [...this.state.transcript],
+    };
+    const call = (parts: ModelRequestParts): Promise<ModelCallResult> =>
+      this.goal.activities.model.callModel.executeWithOptions(
+        { summary: `model turn ${turn}`, priority: this.priority() },
+        [{ model: config.model, ...parts, goalId: this.goal.workflowId, turn } satisfies ModelCallInput],
+      );
     let result: ModelCallResult;
     try {
-      result = await this.goal.activities.model.callModel.executeWithOptions(
-        { summary: `model turn ${turn}`, priority: this.priority() },
-        [
-          {
-            model: config.model,
-            system: planContext ? `${systemPrompt(config)}\n\n${planContext}` : systemPrompt(config),
-            messages: this.state.transcript,
-            tools: modelToolDefinitions(this.state.tools?.catalogue ?? [], config.planning.enabled),
-            goalId: this.goal.workflowId,
-            turn,
-          },
-        ],
-      );
+      const parts: ModelRequestParts = this.missedRequests < MAX_MISSED_REQUESTS ? nextModelRequest(this.stored, sent) : sent;
+      try {
+        result = await call(parts);
+      } catch (error) {
+        // The worker that ran it does not have the stored request (another machine, pruned):
+        // nothing was sent to the model, so the request goes whole.
+        if (parts.continues === undefined || !isFailureOfType(error, FailureType.ModelRequestMissing)) throw error;
+        this.missedRequests += 1;
+        result = await call(sent);
+      }
     } catch (error) {
       throw modelFailure(error);
     }
@@ -64,6 +94,7 @@ export class GoalModelCalls {
     this.addUsage(result.usage);
     const reply: TranscriptMessage = { role: 'assistant', content: result.content };
     this.state.transcript.push(reply);
+    this.stored = result.request === undefined ? undefined : storedModelRequest(result.request, sent, reply);
     return reply;
   }
 
@@ -72,13 +103,21 @@ export class GoalModelCalls {
    * trimmed transcript is what the state and continue-as-new carry from now on).
    */
   private fitContext(): void {
-    const fitted = fitToBudget(this.state.transcript, this.state.config.context ?? DEFAULT_CONTEXT_BUDGET);
-    if (fitted.elidedBlocks === 0) return;
+    const fitted = fitToBudget(this.state.transcript, this.state.config.context ?? DEFAULT_CONTEXT_BUDGET, {
+      headroom: this.budgetHeadroom,
+    });
+    if (fitted.elidedBlocks === 0 && fitted.droppedTurns === 0) return;
     this.state.transcript = fitted.transcript;
+    const dropped = fitted.droppedTurns > 0 ? `, ${fitted.droppedTurns} oldest turns dropped` : '';
     this.goal.record(
       LedgerEventKind.ContextTrimmed,
-      `context trimmed to fit its budget: ${fitted.elidedBlocks} old blocks elided (${fitted.charsBefore} → ${fitted.charsAfter} characters)`,
-      { elidedBlocks: fitted.elidedBlocks, charsBefore: fitted.charsBefore, charsAfter: fitted.charsAfter },
+      `context trimmed to fit its budget: ${fitted.elidedBlocks} old blocks elided${dropped} (${fitted.charsBefore} → ${fitted.charsAfter} characters)`,
+      {
+        elidedBlocks: fitted.elidedBlocks,
+        droppedTurns: fitted.droppedTurns,
+        charsBefore: fitted.charsBefore,
+        charsAfter: fitted.charsAfter,
+      },
     );
   }
 

@@ -6,9 +6,20 @@ import type { ContentBlock, TranscriptMessage } from '../common/transcript';
 /** What the workflow asks of one model turn, tool definitions from the goal's recorded catalogue. */
 export interface ModelCallInput {
   model: ModelSettings;
-  system: string;
+  /** Omitted only when `continues` names a stored request with the same system prompt. */
+  system?: string;
+  /** All of the request's messages, or with `continues` the ones after the stored request's. */
   messages: TranscriptMessage[];
-  tools: ModelToolDefinition[];
+  /** Omitted only when `continues` names a stored request with the same tools. */
+  tools?: ModelToolDefinition[];
+  /**
+   * The request extends one the worker stored after an earlier turn (its messages and that
+   * turn's answer): the activity assembles the whole request from the store, so the transcript
+   * is not carried in every activity input (see nextModelRequest). If the store no longer has
+   * it, the activity fails with ModelRequestMissing before any model call and the workflow sends
+   * the request whole.
+   */
+  continues?: { request: string };
   /** For logs and summaries only. */
   goalId: string;
   turn: number;
@@ -19,6 +30,8 @@ export interface ModelCallResult {
   stopReason: string | null;
   usage: TokenUsageTotals;
   model: string;
+  /** Where the worker stored this request with its answer, for the next turn to extend. */
+  request?: string;
 }
 
 /**
