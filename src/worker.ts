@@ -124,7 +124,9 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   const journalDirectory = options.journalDirectory ?? configuredDirectory(env.KEEL_JOURNAL_DIR);
   const backupDirectory = options.backupDirectory ?? configuredDirectory(env.KEEL_BACKUP_DIR);
   const modelRequestStore =
-    options.modelRequestStore === false ? undefined : (options.modelRequestStore ?? modelRequestStoreFromEnv(env));
+    options.modelRequestStore === false
+      ? undefined
+      : (options.modelRequestStore ?? modelRequestStoreFromEnv(env));
   // One set of activities for both queues: the workflow decides which queue each call goes to.
   const activities = createActivities({
     anthropic: options.anthropic,

@@ -44,7 +44,9 @@ export function createActivities(dependencies: ActivityDependencies) {
   return {
     ...createModelActivities({
       client: dependencies.anthropic,
-      ...(dependencies.modelRequestStore === undefined ? {} : { requestStore: dependencies.modelRequestStore }),
+      ...(dependencies.modelRequestStore === undefined
+        ? {}
+        : { requestStore: dependencies.modelRequestStore }),
     }),
     ...createToolActivities({
       registry: dependencies.toolRegistry,

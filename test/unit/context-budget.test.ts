@@ -155,7 +155,10 @@ test('a long goal of small calls drops its oldest whole turns, noting how many, 
     (block) => block.type === 'text' && block.text.startsWith(DROPPED_TURNS_MARK),
   );
   assert.equal(notes?.length, 1);
-  assert.match(JSON.stringify(notes), new RegExp(` ${first.droppedTurns + second.droppedTurns} turns dropped`));
+  assert.match(
+    JSON.stringify(notes),
+    new RegExp(` ${first.droppedTurns + second.droppedTurns} turns dropped`),
+  );
   assertValidConversation(second.transcript);
 
   // Runs recorded before the headroom keep the exact fit, which cannot shrink small blocks.

@@ -23,7 +23,9 @@ export interface ModelActivityDependencies {
 
 export function createModelActivities({ client, requestStore }: ModelActivityDependencies) {
   /** The whole request: the input's own parts after the stored request it extends, if any. */
-  async function assemble(input: ModelCallInput): Promise<Omit<StoredRequest, 'version' | 'goalId' | 'base'>> {
+  async function assemble(
+    input: ModelCallInput,
+  ): Promise<Omit<StoredRequest, 'version' | 'goalId' | 'base'>> {
     if (input.continues === undefined) {
       return { system: input.system ?? '', tools: input.tools ?? [], messages: input.messages };
     }
@@ -62,7 +64,9 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
         messages: [...request.messages, { role: 'assistant', content: answer }],
       });
     } catch (error) {
-      log(`keel: the model request store could not keep a request (${String(error)}); the next one is sent whole`);
+      log(
+        `keel: the model request store could not keep a request (${String(error)}); the next one is sent whole`,
+      );
       return undefined;
     }
   }

@@ -51,7 +51,13 @@ export function fitToBudget(
 ): FittedTranscript {
   const charsBefore = sizeOf(transcript);
   if (charsBefore <= budget.maxChars) {
-    return { transcript: [...transcript], elidedBlocks: 0, droppedTurns: 0, charsBefore, charsAfter: charsBefore };
+    return {
+      transcript: [...transcript],
+      elidedBlocks: 0,
+      droppedTurns: 0,
+      charsBefore,
+      charsAfter: charsBefore,
+    };
   }
   const target = options.headroom ? Math.floor(budget.maxChars * HEADROOM_SHARE) : budget.maxChars;
   let messages = transcript.map((message) => ({ ...message, content: [...message.content] }));

@@ -76,13 +76,15 @@ export class GoalModelCalls {
       );
     let result: ModelCallResult;
     try {
-      const parts: ModelRequestParts = this.missedRequests < MAX_MISSED_REQUESTS ? nextModelRequest(this.stored, sent) : sent;
+      const parts: ModelRequestParts =
+        this.missedRequests < MAX_MISSED_REQUESTS ? nextModelRequest(this.stored, sent) : sent;
       try {
         result = await call(parts);
       } catch (error) {
         // The worker that ran it does not have the stored request (another machine, pruned):
         // nothing was sent to the model, so the request goes whole.
-        if (parts.continues === undefined || !isFailureOfType(error, FailureType.ModelRequestMissing)) throw error;
+        if (parts.continues === undefined || !isFailureOfType(error, FailureType.ModelRequestMissing))
+          throw error;
         this.missedRequests += 1;
         result = await call(sent);
       }
