@@ -36,6 +36,8 @@ export interface ToolCallsHost {
   continueAsNew(stillValid: () => boolean): Promise<void>;
   /** Whether this run carries turns over only while quiet (QUIET_HAND_OVER_PATCH). */
   readonly quietHandOver: boolean;
+  /** Whether the run's history is long enough to hand over (history-limits.ts). */
+  timeForNewRun(): boolean;
 }
 
 /**
@@ -88,7 +90,7 @@ export class GoalToolCalls {
   }
 
   private canContinueAsNewMidTurn(turn: ToolCallRecord[]): boolean {
-    if (!wf.workflowInfo().continueAsNewSuggested) return false;
+    if (!this.goal.timeForNewRun()) return false;
     if (this.goal.quietHandOver) return isQuietForContinueAsNew(turn);
     // As runs from before the patch decided (replay).
     return (

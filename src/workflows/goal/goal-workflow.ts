@@ -29,6 +29,7 @@ import { GoalHost } from './goal-host';
 import { registerGoalHandlers } from './goal-handlers';
 import type { WorkspaceActivities } from './goal-context';
 import type { GoalConfig, GoalInput } from './goal-input';
+import { OWN_HISTORY_LIMITS_PATCH, timeForNewRun } from './history-limits';
 import { GoalModelCalls } from './goal-model-calls';
 import { GoalPlanning } from './goal-planning';
 import { GoalReflection, type Review } from './goal-reflection';
@@ -109,6 +110,8 @@ class GoalRun {
    * continue-as-new mid-turn only while the turn is quiet, checked again at the last moment.
    */
   private readonly quietHandOver = wf.patched(QUIET_HAND_OVER_PATCH);
+  /** Runs since this patch hand over at keel's own history limits (history-limits.ts). */
+  private readonly ownHistoryLimits = wf.patched(OWN_HISTORY_LIMITS_PATCH);
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
@@ -156,6 +159,7 @@ class GoalRun {
       checkBudget: () => this.discipline.checkBudget(),
       continueAsNew: (stillValid: () => boolean) => this.continueAsNew(stillValid),
       quietHandOver: this.quietHandOver,
+      timeForNewRun: () => this.timeForNewRun(),
     });
   }
 
@@ -396,7 +400,11 @@ class GoalRun {
   }
 
   private async continueAsNewIfSuggested(): Promise<void> {
-    if (wf.workflowInfo().continueAsNewSuggested) await this.continueAsNew();
+    if (this.timeForNewRun()) await this.continueAsNew();
+  }
+
+  private timeForNewRun(): boolean {
+    return timeForNewRun(wf.workflowInfo(), this.ownHistoryLimits);
   }
 
   /**

@@ -1,0 +1,23 @@
+/**
+ * When a goal hands its run over to a new one (continue-as-new). Temporal suggests it once a
+ * run's history reaches its own limits (4,096 events or 4 MB by default), but a turn that is
+ * under way when the suggestion comes still adds its events, so runs ended just over 4,096.
+ * keel hands over a little earlier, at its own softer limits, so every run stays under Temporal's
+ * with room for the turn in progress. Pure: the inputs are Temporal's workflow info, which
+ * replays exactly as recorded.
+ */
+export const OWN_HISTORY_LIMITS_PATCH = 'own-history-limits';
+
+/** A few hundred events of room for the turn in progress (a turn of five calls is ~20). */
+export const HISTORY_EVENTS_SOFT_LIMIT = 3_500;
+/** Well under the 4 MB suggestion, a turn's payloads included (each is bounded). */
+export const HISTORY_BYTES_SOFT_LIMIT = 3 * 1024 * 1024;
+
+export function timeForNewRun(
+  info: { continueAsNewSuggested: boolean; historyLength: number; historySize: number },
+  ownLimits: boolean,
+): boolean {
+  if (info.continueAsNewSuggested) return true;
+  if (!ownLimits) return false;
+  return info.historyLength >= HISTORY_EVENTS_SOFT_LIMIT || info.historySize >= HISTORY_BYTES_SOFT_LIMIT;
+}
