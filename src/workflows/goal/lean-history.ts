@@ -1,0 +1,10 @@
+/**
+ * Runs started from this change on write fewer history events per tool call (issue #14): calls of
+ * a fixed tier that need no human are prepared by the workflow itself, without the
+ * prepareToolCalls local activity (workflow-prepared-calls.ts).
+ *
+ * Each user asks wf.patched once, as its run starts, before any await (the SDK remembers the
+ * answer, so they all agree); asked later, replay could answer differently from the live run
+ * (TMPRL1100, see goal-tool-calls.ts).
+ */
+export const LEAN_HISTORY_PATCH = 'lean-history-per-tool-call';
