@@ -38,6 +38,7 @@ import { GoalPhase, GoalStatus, type GoalState, type ToolCallRecord } from './go
 import { GoalToolCalls } from './goal-tool-calls';
 import { goalResultOf } from './goal-view';
 import { GoalVisibility } from './goal-visibility';
+import { LEAN_HISTORY_PATCH } from './lean-history';
 import { followUpMessage, goalMessage } from './prompts';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './turn';
 
@@ -109,6 +110,8 @@ class GoalRun {
    * continue-as-new mid-turn only while the turn is quiet, checked again at the last moment.
    */
   private readonly quietHandOver = wf.patched(QUIET_HAND_OVER_PATCH);
+  /** The start's lookups run as local activities (LEAN_HISTORY_PATCH), decided the same way. */
+  private readonly lookupsLocally = wf.patched(LEAN_HISTORY_PATCH);
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
@@ -258,7 +261,7 @@ class GoalRun {
     await this.host.bind();
     const toolsFailure = await this.learnTools();
     if (toolsFailure) return toolsFailure;
-    const defaults = await this.activities.support.workerDefaults();
+    const defaults = await this.lookups().workerDefaults();
     this.state.workerDefaults = defaults;
     this.state.principles = initialPrinciplesState(
       resolveCadence(this.config.principles, defaults.reflectionCadence),
@@ -283,7 +286,7 @@ class GoalRun {
    */
   private async learnTools(): Promise<string | undefined> {
     try {
-      const catalogue = await this.activities.support.describeTools.executeWithOptions(
+      const catalogue = await this.lookups().describeTools.executeWithOptions(
         { summary: "learn the goal's tools" },
         [this.config.tools === undefined ? {} : { patterns: this.config.tools }],
       );
@@ -293,6 +296,11 @@ class GoalRun {
       if (wf.isCancellation(error)) throw error;
       return `the goal's tools could not be set up: ${describeFailure(error)}`;
     }
+  }
+
+  /** The proxies of the start's lookups: local activities in runs with LEAN_HISTORY_PATCH. */
+  private lookups(): Pick<ActivityProxies['support'], 'describeTools' | 'workerDefaults'> {
+    return this.lookupsLocally ? this.activities.startLookups : this.activities.support;
   }
 
   private catalogue(): ToolCatalogue {
