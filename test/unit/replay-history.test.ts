@@ -79,10 +79,37 @@ test('a goal recorded before the lean-history patch replays without nondetermini
   );
 });
 
+// The same goal recorded with the lean-history patch: the start's lookups as local activities, no
+// check before the reads and the write (only before the command, which waits for a human), and
+// KeelToolCalls written with other changes instead of at every call. Guards the new behaviour's
+// determinism as the first fixture guards the old one's.
+test('a goal recorded with the lean-history patch replays without nondeterminism', async () => {
+  const file = path.resolve(__dirname, '../fixtures/histories/tool-turns-lean-history.json');
+  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const events = (history as { events: RecordedEvent[] }).events;
+  assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  assert.equal(localActivities(events, 'prepareToolCalls'), 1, 'only the command was checked');
+  for (const lookup of ['listHosts', 'describeTools', 'workerDefaults'])
+    assert.equal(localActivities(events, lookup), 1, `${lookup} as a local activity`);
+  const toolCallWrites = events.filter(
+    (event) =>
+      event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.KeelToolCalls,
+  );
+  assert.ok(toolCallWrites.length < 13 / 2, `${toolCallWrites.length} writes of KeelToolCalls for 13 calls`);
+  await Worker.runReplayHistory(
+    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
+    temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
+    TOOL_TURNS_WORKFLOW_ID,
+  );
+});
+
 interface RecordedEvent {
   eventType: string;
   markerRecordedEventAttributes?: { details?: Record<string, { payloads?: Array<{ data?: string }> }> };
   activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+  upsertWorkflowSearchAttributesEventAttributes?: {
+    searchAttributes?: { indexedFields?: Record<string, unknown> };
+  };
 }
 
 /** How many local activities of this type the history's markers record. */
