@@ -1,38 +1,91 @@
 /**
- * Records the history of a representative goal (planning, a checkpoint, an approval, a budget
- * warning, a backtrack) into test/fixtures/histories/, for the replay test that guards
- * determinism. Run it when a deliberate, versioned change to the workflow makes the old history
- * obsolete: `node --import tsx scripts/record-history.ts`.
+ * Records the history of a goal into test/fixtures/histories/, for the replay tests that guard
+ * determinism. Run it when a deliberate, versioned change to the workflow makes an old history
+ * obsolete, or to keep one recorded just before such a change:
+ *
+ *   node --import tsx scripts/record-history.ts                      # representative-goal.json
+ *   node --import tsx scripts/record-history.ts tool-turns FILE.json  # the tool-turns goal
+ *
+ * The representative goal has planning, a checkpoint, an approval, a budget warning and a
+ * backtrack; the tool-turns goal (test/fixtures/tool-turns-goal.ts) has the start's lookups and
+ * every kind of tool turn.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { goalWorkflow } from '../src/workflows/goal/goal-workflow';
+import type { GoalInput } from '../src/workflows/goal/goal-input';
 import { approveSignal, goalStatusQuery } from '../src/workflows/goal/messages';
+import type { ScenarioInput } from '../src/scripted-model/scenario';
 import { createHarness, eventually, stopOwnServer, tempDirectory } from '../test/support/temporal';
 import {
   REPRESENTATIVE_GOAL,
   REPRESENTATIVE_WORKFLOW_ID,
   representativeScenario,
 } from '../test/fixtures/representative-goal';
+import {
+  TOOL_TURNS_FILES,
+  TOOL_TURNS_GOAL,
+  TOOL_TURNS_WORKFLOW_ID,
+  toolTurnsScenario,
+} from '../test/fixtures/tool-turns-goal';
+
+interface Recording {
+  scenario: ScenarioInput;
+  workflowId: string;
+  goal: Omit<GoalInput, 'workspace'>;
+  files: Readonly<Record<string, string>>;
+  file: string;
+}
+
+function recordingOf(kind: string | undefined, file: string | undefined): Recording {
+  const histories = path.resolve(__dirname, '../test/fixtures/histories');
+  if (kind === undefined || kind === 'representative') {
+    return {
+      scenario: representativeScenario,
+      workflowId: REPRESENTATIVE_WORKFLOW_ID,
+      goal: REPRESENTATIVE_GOAL,
+      files: {},
+      file: path.join(histories, file ?? 'representative-goal.json'),
+    };
+  }
+  if (kind === 'tool-turns' && file !== undefined) {
+    return {
+      scenario: toolTurnsScenario,
+      workflowId: TOOL_TURNS_WORKFLOW_ID,
+      goal: TOOL_TURNS_GOAL,
+      files: TOOL_TURNS_FILES,
+      file: path.join(histories, file),
+    };
+  }
+  throw new Error('usage: record-history.ts [representative [FILE.json] | tool-turns FILE.json]');
+}
+
+/** Approves the one call that waits for a human, then waits for the goal to end. */
+async function approveAndFinish(handle: WorkflowHandle<typeof goalWorkflow>): Promise<void> {
+  const callId = await eventually(
+    async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,
+  );
+  await handle.signal(approveSignal, { callId, approver: 'recorder' });
+  await handle.result();
+}
 
 async function main(): Promise<void> {
-  const harness = await createHarness({ scenarios: [representativeScenario] });
+  const recording = recordingOf(process.argv[2], process.argv[3]);
+  const harness = await createHarness({ scenarios: [recording.scenario] });
   try {
-    const workflowId = REPRESENTATIVE_WORKFLOW_ID;
     await harness.withWorker(async () => {
+      const workspace = tempDirectory('keel-record-');
+      for (const [name, content] of Object.entries(recording.files))
+        writeFileSync(path.join(workspace, name), content);
       const handle = await harness.client.workflow.start(goalWorkflow, {
         taskQueue: harness.taskQueue,
-        workflowId,
-        args: [{ ...REPRESENTATIVE_GOAL, workspace: tempDirectory('keel-record-') }],
+        workflowId: recording.workflowId,
+        args: [{ ...recording.goal, workspace }],
       });
-      const callId = await eventually(
-        async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,
-      );
-      await handle.signal(approveSignal, { callId, approver: 'recorder' });
-      await handle.result();
-      const file = path.resolve(__dirname, '../test/fixtures/histories/representative-goal.json');
-      writeFileSync(file, JSON.stringify(await handle.fetchHistory()));
-      console.log(`wrote ${file}`);
+      await approveAndFinish(handle);
+      writeFileSync(recording.file, JSON.stringify(await handle.fetchHistory()));
+      console.log(`wrote ${recording.file}`);
     });
   } finally {
     await harness.close();

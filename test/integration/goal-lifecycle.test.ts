@@ -121,16 +121,26 @@ test('the calls of one turn run together: its three reads as local activities in
   const history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
   const kinds = (history.events ?? []).flatMap((event) => {
     if (event.workflowTaskCompletedEventAttributes) return ['task'];
-    // A quick read runs as a local activity: one marker in the task that ran it.
-    if (event.markerRecordedEventAttributes?.markerName === 'core_local_activity') return ['read'];
+    // A quick read runs as a local activity: one marker in the task that ran it. (The start's
+    // lookups and the check of calls that need the worker are local activities too.)
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') {
+      const data = marker.details?.data?.payloads?.[0]?.data ?? new Uint8Array();
+      const { activity_type: type } = JSON.parse(Buffer.from(data).toString('utf8')) as {
+        activity_type: string;
+      };
+      return [type === 'executeTool' ? 'read' : type];
+    }
     if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'executeTool')
       return ['scheduled'];
     if (event.activityTaskCompletedEventAttributes) return ['completed'];
     return [];
   });
-  // After model turn 1, one workflow task runs the three reads: their markers follow it together.
+  // After model turn 1, one workflow task runs the three reads: their markers follow it together,
+  // with no check before them (the workflow prepares reads itself, see workflow-prepared-calls.ts).
   const firstRead = kinds.indexOf('read');
   assert.deepEqual(kinds.slice(firstRead - 1, firstRead + 3), ['task', 'read', 'read', 'read']);
+  assert.ok(!kinds.includes('prepareToolCalls'), 'reads and a write under auto need no check');
   // The write of turn 2 is an ordinary activity.
   assert.ok(kinds.slice(firstRead + 3).includes('scheduled'));
 });

@@ -7,6 +7,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { WORKFLOWS_PATH } from '../../src/worker';
 import { REPRESENTATIVE_WORKFLOW_ID } from '../fixtures/representative-goal';
+import { TOOL_TURNS_WORKFLOW_ID } from '../fixtures/tool-turns-goal';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -59,3 +60,68 @@ test('a goal recorded before coalesced search attribute upserts replays without 
     'search-attributes-before-coalescing',
   );
 });
+
+// Recorded just before the lean-history patch (src/workflows/goal/lean-history.ts), with the
+// tool-turns goal (test/fixtures/tool-turns-goal.ts): the start's lookups as activities, a
+// prepareToolCalls check before every turn's calls, reads included, and KeelToolCalls written at
+// every call. Without the patch's marker, replay must do all of that as it was recorded.
+test('a goal recorded before the lean-history patch replays without nondeterminism', async () => {
+  const file = path.resolve(__dirname, '../fixtures/histories/tool-turns-before-lean-history.json');
+  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const events = (history as { events: RecordedEvent[] }).events;
+  assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  assert.equal(localActivities(events, 'prepareToolCalls'), 12, 'every turn with tool calls was checked');
+  assert.ok(scheduledActivities(events).includes('describeTools'), 'the tools were learnt by an activity');
+  await Worker.runReplayHistory(
+    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
+    temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
+    TOOL_TURNS_WORKFLOW_ID,
+  );
+});
+
+// The same goal recorded with the lean-history patch: the start's lookups as local activities, no
+// check before the reads and the write (only before the command, which waits for a human), and
+// KeelToolCalls written with other changes instead of at every call. Guards the new behaviour's
+// determinism as the first fixture guards the old one's.
+test('a goal recorded with the lean-history patch replays without nondeterminism', async () => {
+  const file = path.resolve(__dirname, '../fixtures/histories/tool-turns-lean-history.json');
+  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const events = (history as { events: RecordedEvent[] }).events;
+  assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  assert.equal(localActivities(events, 'prepareToolCalls'), 1, 'only the command was checked');
+  for (const lookup of ['listHosts', 'describeTools', 'workerDefaults'])
+    assert.equal(localActivities(events, lookup), 1, `${lookup} as a local activity`);
+  const toolCallWrites = events.filter(
+    (event) =>
+      event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.KeelToolCalls,
+  );
+  assert.ok(toolCallWrites.length < 13 / 2, `${toolCallWrites.length} writes of KeelToolCalls for 13 calls`);
+  await Worker.runReplayHistory(
+    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
+    temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
+    TOOL_TURNS_WORKFLOW_ID,
+  );
+});
+
+interface RecordedEvent {
+  eventType: string;
+  markerRecordedEventAttributes?: { details?: Record<string, { payloads?: Array<{ data?: string }> }> };
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+  upsertWorkflowSearchAttributesEventAttributes?: {
+    searchAttributes?: { indexedFields?: Record<string, unknown> };
+  };
+}
+
+/** How many local activities of this type the history's markers record. */
+function localActivities(events: readonly RecordedEvent[], activityType: string): number {
+  return events.filter((event) => {
+    const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+    if (data === undefined) return false;
+    const marker = JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { activity_type?: string };
+    return marker.activity_type === activityType;
+  }).length;
+}
+
+function scheduledActivities(events: readonly RecordedEvent[]): string[] {
+  return events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+}

@@ -4,9 +4,12 @@ import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/com
 import { KEEL_SEARCH_ATTRIBUTES } from '../../src/dev-server/search-attributes';
 import {
   changedSearchAttributes,
+  dueFields,
   KeelSearchAttributes,
   searchAttributeUpdates,
+  searchAttributeUpdatesOf,
   searchAttributeValuesFrom,
+  TOOL_CALLS_REFRESH_STEP,
   type SearchAttributeValues,
 } from '../../src/workflows/goal/search-attribute-values';
 
@@ -87,4 +90,42 @@ test('searchAttributeValuesFrom reads back what a previous run set', () => {
   assert.deepEqual(searchAttributeValuesFrom(carried), values);
   assert.deepEqual(changedSearchAttributes(searchAttributeValuesFrom(carried), values), []);
   assert.deepEqual(searchAttributeValuesFrom(new TypedSearchAttributes()), {});
+});
+
+test('dueFields: a tool-call count that changed alone waits until it lags by the refresh step', () => {
+  const step = TOOL_CALLS_REFRESH_STEP;
+  assert.deepEqual(dueFields(values, { ...values, toolCalls: values.toolCalls + 1 }), []);
+  assert.deepEqual(dueFields(values, { ...values, toolCalls: values.toolCalls + step - 1 }), []);
+  assert.deepEqual(dueFields(values, { ...values, toolCalls: values.toolCalls + step }), ['toolCalls']);
+  // Five parallel calls a turn: written at the turn that reaches the step, not later.
+  assert.deepEqual(dueFields({ ...values, toolCalls: 0 }, { ...values, toolCalls: 10 }, 10), ['toolCalls']);
+  assert.deepEqual(dueFields({ ...values, toolCalls: 0 }, { ...values, toolCalls: 5 }, 10), []);
+  assert.deepEqual(dueFields(values, { ...values, toolCalls: values.toolCalls + 4.2 }, 5), []);
+});
+
+test('dueFields: every other attribute is written as it changes, and the count rides along', () => {
+  const later = { ...values, toolCalls: values.toolCalls + 1 };
+  assert.deepEqual(dueFields(values, { ...later, phase: 'running-tools' }), ['phase', 'toolCalls']);
+  assert.deepEqual(dueFields(values, { ...later, pendingApprovals: 0 }), ['toolCalls', 'pendingApprovals']);
+  assert.deepEqual(dueFields(values, { ...values, status: 'completed' }), ['status']);
+  assert.deepEqual(dueFields(values, { ...values, planAttempt: 3 }), ['planAttempt']);
+  assert.deepEqual(dueFields(values, { ...later, priority: 0.5 }), ['toolCalls', 'priority']);
+  assert.deepEqual(dueFields(values, { ...values }), []);
+});
+
+test('dueFields: a count never written is written at once, like every field the first time', () => {
+  assert.equal(dueFields(undefined, values).length, 6);
+  const { toolCalls: _toolCalls, ...withoutCount } = values;
+  assert.deepEqual(dueFields(withoutCount, values), ['toolCalls']);
+});
+
+test('searchAttributeUpdatesOf writes only the fields named, in the fixed order', () => {
+  assert.deepEqual(asRecord(searchAttributeUpdatesOf(['pendingApprovals', 'phase'], values)), {
+    KeelPhase: 'awaiting-approval',
+    KeelPendingApprovals: 1,
+  });
+  assert.deepEqual(
+    searchAttributeUpdatesOf(['pendingApprovals', 'phase'], values).map((pair) => pair.key.name),
+    ['KeelPhase', 'KeelPendingApprovals'],
+  );
 });

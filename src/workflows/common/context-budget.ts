@@ -38,7 +38,7 @@ export const HEADROOM_SHARE = 0.75;
 const WORTH_ELIDING = 400;
 
 /**
- * `headroom` (goals started since the context-budget-headroom patch): cut to HEADROOM_SHARE of
+ * `headroom` (runs started with LEAN_HISTORY_PATCH): cut to HEADROOM_SHARE of
  * the budget, and when eliding old blocks is not enough, drop the oldest whole turns (an
  * assistant message with the user message answering it, so every tool_use keeps its
  * tool_result), counted in a note after the task. Without it, small blocks were never cut and a

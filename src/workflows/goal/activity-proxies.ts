@@ -69,6 +69,23 @@ export function proxiesFor(config: GoalConfig) {
       retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3 },
     }),
     /**
+     * The start's lookups as local activities, in runs with LEAN_HISTORY_PATCH: the hosts polling
+     * the shared queue, the goal's tools, the worker's defaults. Any worker of the shared queue
+     * answers each the same (an activity went to one of them too); as local activities they leave
+     * a marker each inside the first workflow task instead of three events and a task of their own.
+     */
+    startLookups: wf.proxyLocalActivities<
+      Pick<KeelActivities, 'listHosts' | 'describeTools' | 'workerDefaults'>
+    >({
+      startToCloseTimeout: '30s',
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumAttempts: 3,
+        nonRetryableErrorTypes: [FailureType.UnknownTools],
+      },
+    }),
+    /**
      * Checks a turn's calls on the worker (input, per-call tier, label) before anything runs. A
      * local activity: short, and its recorded answer is what replay sees, so a tier decided by
      * user code on the worker can never change under a running goal.

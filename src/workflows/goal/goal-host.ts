@@ -2,6 +2,7 @@ import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { ActivityProxies } from './activity-proxies';
 import { describeFailure } from './goal-failures';
+import { LEAN_HISTORY_PATCH } from './lean-history';
 import { GoalPhase, type GoalState } from './goal-state';
 import type { GoalVisibility } from './goal-visibility';
 import { LedgerEventKind } from '../common/ledger';
@@ -29,6 +30,8 @@ const LONGEST_QUESTION_WAIT_MS = 10 * 60_000;
  * back or a human rebinds the goal. A call never runs on another host.
  */
 export class GoalHost {
+  /** Whether this run lists the hosts in a local activity (LEAN_HISTORY_PATCH), decided as it starts. */
+  private readonly listsHostsLocally = wf.patched(LEAN_HISTORY_PATCH);
   private waiting: Promise<void> | undefined;
   private rebinding = false;
   /** The hosts asked at the binding, until the binding is in the ledger. */
@@ -67,10 +70,11 @@ export class GoalHost {
       config.host !== undefined
         ? [config.host]
         : (
-            await this.goal.activities.hosts.listHosts.executeWithOptions(
-              { summary: 'list the hosts polling the task queue' },
-              [{ taskQueue: wf.workflowInfo().taskQueue }],
-            )
+            await (
+              this.listsHostsLocally ? this.goal.activities.startLookups : this.goal.activities.hosts
+            ).listHosts.executeWithOptions({ summary: 'list the hosts polling the task queue' }, [
+              { taskQueue: wf.workflowInfo().taskQueue },
+            ])
           ).hosts;
     const answers = await Promise.all(candidates.map((hostId) => this.ask(hostId, BIND_QUESTION_TIMEOUT_MS)));
     const choice = chooseBinding({

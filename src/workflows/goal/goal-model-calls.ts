@@ -21,8 +21,7 @@ import {
 import { systemPrompt } from './prompts';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
-
-export const CONTEXT_BUDGET_HEADROOM_PATCH = 'context-budget-headroom';
+import { LEAN_HISTORY_PATCH } from './lean-history';
 
 /** After this many requests a run's worker stores did not have, the run stops naming them. */
 const MAX_MISSED_REQUESTS = 3;
@@ -48,11 +47,11 @@ export class GoalModelCalls {
   private stored: StoredModelRequest | undefined;
   private missedRequests = 0;
   /**
-   * Goals started before the context-budget-headroom patch replay the exact fit they recorded.
+   * Runs started before LEAN_HISTORY_PATCH replay the exact fit they recorded.
    * Decided once, at the run's first activation (see goal-tool-calls.ts on why a patch must not
    * first be asked after a local activity resolved).
    */
-  private readonly budgetHeadroom = wf.patched(CONTEXT_BUDGET_HEADROOM_PATCH);
+  private readonly budgetHeadroom = wf.patched(LEAN_HISTORY_PATCH);
 
   private get state(): GoalState {
     return this.goal.state;

@@ -21,6 +21,8 @@ import { isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
 import type { ToolUseBlock } from '../common/transcript';
 import { callsToPrepare, denialText, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
+import { LEAN_HISTORY_PATCH } from './lean-history';
+import { splitPreparation } from './workflow-prepared-calls';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -65,6 +67,8 @@ export class GoalToolCalls {
    * recorded in the next one, so the read became an activity and replay failed (TMPRL1100).
    */
   private localReads = wf.patched(LOCAL_READS_PATCH);
+  /** Whether this run prepares fixed-tier calls itself (LEAN_HISTORY_PATCH), decided as it starts. */
+  private readonly preparesFixedCalls = wf.patched(LEAN_HISTORY_PATCH);
 
   private get state(): GoalState {
     return this.goal.state;
@@ -100,33 +104,43 @@ export class GoalToolCalls {
   }
 
   /**
-   * Asks the worker to check this turn's calls before any runs (one recorded local activity per
-   * turn). If it cannot answer, the calls are answered as not checked instead of failing the goal.
+   * Prepares this turn's calls before any runs. Calls of a fixed tier that need no human are
+   * prepared here in runs with the lean-history patch (workflow-prepared-calls.ts); the others are
+   * checked by the worker, in one recorded local activity for the turn. If the worker cannot
+   * answer, its calls are answered as not checked instead of failing the goal.
    */
   async prepare(toolUses: readonly ToolUseBlock[]): Promise<PreparedCall[]> {
     const catalogue = this.state.tools?.catalogue ?? [];
-    const calls = callsToPrepare(toolUses, catalogue).map((toolUse) => ({
+    const toPrepare = callsToPrepare(toolUses, catalogue);
+    const { prepared, forWorker } = this.preparesFixedCalls
+      ? splitPreparation({ toolUses: toPrepare, catalogue, approvalPolicy: this.state.config.approvalPolicy })
+      : { prepared: [], forWorker: toPrepare };
+    const calls = forWorker.map((toolUse) => ({
       callId: toolUse.id,
       toolName: toolUse.name,
       input: toolUse.input,
     }));
-    if (calls.length === 0) return [];
+    if (calls.length === 0) return prepared;
     try {
-      return await this.goal.visibility.duringLocalActivity(() =>
+      const checked = await this.goal.visibility.duringLocalActivity(() =>
         this.goal.activities.preparation.prepareToolCalls.executeWithOptions(
           { summary: `check ${calls.length} tool call${calls.length === 1 ? '' : 's'}` },
           [{ calls, sandbox: { network: this.state.config.sandbox.network } }],
         ),
       );
+      return [...prepared, ...checked];
     } catch (error) {
       if (wf.isCancellation(error)) throw error;
       const detail = describeFailure(error);
-      return calls.map((call) => ({
-        ok: false,
-        callId: call.callId,
-        error: `${call.toolName} was not run: the worker could not check the call (${detail}).`,
-        candidates: ['Try the call again in your next turn', 'Reach the goal with a different tool'],
-      }));
+      return [
+        ...prepared,
+        ...calls.map((call): PreparedCall => ({
+          ok: false,
+          callId: call.callId,
+          error: `${call.toolName} was not run: the worker could not check the call (${detail}).`,
+          candidates: ['Try the call again in your next turn', 'Reach the goal with a different tool'],
+        })),
+      ];
     }
   }
 

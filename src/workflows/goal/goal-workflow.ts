@@ -29,7 +29,7 @@ import { GoalHost } from './goal-host';
 import { registerGoalHandlers } from './goal-handlers';
 import type { WorkspaceActivities } from './goal-context';
 import type { GoalConfig, GoalInput } from './goal-input';
-import { OWN_HISTORY_LIMITS_PATCH, timeForNewRun } from './history-limits';
+import { timeForNewRun } from './history-limits';
 import { GoalModelCalls } from './goal-model-calls';
 import { GoalPlanning } from './goal-planning';
 import { GoalReflection, type Review } from './goal-reflection';
@@ -39,6 +39,7 @@ import { GoalPhase, GoalStatus, type GoalState, type ToolCallRecord } from './go
 import { GoalToolCalls } from './goal-tool-calls';
 import { goalResultOf } from './goal-view';
 import { GoalVisibility } from './goal-visibility';
+import { LEAN_HISTORY_PATCH } from './lean-history';
 import { followUpMessage, goalMessage } from './prompts';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './turn';
 
@@ -110,8 +111,11 @@ class GoalRun {
    * continue-as-new mid-turn only while the turn is quiet, checked again at the last moment.
    */
   private readonly quietHandOver = wf.patched(QUIET_HAND_OVER_PATCH);
-  /** Runs since this patch hand over at keel's own history limits (history-limits.ts). */
-  private readonly ownHistoryLimits = wf.patched(OWN_HISTORY_LIMITS_PATCH);
+  /**
+   * Runs with LEAN_HISTORY_PATCH, decided the same way, do the start's lookups as local
+   * activities and hand over at keel's own history limits (history-limits.ts).
+   */
+  private readonly leanHistory = wf.patched(LEAN_HISTORY_PATCH);
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
@@ -262,7 +266,7 @@ class GoalRun {
     await this.host.bind();
     const toolsFailure = await this.learnTools();
     if (toolsFailure) return toolsFailure;
-    const defaults = await this.activities.support.workerDefaults();
+    const defaults = await this.lookups().workerDefaults();
     this.state.workerDefaults = defaults;
     this.state.principles = initialPrinciplesState(
       resolveCadence(this.config.principles, defaults.reflectionCadence),
@@ -287,7 +291,7 @@ class GoalRun {
    */
   private async learnTools(): Promise<string | undefined> {
     try {
-      const catalogue = await this.activities.support.describeTools.executeWithOptions(
+      const catalogue = await this.lookups().describeTools.executeWithOptions(
         { summary: "learn the goal's tools" },
         [this.config.tools === undefined ? {} : { patterns: this.config.tools }],
       );
@@ -297,6 +301,11 @@ class GoalRun {
       if (wf.isCancellation(error)) throw error;
       return `the goal's tools could not be set up: ${describeFailure(error)}`;
     }
+  }
+
+  /** The proxies of the start's lookups: local activities in runs with LEAN_HISTORY_PATCH. */
+  private lookups(): Pick<ActivityProxies['support'], 'describeTools' | 'workerDefaults'> {
+    return this.leanHistory ? this.activities.startLookups : this.activities.support;
   }
 
   private catalogue(): ToolCatalogue {
@@ -404,7 +413,7 @@ class GoalRun {
   }
 
   private timeForNewRun(): boolean {
-    return timeForNewRun(wf.workflowInfo(), this.ownHistoryLimits);
+    return timeForNewRun(wf.workflowInfo(), this.leanHistory);
   }
 
   /**

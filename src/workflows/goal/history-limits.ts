@@ -4,10 +4,8 @@
  * under way when the suggestion comes still adds its events, so runs ended just over 4,096.
  * keel hands over a little earlier, at its own softer limits, so every run stays under Temporal's
  * with room for the turn in progress. Pure: the inputs are Temporal's workflow info, which
- * replays exactly as recorded.
+ * replays exactly as recorded. Runs started before LEAN_HISTORY_PATCH wait for the suggestion.
  */
-export const OWN_HISTORY_LIMITS_PATCH = 'own-history-limits';
-
 /** A few hundred events of room for the turn in progress (a turn of five calls is ~20). */
 export const HISTORY_EVENTS_SOFT_LIMIT = 3_500;
 /** Well under the 4 MB suggestion, a turn's payloads included (each is bounded). */

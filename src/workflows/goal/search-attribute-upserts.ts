@@ -1,7 +1,11 @@
 import * as wf from '@temporalio/workflow';
+import { LEAN_HISTORY_PATCH } from './lean-history';
 import {
-  changedSearchAttributes,
+  changedFields,
+  dueFields,
+  searchAttributeUpdatesOf,
   searchAttributeValuesFrom,
+  type SearchAttributeField,
   type SearchAttributeValues,
 } from './search-attribute-values';
 
@@ -43,10 +47,17 @@ const SETTLING_CHECKS = 2;
  * `isReplaying` re-check that commit needed for a moved marker is not needed here. The write's
  * timing depends only on workflow-visible events (job order, microtasks, local activity results),
  * never on where a task boundary falls, so a replay writes the same commands in the same order.
+ *
+ * Runs started with LEAN_HISTORY_PATCH as well let KeelToolCalls lag (dueFields): a settled write
+ * carries it with another attribute's change, or alone once it lags by TOOL_CALLS_REFRESH_STEP
+ * calls, so a turn of reads normally writes nothing. The last writes of a run (flush, close) are
+ * exact. The patch is asked in the constructor too, for the same reason.
  */
 export class SearchAttributeUpserts {
   private published: Partial<SearchAttributeValues>;
   private readonly coalesced: boolean;
+  /** KeelToolCalls may lag (LEAN_HISTORY_PATCH); only on top of coalesced writes. */
+  private readonly countsLag: boolean;
   private pending = false;
   private closed = false;
   private localActivities = 0;
@@ -55,34 +66,45 @@ export class SearchAttributeUpserts {
     // Search attributes survive continue-as-new; start from what the run already carries.
     this.published = searchAttributeValuesFrom(wf.workflowInfo().typedSearchAttributes);
     this.coalesced = wf.patched(COALESCED_UPSERTS_PATCH);
+    this.countsLag = this.coalesced && wf.patched(LEAN_HISTORY_PATCH);
   }
 
   /** The values may have changed: written now (older runs) or once the task's work settles. */
   changed(): void {
     if (!this.coalesced) {
-      this.writeNow();
+      this.writeExactly(this.current());
       return;
     }
     if (this.pending || this.closed) return;
-    if (changedSearchAttributes(this.published, this.current()).length === 0) return;
+    if (this.dueNow(this.current()).length === 0) return;
     this.pending = true;
     void this.writeWhenSettled();
   }
 
   /**
-   * Writes what changed at once, before the workflow returns: a write still waiting for the task
-   * to settle would come too late. Older runs wrote every change as it was shown, and nothing here.
+   * Writes what changed at once, exactly (a lagging count too), before the workflow returns: a
+   * write still waiting for the task to settle would come too late. Older runs wrote every change
+   * as it was shown, and nothing here.
    */
   flush(): void {
-    if (this.coalesced) this.writeNow();
+    if (this.coalesced) this.writeExactly(this.current());
   }
 
-  private writeNow(values: SearchAttributeValues = this.current()): void {
-    if (this.closed) return;
-    const changed = changedSearchAttributes(this.published, values);
-    if (changed.length === 0) return;
-    wf.upsertSearchAttributes(changed);
-    this.published = values;
+  /** What a write made now would carry: every change, or those due when counts may lag. */
+  private dueNow(values: SearchAttributeValues): SearchAttributeField[] {
+    return this.countsLag ? dueFields(this.published, values) : changedFields(this.published, values);
+  }
+
+  /** Writes every value that differs from what was written. */
+  private writeExactly(values: SearchAttributeValues): void {
+    this.write(values, changedFields(this.published, values));
+  }
+
+  private write(values: SearchAttributeValues, fields: readonly SearchAttributeField[]): void {
+    if (this.closed || fields.length === 0) return;
+    wf.upsertSearchAttributes(searchAttributeUpdatesOf(fields, values));
+    const written = Object.fromEntries(fields.map((field) => [field, values[field]]));
+    this.published = { ...this.published, ...written };
   }
 
   /**
@@ -90,7 +112,7 @@ export class SearchAttributeUpserts {
    * state's: a write still pending must not follow the continue-as-new command.
    */
   close(values: SearchAttributeValues): void {
-    this.writeNow(values);
+    this.writeExactly(values);
     if (this.coalesced) this.closed = true;
   }
 
@@ -114,7 +136,8 @@ export class SearchAttributeUpserts {
       for (let check = 0; check < SETTLING_CHECKS; check += 1) await this.nextConditionCheck();
     });
     this.pending = false;
-    this.writeNow();
+    const values = this.current();
+    this.write(values, this.dueNow(values));
   }
 
   /**

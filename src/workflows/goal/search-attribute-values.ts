@@ -56,12 +56,54 @@ export function changedSearchAttributes(
   previous: Partial<SearchAttributeValues> | undefined,
   next: SearchAttributeValues,
 ): SearchAttributeUpdatePair[] {
-  return fieldsInOrder
-    .filter((field) => {
-      const before = previous?.[field];
-      return before === undefined || normalise(field, before) !== normalise(field, next[field]);
-    })
-    .map((field) => updatePair(field, next));
+  return searchAttributeUpdatesOf(changedFields(previous, next), next);
+}
+
+export type SearchAttributeField = (typeof fieldsInOrder)[number];
+
+/** The fields whose value differs from `previous` (all of them when there is none), in order. */
+export function changedFields(
+  previous: Partial<SearchAttributeValues> | undefined,
+  next: SearchAttributeValues,
+): SearchAttributeField[] {
+  return fieldsInOrder.filter((field) => {
+    const before = previous?.[field];
+    return before === undefined || normalise(field, before) !== normalise(field, next[field]);
+  });
+}
+
+/**
+ * KeelToolCalls may lag the exact count by fewer than this many calls in runs with
+ * LEAN_HISTORY_PATCH; the status query (`keel status`) always has the exact counters.
+ */
+export const TOOL_CALLS_REFRESH_STEP = 10;
+
+/**
+ * The fields due for a write when the tool-call count may lag (LEAN_HISTORY_PATCH): it changes at
+ * every call, and an upsert is an event, so a turn of reads would write one each. Status, phase,
+ * plan attempt, pending approvals and priority are written as soon as they change, and the count
+ * rides along with any of them; alone, it is written once it lags by `refreshStep` calls or more
+ * (or when it was never written). Anything else is the same as changedFields.
+ */
+export function dueFields(
+  previous: Partial<SearchAttributeValues> | undefined,
+  next: SearchAttributeValues,
+  refreshStep: number = TOOL_CALLS_REFRESH_STEP,
+): SearchAttributeField[] {
+  const changed = changedFields(previous, next);
+  if (changed.some((field) => field !== 'toolCalls')) return changed;
+  const written = previous?.toolCalls;
+  if (changed.length === 0 || written === undefined) return changed;
+  const lag = Math.abs(wholeNumber(next.toolCalls) - wholeNumber(written));
+  return lag >= refreshStep ? changed : [];
+}
+
+/** The update pairs of these fields, with the values' normalised numbers. */
+export function searchAttributeUpdatesOf(
+  fields: readonly SearchAttributeField[],
+  values: SearchAttributeValues,
+): SearchAttributeUpdatePair[] {
+  return fieldsInOrder.filter((field) => fields.includes(field)).map((field) => updatePair(field, values));
 }
 
 /**

@@ -17,7 +17,7 @@ export function planTurn(options: {
   config: GoalConfig;
   /** The goal's recorded tools; a call to any other name is answered without running. */
   catalogue: ToolCatalogue;
-  /** The worker's answer for each catalogue call (validated input, tier, label), by call id. */
+  /** Each catalogue call as prepared (input, tier, label) by the worker or the workflow, by call id. */
   prepared: readonly PreparedCall[];
   toolCallsSoFar: number;
   nowMs: number;
@@ -103,7 +103,10 @@ function unknownToolText(name: string, offered: readonly string[]): string {
   });
 }
 
-/** Calls the worker must check before they run: catalogue tools (harness tools are checked here). */
+/**
+ * Calls to prepare before they run: catalogue tools (harness tools are checked here). Who prepares
+ * each, the workflow or the worker, is workflow-prepared-calls.ts's decision.
+ */
 export function callsToPrepare(toolUses: readonly ToolUseBlock[], catalogue: ToolCatalogue): ToolUseBlock[] {
   return toolUses.filter((toolUse) => catalogueEntry(catalogue, toolUse.name) !== undefined);
 }
