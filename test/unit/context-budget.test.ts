@@ -166,3 +166,18 @@ test('a long goal of small calls drops its oldest whole turns, noting how many, 
   assert.equal(old.droppedTurns, 0);
   assert.ok(old.charsAfter > budget.maxChars);
 });
+
+test('the size fitToBudget measures is the serialized transcript, message sizes remembered or not', () => {
+  for (const transcript of [[], transcriptOfReads(0, 10), transcriptOfReads(7, 333)]) {
+    const expected = JSON.stringify(transcript).length;
+    assert.equal(
+      fitToBudget(transcript, { maxChars: 1_000_000, keepLatestMessages: 6 }).charsBefore,
+      expected,
+    );
+    // Asked again, the remembered sizes give the same number.
+    assert.equal(
+      fitToBudget(transcript, { maxChars: 1_000_000, keepLatestMessages: 6 }).charsBefore,
+      expected,
+    );
+  }
+});

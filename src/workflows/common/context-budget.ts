@@ -49,7 +49,7 @@ export function fitToBudget(
   budget: ContextBudget,
   options: { headroom?: boolean } = {},
 ): FittedTranscript {
-  const charsBefore = sizeOf(transcript);
+  const charsBefore = sizeOfSettled(transcript);
   if (charsBefore <= budget.maxChars) {
     return {
       transcript: [...transcript],
@@ -143,6 +143,30 @@ export function droppedTurnsIn(text: string): number {
   const at = text.indexOf(DROPPED_TURNS_MARK);
   if (at < 0) return 0;
   return Number(/^ (\d+) turns? dropped/.exec(text.slice(at + DROPPED_TURNS_MARK.length))?.[1] ?? 0);
+}
+
+/**
+ * Serialized sizes of transcript messages, by message object. The check above runs before every
+ * model turn, and serializing the whole transcript each time was an eighth of a long goal's replay
+ * time. Only the goal's own messages are measured here; they are never changed in place (the
+ * copies this file changes are measured directly), so a remembered size stays true. Keyed weakly:
+ * dropped messages take their sizes with them.
+ */
+const settledSizes = new WeakMap<TranscriptMessage, number>();
+
+/** The same number as sizeOf: "[", the messages with a comma between each two, "]". */
+function sizeOfSettled(transcript: readonly TranscriptMessage[]): number {
+  if (transcript.length === 0) return 2;
+  let total = transcript.length + 1;
+  for (const message of transcript) {
+    let size = settledSizes.get(message);
+    if (size === undefined) {
+      size = JSON.stringify(message).length;
+      settledSizes.set(message, size);
+    }
+    total += size;
+  }
+  return total;
 }
 
 function sizeOf(transcript: readonly TranscriptMessage[]): number {
