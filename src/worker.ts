@@ -10,7 +10,8 @@ import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
 import { createReflectionStore } from './activities/reflection-store/create-reflection-store';
 import { reflectionStoreSettings } from './config/reflection-store-settings';
 import type { ReflectionStore } from './activities/reflection-store/reflection-store';
-import { connectMcpServers, type McpServers, type McpServersConfig } from './activities/mcp';
+import type * as McpModule from './activities/mcp';
+import type { McpServers, McpServersConfig } from './activities/mcp';
 import { loadKeelConfig, validateKeelConfig } from './config/keel-config';
 import { builtinTools } from './activities/tools/builtin';
 import type { AnyToolDefinition, ToolLogger } from './activities/tools/define-tool';
@@ -21,7 +22,8 @@ import type { Budget } from './workflows/principles/budget';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
-import { processTracing, type KeelTracing } from './tracing';
+import type { KeelTracing } from './tracing';
+import { processTracing } from './tracing/process-tracing';
 import { loadScenarioFile } from './scripted-model/scenario';
 import {
   startScriptedMessagesServer,
@@ -213,6 +215,10 @@ async function connectConfiguredMcpServers(
       : validateKeelConfig({ mcpServers: given }, 'createKeelWorker mcpServers');
   const servers = config.mcpServers;
   if (servers === undefined || Object.keys(servers).length === 0) return undefined;
+  // Loaded only here: the MCP SDK is a fifth of what a worker loads at start, and most workers
+  // have no servers. require, not import(): the launcher's source path (tsx/cjs) cannot resolve one.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { connectMcpServers } = require('./activities/mcp') as typeof McpModule;
   return connectMcpServers({ servers, env, log: workerLog });
 }
 
