@@ -24,11 +24,9 @@ import { connectionSettings, type ConnectionSettings } from './connection-settin
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
 import type { KeelTracing } from './tracing';
 import { processTracing } from './tracing/process-tracing';
-import { loadScenarioFile } from './scripted-model/scenario';
-import {
-  startScriptedMessagesServer,
-  type ScriptedMessagesServer,
-} from './scripted-model/scripted-messages-server';
+import type * as ScenarioModule from './scripted-model/scenario';
+import type * as ScriptedServerModule from './scripted-model/scripted-messages-server';
+import type { ScriptedMessagesServer } from './scripted-model/scripted-messages-server';
 
 export interface KeelWorkerOptions {
   connection: NativeConnection;
@@ -286,6 +284,12 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
   let scripted: ScriptedMessagesServer | undefined;
   let anthropic: Anthropic;
   if (options.scriptedScenarioFile) {
+    // Only a scripted worker needs these (and the YAML parser behind them): loaded here.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { loadScenarioFile } = require('./scripted-model/scenario') as typeof ScenarioModule;
+    const { startScriptedMessagesServer } =
+      require('./scripted-model/scripted-messages-server') as typeof ScriptedServerModule;
+    /* eslint-enable @typescript-eslint/no-require-imports */
     const scenario = loadScenarioFile(options.scriptedScenarioFile);
     scripted = await startScriptedMessagesServer({ scenarios: [scenario] });
     anthropic = new Anthropic({
