@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import os from 'node:os';
+import path from 'node:path';
 import { createActivities } from './activities';
 import { hostSettings, type HostSettingsOptions } from './config/host-settings';
 import { HostActivityWorker, runWithHostWorker } from './host-worker';
@@ -314,8 +315,9 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       ...host,
       ...(options.tools ? { tools: options.tools } : {}),
       // A bundle built ahead (bundleWorkflowCode) spares every start the seconds of bundling.
+      // Absolute: the SDK re-encodes the bundle's inline source map for a path that is not.
       ...(process.env.KEEL_WORKFLOW_BUNDLE
-        ? { workflowBundle: { codePath: process.env.KEEL_WORKFLOW_BUNDLE } }
+        ? { workflowBundle: { codePath: path.resolve(process.env.KEEL_WORKFLOW_BUNDLE) } }
         : {}),
     });
     const roots = host.workspaceRoots.length > 0 ? host.workspaceRoots.join(', ') : 'any path';
