@@ -19,6 +19,7 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { WORKFLOWS_PATH } from '../src/worker';
+import { workflowBundlerOptions } from '../src/workflow-bundle-options';
 import { quietLogger } from '../test/support/quiet-logger';
 import { ScenarioKind } from './bench/bench-scenario';
 import { startBenchEnvironment } from './bench/bench-environment';
@@ -73,6 +74,7 @@ async function replay(directory: string, rounds: number, profileFile: string | u
   const dataConverter = dataConverterFromEnv();
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    ...workflowBundlerOptions,
     failureConverterPath: dataConverter.failureConverterPath,
     logger: quietLogger,
   });

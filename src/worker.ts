@@ -25,6 +25,7 @@ import { connectionSettings, type ConnectionSettings } from './connection-settin
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
 import type { KeelTracing } from './tracing';
 import { processTracing } from './tracing/process-tracing';
+import { workflowBundlerOptions } from './workflow-bundle-options';
 import type * as ScenarioModule from './scripted-model/scenario';
 import type * as ScriptedServerModule from './scripted-model/scripted-messages-server';
 import type { ScriptedMessagesServer } from './scripted-model/scripted-messages-server';
@@ -153,7 +154,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
       maxConcurrentWorkflowTaskExecutions: host.maxConcurrentWorkflows,
       ...(options.workflowBundle
         ? { workflowBundle: options.workflowBundle }
-        : { workflowsPath: WORKFLOWS_PATH }),
+        : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: workflowBundlerOptions }),
     });
     runWithHostWorker(worker, { ...host, hostTaskQueue: queue, hostWorker });
     if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
