@@ -21,4 +21,6 @@ COPY --from=build /app/dist ./dist
 COPY scenarios ./scenarios
 COPY bin ./bin
 USER node
-CMD ["npm", "run", "worker"]
+# node itself, not `npm run worker`: npm runs the script through sh, which does not pass SIGTERM on,
+# so `docker stop` killed the worker without its graceful shutdown; npm also adds its own start-up.
+CMD ["node", "bin/keel-worker.js"]

@@ -16,6 +16,7 @@ const program = new Command('bench')
   .option('--parked <n>', 'goals parked on approval for the memory measurement (0 skips)', natural, 500)
   .option('--start-samples <n>', 'samples of the worker start time (0 skips)', natural, 3)
   .option('--skip-slow', 'skip the replay, memory and start-time measurements')
+  .option('--extras-only', 'only the separate measurements: no comparison scenarios, no warm-up')
   .option('--systems <list>', 'comma-separated: keel,floor,ai-sdk', systemList)
   .option('--out <dir>', 'where bench.json, bench.md and the chart go', 'bench-results')
   .option('--no-png', 'write the chart as SVG only');
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
     parked: number;
     startSamples: number;
     skipSlow?: boolean;
+    extrasOnly?: boolean;
     systems?: SystemName[];
     out: string;
     png: boolean;
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
     replayCalls: flags.skipSlow ? 0 : flags.replayCalls,
     parkedGoals: flags.skipSlow ? 0 : flags.parked,
     startSamples: flags.skipSlow ? 0 : flags.startSamples,
+    comparison: !flags.extrasOnly,
     outputDirectory: path.resolve(flags.out),
     png: flags.png,
     log: (line) => console.log(line),

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import os from 'node:os';
+import path from 'node:path';
 import { createActivities } from './activities';
 import { hostSettings, type HostSettingsOptions } from './config/host-settings';
 import { HostActivityWorker, runWithHostWorker } from './host-worker';
@@ -15,7 +16,8 @@ import {
   modelRequestStoreFromEnv,
   type ModelRequestStore,
 } from './activities/model/request-store/create-model-request-store';
-import { connectMcpServers, type McpServers, type McpServersConfig } from './activities/mcp';
+import type * as McpModule from './activities/mcp';
+import type { McpServers, McpServersConfig } from './activities/mcp';
 import { loadKeelConfig, validateKeelConfig } from './config/keel-config';
 import { builtinTools } from './activities/tools/builtin';
 import type { AnyToolDefinition, ToolLogger } from './activities/tools/define-tool';
@@ -26,12 +28,12 @@ import type { Budget } from './workflows/principles/budget';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
-import { processTracing, type KeelTracing } from './tracing';
-import { loadScenarioFile } from './scripted-model/scenario';
-import {
-  startScriptedMessagesServer,
-  type ScriptedMessagesServer,
-} from './scripted-model/scripted-messages-server';
+import type { KeelTracing } from './tracing';
+import { processTracing } from './tracing/process-tracing';
+import { workflowBundlerOptions } from './workflow-bundle-options';
+import type * as ScenarioModule from './scripted-model/scenario';
+import type * as ScriptedServerModule from './scripted-model/scripted-messages-server';
+import type { ScriptedMessagesServer } from './scripted-model/scripted-messages-server';
 
 export interface KeelWorkerOptions {
   connection: NativeConnection;
@@ -168,7 +170,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
       maxConcurrentWorkflowTaskExecutions: host.maxConcurrentWorkflows,
       ...(options.workflowBundle
         ? { workflowBundle: options.workflowBundle }
-        : { workflowsPath: WORKFLOWS_PATH }),
+        : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: workflowBundlerOptions }),
     });
     runWithHostWorker(worker, { ...host, hostTaskQueue: queue, hostWorker });
     if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
@@ -231,6 +233,10 @@ async function connectConfiguredMcpServers(
       : validateKeelConfig({ mcpServers: given }, 'createKeelWorker mcpServers');
   const servers = config.mcpServers;
   if (servers === undefined || Object.keys(servers).length === 0) return undefined;
+  // Loaded only here: the MCP SDK is a fifth of what a worker loads at start, and most workers
+  // have no servers. require, not import(): the launcher's source path (tsx/cjs) cannot resolve one.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { connectMcpServers } = require('./activities/mcp') as typeof McpModule;
   return connectMcpServers({ servers, env, log: workerLog });
 }
 
@@ -298,6 +304,12 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
   let scripted: ScriptedMessagesServer | undefined;
   let anthropic: Anthropic;
   if (options.scriptedScenarioFile) {
+    // Only a scripted worker needs these (and the YAML parser behind them): loaded here.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { loadScenarioFile } = require('./scripted-model/scenario') as typeof ScenarioModule;
+    const { startScriptedMessagesServer } =
+      require('./scripted-model/scripted-messages-server') as typeof ScriptedServerModule;
+    /* eslint-enable @typescript-eslint/no-require-imports */
     const scenario = loadScenarioFile(options.scriptedScenarioFile);
     scripted = await startScriptedMessagesServer({ scenarios: [scenario] });
     anthropic = new Anthropic({
@@ -322,8 +334,9 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       ...host,
       ...(options.tools ? { tools: options.tools } : {}),
       // A bundle built ahead (bundleWorkflowCode) spares every start the seconds of bundling.
+      // Absolute: the SDK re-encodes the bundle's inline source map for a path that is not.
       ...(process.env.KEEL_WORKFLOW_BUNDLE
-        ? { workflowBundle: { codePath: process.env.KEEL_WORKFLOW_BUNDLE } }
+        ? { workflowBundle: { codePath: path.resolve(process.env.KEEL_WORKFLOW_BUNDLE) } }
         : {}),
     });
     const roots = host.workspaceRoots.length > 0 ? host.workspaceRoots.join(', ') : 'any path';

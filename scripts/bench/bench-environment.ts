@@ -11,6 +11,7 @@ import {
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import { WORKFLOWS_PATH } from '../../src/worker';
+import { workflowBundlerOptions } from '../../src/workflow-bundle-options';
 import { startLoopbackModel, type LoopbackModel } from './loopback-model';
 import { quietLogger } from '../../test/support/quiet-logger';
 
@@ -46,6 +47,7 @@ export async function startBenchEnvironment(options: { address?: string } = {}):
   const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
   const keelBundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    ...workflowBundlerOptions, // as a compiled worker runs it: ES2022, not the SDK's es2017
     failureConverterPath: dataConverterFromEnv().failureConverterPath,
     logger: quietLogger,
   });

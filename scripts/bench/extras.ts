@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,12 +21,20 @@ export interface ReplayResult {
   calls: number;
   runs: number;
   events: number;
+  /** Every run replayed by one Worker.runReplayHistories, its replay worker's start included. */
   replayMs: number;
   msPerEvent: number;
+  /** Of replayMs: starting and stopping the replay worker (the same call with no history). */
+  replayWorkerMs: number;
+  /** Each run's replay, from the previous run's result to its own (the first after the worker start). */
+  runMs: Spread;
   failures: string[];
 }
 
-/** Replays every run of a recorded goal with keel's workflow bundle, timing the replay alone. */
+/**
+ * Replays every run of a recorded goal with keel's prebuilt workflow bundle (nothing is bundled
+ * here), timing the replay alone: the histories are fetched before the clock starts.
+ */
 export async function replayRecorded(
   environment: BenchEnvironment,
   recorded: { workflowId: string; firstRunId: string; calls: number },
@@ -40,13 +48,22 @@ export async function replayRecorded(
     });
   }
   const events = histories.reduce((sum, entry) => sum + (entry.history.events?.length ?? 0), 0);
+  const options = { workflowBundle: environment.keelBundle, dataConverter: dataConverterFromEnv() };
+  // The fixed part: the replay worker loads the bundle into its VM context (replay runs in this
+  // thread: the SDK's replay default is debugMode) before the first history.
+  let started = performance.now();
+  for await (const _ of Worker.runReplayHistories(options, [])) {
+    // no history: nothing is yielded
+  }
+  const replayWorkerMs = performance.now() - started;
   const failures: string[] = [];
-  const started = performance.now();
-  const results = Worker.runReplayHistories(
-    { workflowBundle: environment.keelBundle, dataConverter: dataConverterFromEnv() },
-    histories,
-  );
-  for await (const result of results) {
+  const runMs: number[] = [];
+  started = performance.now();
+  let previous = started;
+  for await (const result of Worker.runReplayHistories(options, histories)) {
+    const now = performance.now();
+    runMs.push(now - previous);
+    previous = now;
     if (result.error) failures.push(`${result.runId}: ${result.error.message}`);
   }
   const replayMs = performance.now() - started;
@@ -56,11 +73,25 @@ export async function replayRecorded(
     events,
     replayMs,
     msPerEvent: replayMs / Math.max(1, events),
+    replayWorkerMs,
+    runMs: spread(runMs),
     failures,
   };
 }
 
-/** A keel worker in a process of its own (src/worker.ts, through tsx), for start time and memory. */
+/**
+ * How a worker process is started: `compiled` as `npm run worker` and the Docker image start it
+ * (bin/keel-worker.js, which runs dist/ when current), `source` through tsx (compiled at start).
+ */
+export const WorkerLaunch = { Compiled: 'compiled', Source: 'source' } as const;
+export type WorkerLaunch = (typeof WorkerLaunch)[keyof typeof WorkerLaunch];
+
+const LAUNCH_ARGUMENTS: Record<WorkerLaunch, string[]> = {
+  [WorkerLaunch.Compiled]: ['bin/keel-worker.js'],
+  [WorkerLaunch.Source]: ['--import', 'tsx', 'src/worker.ts'],
+};
+
+/** A keel worker in a process of its own, for start time and memory. */
 interface WorkerProcess {
   readonly child: ChildProcess;
   readonly startMs: number;
@@ -71,10 +102,11 @@ interface WorkerProcess {
 async function startWorkerProcess(
   environment: BenchEnvironment,
   taskQueue: string,
+  launch: WorkerLaunch,
   bundlePath: string | undefined,
 ): Promise<WorkerProcess> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  const child = spawn(process.execPath, LAUNCH_ARGUMENTS[launch], {
     cwd: REPOSITORY,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -85,8 +117,10 @@ async function startWorkerProcess(
       ANTHROPIC_BASE_URL: environment.model.url,
       KEEL_JOURNAL_DIR: environment.directory('worker-journal'),
       KEEL_BACKUP_DIR: environment.directory('worker-backups'),
+      KEEL_MODEL_REQUESTS: environment.directory('worker-model-requests'),
       KEEL_REFLECTION_STORE: 'memory',
       KEEL_WORKFLOW_BUNDLE: bundlePath ?? '',
+      KEEL_FROM_SOURCE: '', // the launcher's own choice: dist/, which ensureCompiled made current
     },
   });
   let output = '';
@@ -138,31 +172,70 @@ async function startWorkerProcess(
 }
 
 export interface StartTimeResult {
-  /** From spawning `node --import tsx src/worker.ts` to its "polling" line. */
-  withoutBundleMs: Spread;
-  withBundleMs: Spread;
+  /** `node bin/keel-worker.js` on a current dist/ with KEEL_WORKFLOW_BUNDLE, spawn to "polling". */
+  compiledWithBundleMs: Spread;
+  /** The same without a prebuilt bundle: the worker bundles dist/workflows at start. */
+  compiledBundlingMs: Spread;
+  /** `node --import tsx src/worker.ts` with the prebuilt bundle: the source, compiled by tsx. */
+  sourceWithBundleMs: Spread;
   samples: number;
 }
 
+/**
+ * Worker start time, the ways a worker is started: compiled with a prebuilt bundle (production),
+ * compiled bundling at start, and from source with the bundle. Samples interleave the three.
+ */
 export async function measureWorkerStart(
   environment: BenchEnvironment,
   samples: number,
+  log: (line: string) => void,
 ): Promise<StartTimeResult> {
+  ensureCompiled(log);
   const bundlePath = path.join(environment.directory('bundle'), 'workflow-bundle.js');
   writeBundle(bundlePath, environment.keelBundle.code);
-  const without: number[] = [];
-  const withBundle: number[] = [];
+  const compiledWithBundle: number[] = [];
+  const compiledBundling: number[] = [];
+  const sourceWithBundle: number[] = [];
+  const ways = [
+    [WorkerLaunch.Compiled, bundlePath, compiledWithBundle],
+    [WorkerLaunch.Compiled, undefined, compiledBundling],
+    [WorkerLaunch.Source, bundlePath, sourceWithBundle],
+  ] as const;
   for (let sample = 0; sample < samples; sample++) {
-    for (const [bundle, into] of [
-      [undefined, without],
-      [bundlePath, withBundle],
-    ] as const) {
-      const worker = await startWorkerProcess(environment, `bench-start-${Date.now()}`, bundle);
+    for (const [launch, bundle, into] of ways) {
+      if (launch === WorkerLaunch.Compiled) ensureCompiled(log); // never a tsx start counted as compiled
+      const worker = await startWorkerProcess(environment, `bench-start-${Date.now()}`, launch, bundle);
       into.push(worker.startMs);
       await worker.stop();
     }
   }
-  return { withoutBundleMs: spread(without), withBundleMs: spread(withBundle), samples };
+  return {
+    compiledWithBundleMs: spread(compiledWithBundle),
+    compiledBundlingMs: spread(compiledBundling),
+    sourceWithBundleMs: spread(sourceWithBundle),
+    samples,
+  };
+}
+
+/**
+ * Builds dist/ (`npm run build`) when the launcher would not run it: missing, or older than a
+ * source file (bin/load-keel.js decides; it is asked, not copied). Throws when it stays stale.
+ */
+export function ensureCompiled(log: (line: string) => void): void {
+  if (compiledIsCurrent()) return;
+  log('bench: compiling TypeScript to dist/ (npm run build) for the compiled worker start');
+  const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: REPOSITORY, encoding: 'utf8' });
+  if (build.status !== 0)
+    throw new Error(`npm run build failed (${build.status}): ${build.stdout}${build.stderr}`);
+  if (!compiledIsCurrent()) throw new Error('dist/ is still older than src/ after npm run build');
+}
+
+function compiledIsCurrent(): boolean {
+  const launcher = JSON.stringify(path.join(REPOSITORY, 'bin/load-keel.js'));
+  const answer = spawnSync(process.execPath, ['-p', `require(${launcher}).compiledIsCurrent()`], {
+    encoding: 'utf8',
+  });
+  return answer.stdout.trim() === 'true';
 }
 
 export interface ParkedMemoryResult {
@@ -174,17 +247,20 @@ export interface ParkedMemoryResult {
 }
 
 /**
- * A keel worker's resident memory, idle and then with `goals` goals each waiting for approval of
- * its first (irreversible) call. The goals are terminated afterwards.
+ * A keel worker's resident memory (started as in production: compiled, prebuilt bundle), idle and
+ * then with `goals` goals each waiting for approval of its first (irreversible) call. The goals are
+ * terminated afterwards.
  */
 export async function measureParkedMemory(
   environment: BenchEnvironment,
   goals: number,
+  log: (line: string) => void,
 ): Promise<ParkedMemoryResult> {
   const bundlePath = path.join(environment.directory('bundle'), 'workflow-bundle.js');
   writeBundle(bundlePath, environment.keelBundle.code);
   const taskQueue = `bench-parked-${Date.now()}`;
-  const worker = await startWorkerProcess(environment, taskQueue, bundlePath);
+  ensureCompiled(log);
+  const worker = await startWorkerProcess(environment, taskQueue, WorkerLaunch.Compiled, bundlePath);
   const ids: string[] = [];
   try {
     await settle();

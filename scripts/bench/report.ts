@@ -40,10 +40,12 @@ const size = (bytes: number) =>
 export function markdownReport(report: BenchReport): string {
   const lines: string[] = [];
   lines.push(`Machine: ${report.machine}. Started ${report.startedAt}.`, '');
-  lines.push(
-    '| scenario | N | system | ms per call, median (min–max) | × floor, median (min–max) | events per call | history per call | continue-as-new runs | largest run: events | largest run: bytes | completed |',
-    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  );
+  if (report.summaries.length === 0) lines.push('Comparison: not run (--extras-only).');
+  else
+    lines.push(
+      '| scenario | N | system | ms per call, median (min–max) | × floor, median (min–max) | events per call | history per call | continue-as-new runs | largest run: events | largest run: bytes | completed |',
+      '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
   for (const row of report.summaries) {
     lines.push(
       `| ${row.scenario} | ${row.calls} | ${row.system} | ${range(row.msPerCall)} | ${range(row.ratioToFloor, 2)} | ${number(row.eventsPerCall)} | ${size(row.bytesPerCall)} | ${number(row.continueAsNewRuns, 0)} | ${row.largestRunEvents} | ${size(row.largestRunBytes)} | ${row.completed}/${row.repetitions} |`,
@@ -74,7 +76,7 @@ function separateLines(report: BenchReport): string[] {
   if (replay && 'skipped' in replay) lines.push(`- Replay: skipped (${replay.skipped}).`);
   else if (replay) {
     lines.push(
-      `- Replay of a recorded ${replay.calls.toLocaleString('en')}-call keel history (${replay.runs} runs, ${replay.events} events): ${number(replay.replayMs / 1000, 2)} s, ${number(replay.msPerEvent, 2)} ms per event${replay.failures.length > 0 ? `; FAILED: ${replay.failures.join('; ')}` : ''}.`,
+      `- Replay of a recorded ${replay.calls.toLocaleString('en')}-call keel history (${replay.runs} runs, ${replay.events} events; prebuilt bundle, one Worker.runReplayHistories): ${number(replay.replayMs / 1000, 2)} s, ${number(replay.msPerEvent, 2)} ms per event; of which ${number(replay.replayWorkerMs / 1000, 2)} s start and stop the replay worker; a run ${range(replay.runMs, 0)} ms${replay.failures.length > 0 ? `; FAILED: ${replay.failures.join('; ')}` : ''}.`,
     );
   }
   const memory = report.parkedMemory;
@@ -88,7 +90,7 @@ function separateLines(report: BenchReport): string[] {
   if (start && 'skipped' in start) lines.push(`- Worker start: skipped (${start.skipped}).`);
   else if (start) {
     lines.push(
-      `- Worker start (\`node --import tsx src/worker.ts\` to polling, median (min–max) of ${start.samples}): ${range(start.withoutBundleMs, 0)} ms bundling at start, ${range(start.withBundleMs, 0)} ms with a prebuilt bundle (KEEL_WORKFLOW_BUNDLE).`,
+      `- Worker start (spawn to polling, median (min–max) of ${start.samples}): **${range(start.compiledWithBundleMs, 0)} ms** compiled with a prebuilt bundle (\`node bin/keel-worker.js\`, what \`npm run worker\` and the Docker image run, on dist/, with KEEL_WORKFLOW_BUNDLE); ${range(start.compiledBundlingMs, 0)} ms compiled, bundling at start; ${range(start.sourceWithBundleMs, 0)} ms from source with the bundle (\`node --import tsx src/worker.ts\`).`,
     );
   }
   if (report.failures.length > 0)

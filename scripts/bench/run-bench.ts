@@ -25,6 +25,8 @@ export interface BenchOptions {
   parkedGoals: number;
   /** Samples of the worker start time (0 skips it). */
   startSamples: number;
+  /** Run the comparison scenarios (false: only the separate measurements). Default true. */
+  comparison?: boolean;
   outputDirectory: string;
   /** Render the PNG chart (needs Chromium). */
   png: boolean;
@@ -55,18 +57,21 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     });
     for (const [system, reason] of Object.entries(workers.unavailable))
       log(`bench: ${system} left out: ${reason}`);
-    const scenarios: BenchScenario[] = [
-      ...[options.calls, ...options.extraSequential].map((calls) => ({
-        kind: ScenarioKind.Sequential,
-        calls,
-        perTurn: 1,
-      })),
-      { kind: ScenarioKind.Parallel, calls: options.calls, perTurn: options.parallelPerTurn },
-      { kind: ScenarioKind.Mixed, calls: options.calls, perTurn: 1 },
-    ];
+    const scenarios: BenchScenario[] =
+      options.comparison === false
+        ? []
+        : [
+            ...[options.calls, ...options.extraSequential].map((calls) => ({
+              kind: ScenarioKind.Sequential,
+              calls,
+              perTurn: 1,
+            })),
+            { kind: ScenarioKind.Parallel, calls: options.calls, perTurn: options.parallelPerTurn },
+            { kind: ScenarioKind.Mixed, calls: options.calls, perTurn: 1 },
+          ];
     const keel = workers.systems.find((system) => system.name === SystemName.Keel);
     const report = await workers.run(async (): Promise<BenchReport> => {
-      await warmUp(environment, workers.systems, log);
+      if (scenarios.length > 0) await warmUp(environment, workers.systems, log);
       const comparison = await runComparison({
         client: environment.client,
         systems: workers.systems,
@@ -108,10 +113,10 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     });
     // Separate processes, after the in-process workers stopped, so nothing else competes.
     report.parkedMemory = await attempt('memory', options.parkedGoals, failures, log, () =>
-      measureParkedMemory(environment, options.parkedGoals),
+      measureParkedMemory(environment, options.parkedGoals, log),
     );
     report.workerStart = await attempt('worker start', options.startSamples, failures, log, () =>
-      measureWorkerStart(environment, options.startSamples),
+      measureWorkerStart(environment, options.startSamples, log),
     );
     return { report, files: await writeOutputs(report, options) };
   } finally {

@@ -10,7 +10,7 @@ import type { KeyObject } from 'node:crypto';
 import { signDecision } from './approval-keys';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConnectionSettings } from '../connection-settings';
-import { processTracing } from '../tracing';
+import { processTracing } from '../tracing/process-tracing';
 import { goalWorkflow } from '../workflows/goal/goal-workflow';
 import { asGoalResult, type GoalResult } from '../workflows/goal/goal-result';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import { mcpServersConfigSchema } from '../activities/mcp/mcp-config';
 import { reflectionStoreSectionSchema } from '../activities/reflection-store/create-reflection-store';
@@ -27,6 +27,9 @@ export class KeelConfigError extends Error {
 
 /** Parses and validates the text of a keel config; `fileName` only labels the error. */
 export function parseKeelConfig(text: string, fileName: string = KEEL_CONFIG_FILE): KeelConfig {
+  // Loaded when there is a file to parse: a worker without one (the default) starts without it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseDocument } = require('yaml') as typeof Yaml;
   const document = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
   const yamlError = document.errors[0];
   if (yamlError !== undefined) {

@@ -14,6 +14,9 @@ import {
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { SimplePlugin } from '@temporalio/plugin';
 import { KeelActivityTracing } from './activity-interceptor';
+import { tracingExporters } from './tracing-settings';
+
+export { TracingConfigError } from './tracing-settings';
 
 /**
  * OpenTelemetry for keel: the SDK's interceptors (@temporalio/interceptors-opentelemetry) on client
@@ -74,7 +77,7 @@ export function createTracing(options: {
  * OTEL_TRACES_EXPORTER is unset and no OTLP endpoint is configured: keel then sends nothing.
  */
 export function tracingFromEnv(env: NodeJS.ProcessEnv = process.env): KeelTracing | undefined {
-  const exporters = exporterNames(env);
+  const exporters = tracingExporters(env);
   if (exporters.length === 0) return undefined;
   const processors = exporters.map((name): SpanProcessor => {
     const exporter: SpanExporter = name === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter();
@@ -84,46 +87,6 @@ export function tracingFromEnv(env: NodeJS.ProcessEnv = process.env): KeelTracin
     spanProcessors: processors,
     ...(env.OTEL_SERVICE_NAME ? { serviceName: env.OTEL_SERVICE_NAME } : {}),
   });
-}
-
-export class TracingConfigError extends Error {
-  override readonly name = 'TracingConfigError';
-}
-
-function exporterNames(env: NodeJS.ProcessEnv): Array<'console' | 'otlp'> {
-  const raw = env.OTEL_TRACES_EXPORTER?.trim();
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return [];
-  if (!raw) {
-    const endpoint =
-      env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-    return endpoint ? ['otlp'] : [];
-  }
-  const names = raw
-    .split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter(Boolean);
-  if (names.includes('none')) return [];
-  for (const name of names) {
-    if (name !== 'console' && name !== 'otlp') {
-      throw new TracingConfigError(
-        `OTEL_TRACES_EXPORTER must list console, otlp or none; got ${JSON.stringify(name)}`,
-      );
-    }
-  }
-  return [...new Set(names)] as Array<'console' | 'otlp'>;
-}
-
-let tracingOfProcess: KeelTracing | undefined | null = null;
-
-/** The tracing of this process from its environment, made once, shared by its workers and clients. */
-export function processTracing(env: NodeJS.ProcessEnv = process.env): KeelTracing | undefined {
-  if (tracingOfProcess === null) {
-    const tracing = tracingFromEnv(env);
-    // A process whose work is done exports what is buffered (a signal-stopped worker gets here too).
-    if (tracing) process.once('beforeExit', () => void tracing.shutdown());
-    tracingOfProcess = tracing;
-  }
-  return tracingOfProcess;
 }
 
 let contextRegistered = false;

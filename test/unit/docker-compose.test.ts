@@ -45,17 +45,19 @@ test('Temporal and the Web UI publish their ports', () => {
   assert.equal(compose.services['temporal-ui']?.environment?.TEMPORAL_ADDRESS, 'temporal:7233');
 });
 
-test('the worker reaches Temporal, takes the key from the environment, and runs an existing npm script', () => {
+test('the worker reaches Temporal, takes the key from the environment, and runs what npm run worker runs', () => {
   const worker = compose.services['keel-worker'];
   assert.equal(worker?.build, '.');
   assert.ok(existsSync(path.join(ROOT, 'Dockerfile')));
   assert.equal(worker?.environment?.TEMPORAL_ADDRESS, 'temporal:7233');
   assert.match(worker?.environment?.ANTHROPIC_API_KEY ?? '', /^\$\{ANTHROPIC_API_KEY/);
+  // node as the container's process, not npm: npm runs a script through sh, which does not pass
+  // docker stop's SIGTERM on, so the worker would be killed without its graceful shutdown.
   const command = Array.isArray(worker?.command) ? worker.command : [];
-  assert.deepEqual(command.slice(0, 2), ['npm', 'run']);
-  const script = command[2] ?? '';
-  assert.ok(packageJson.scripts[script], `package.json has a "${script}" script`);
-  assert.match(packageJson.scripts[script] ?? '', /^node bin\/keel-worker\.js$/);
+  assert.deepEqual(command, ['node', 'bin/keel-worker.js']);
+  assert.equal(packageJson.scripts.worker, command.join(' '), 'npm run worker runs the same command');
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  assert.match(dockerfile, /^CMD \["node", "bin\/keel-worker\.js"\]$/m);
   assert.match(readFileSync(path.join(ROOT, 'bin/keel-worker.js'), 'utf8'), /loadKeel\('worker'\)/);
 });
 
