@@ -25,7 +25,7 @@ import { ScenarioKind } from './bench/bench-scenario';
 import { startBenchEnvironment } from './bench/bench-environment';
 import { measureGoal } from './bench/comparison';
 import { chainHistory } from './bench/history';
-import { startBenchWorkers, SystemName } from './bench/systems';
+import { startBenchWorkersIn, SystemName } from './bench/systems';
 
 const History = temporal.api.history.v1.History;
 
@@ -33,14 +33,7 @@ async function record(calls: number, directory: string): Promise<void> {
   mkdirSync(directory, { recursive: true });
   const environment = await startBenchEnvironment();
   try {
-    const workers = await startBenchWorkers({
-      address: environment.server.address,
-      client: environment.client,
-      modelUrl: environment.model.url,
-      keelBundle: environment.keelBundle,
-      journalDirectory: environment.directory('journal'),
-      only: [SystemName.Keel],
-    });
+    const workers = await startBenchWorkersIn(environment, [SystemName.Keel]);
     const [keel] = workers.systems;
     if (!keel) throw new Error(`keel left out: ${workers.unavailable.keel ?? 'unknown reason'}`);
     await workers.run(async () => {

@@ -6,7 +6,7 @@ import { chartSvg, writeChartPng } from './chart';
 import { runComparison, type GoalMeasurement } from './comparison';
 import { measureParkedMemory, measureWorkerStart, replayRecorded, runLongGoal } from './extras';
 import { machineDescription, markdownReport, type BenchReport } from './report';
-import { startBenchWorkers, SystemName, type BenchSystem } from './systems';
+import { startBenchWorkersIn, SystemName, type BenchSystem } from './systems';
 
 export interface BenchOptions {
   /** Repetitions of each scenario per system (interleaved). */
@@ -47,14 +47,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
   log('bench: starting a dev server, a loopback model and the workers (bundling takes a few seconds)');
   const environment = await startBenchEnvironment(options.address ? { address: options.address } : {});
   try {
-    const workers = await startBenchWorkers({
-      address: environment.server.address,
-      client: environment.client,
-      modelUrl: environment.model.url,
-      keelBundle: environment.keelBundle,
-      journalDirectory: environment.directory('journal'),
-      ...(options.systems ? { only: options.systems } : {}),
-    });
+    const workers = await startBenchWorkersIn(environment, options.systems);
     for (const [system, reason] of Object.entries(workers.unavailable))
       log(`bench: ${system} left out: ${reason}`);
     const scenarios: BenchScenario[] =

@@ -9,6 +9,7 @@ import { decideApproval, goalHandle, goalStatus, startGoal } from '../../src/cli
 import { createKeelWorker, createToolRegistry } from '../../src/worker';
 import { GoalStatus } from '../../src/workflows/goal/goal-state';
 import { createBenchActivities } from './bench-activities';
+import type { BenchEnvironment } from './bench-environment';
 import { scenarioPrompt, type BenchScenario } from './bench-scenario';
 import { approveCallSignal, pendingCallsQuery } from './workflows/approval-gate';
 import type { LoopResult } from './workflows/floor-types';
@@ -37,6 +38,21 @@ export interface BenchWorkers {
   /** Why a system could not be set up, by name (it is then left out). */
   readonly unavailable: Partial<Record<SystemName, string>>;
   run<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/** Every system's worker (or those named) on a bench environment's server and loopback model. */
+export function startBenchWorkersIn(
+  environment: BenchEnvironment,
+  only?: readonly SystemName[],
+): Promise<BenchWorkers> {
+  return startBenchWorkers({
+    address: environment.server.address,
+    client: environment.client,
+    modelUrl: environment.model.url,
+    keelBundle: environment.keelBundle,
+    journalDirectory: environment.directory('journal'),
+    ...(only === undefined ? {} : { only }),
+  });
 }
 
 export async function startBenchWorkers(options: {
