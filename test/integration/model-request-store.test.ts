@@ -164,7 +164,46 @@ describe('the model activity', () => {
       'the stored messages, the stored answer, the new message',
     );
 
+    // Segments: the stored task, a changed message in place of the stored answer, a new message.
+    const third = await activities.callModel({
+      ...base,
+      turn: 3,
+      continues: { request: first.request, segments: [[0, 1], null, null] },
+      messages: [
+        { role: 'assistant', content: [{ type: 'text', text: 'a shorter answer' }] },
+        { role: 'user', content: [{ type: 'text', text: 'and again' }] },
+      ],
+    });
+    assert.ok(third.request);
+    assert.deepEqual(
+      harness.scripted.requests.at(-1)?.body.messages?.map((message) => JSON.stringify(message.content)),
+      [
+        JSON.stringify([{ type: 'text', text: 'DIRECT task' }]),
+        JSON.stringify([{ type: 'text', text: 'a shorter answer' }]),
+        JSON.stringify([{ type: 'text', text: 'and again' }]),
+      ],
+    );
+
     const requestsBefore = harness.scripted.requests.length;
+    for (const segments of [[[0, 9], null], [[0, 1]], [null, null]] as const) {
+      const error = await activities
+        .callModel({
+          ...base,
+          continues: {
+            request: second.request as string,
+            segments: segments.map((s) => (s ? [...s] : null)) as never,
+          },
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }],
+        })
+        .then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
+      assert.ok(
+        error instanceof ApplicationFailure && error.type === FailureType.ModelRequestMissing,
+        'segments that do not fit',
+      );
+    }
     for (const continues of [
       { request: `${goalPartOf('g')}/${'a'.repeat(64)}` },
       { request: second.request as string },

@@ -40,19 +40,43 @@ test('a request that extends the stored one sends only its new messages, and sys
   assert.equal(changed.tools?.length, 2);
 });
 
-test('a transcript that no longer starts with the stored messages (trimmed, consolidated) goes whole', () => {
+test('a cut of the context sends only the messages it changed; the rest are ranges of the stored request', () => {
+  const big = (id: string) => results(id, `${id}: ${'x'.repeat(5_000)}`);
+  let transcript: TranscriptMessage[] = [task];
+  for (const id of ['c1', 'c2', 'c3', 'c4'])
+    transcript = appendUserBlocks([...transcript, answer(id)], big(id));
+  const lastAnswer = answer('c5');
+  const stored = storedModelRequest('k1', { system: 'S', tools, messages: transcript }, lastAnswer);
+  const next = appendUserBlocks([...transcript, lastAnswer], big('c5'));
+  const fitted = fitToBudget(next, { maxChars: 20_000, keepLatestMessages: 4 }, { headroom: true });
+  assert.ok(fitted.elidedBlocks > 0);
+  const parts = nextModelRequest(stored, { system: 'S', tools, messages: fitted.transcript });
+  assert.equal(parts.continues?.request, 'k1');
+  const segments = parts.continues?.segments;
+  assert.ok(segments, 'not a plain append: some stored messages changed');
+  // Rebuilt from the stored request and what was sent, it is exactly the fitted transcript.
+  let sent = 0;
+  const rebuilt = segments.flatMap((segment) =>
+    segment === null ? [parts.messages[sent++]] : stored.messages.slice(segment[0], segment[1]),
+  );
+  assert.deepEqual(rebuilt, fitted.transcript);
+  assert.equal(sent, parts.messages.length);
+  // What travels is the new results and the changed messages, which the cut made small.
+  const changed = parts.messages.slice(0, -1);
+  assert.ok(changed.length > 0 && changed.every((message) => JSON.stringify(message).length < 400));
+  assert.equal(parts.messages.at(-1), fitted.transcript.at(-1));
+});
+
+test('a transcript that shares nothing with the stored request goes whole', () => {
   const reply = answer('c1');
   const stored = storedModelRequest('k1', { system: 'S', tools, messages: [task] }, reply);
-  // Equal content is not enough: a trimmed transcript is made of new messages.
+  // Equal content is not enough: a rebuilt transcript (continue-as-new) is made of new messages.
   const rebuilt = [
     structuredClone(task),
     structuredClone(reply),
     { role: 'user' as const, content: results('c1') },
   ];
   assert.equal(nextModelRequest(stored, { system: 'S', tools, messages: rebuilt }).continues, undefined);
-  const big = appendUserBlocks([task, reply], results('c1', 'x'.repeat(5_000)));
-  const trimmed = fitToBudget(big, { maxChars: 2_000, keepLatestMessages: 0 }, { headroom: true }).transcript;
-  assert.equal(nextModelRequest(stored, { system: 'S', tools, messages: trimmed }).continues, undefined);
 });
 
 test('nothing new after the stored request means the request goes whole (it must end with a user turn)', () => {

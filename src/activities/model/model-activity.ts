@@ -4,6 +4,7 @@ import { FailureType } from '../../workflows/common/failure-types';
 import type {
   ModelCallInput,
   ModelCallResult,
+  RequestSegment,
   StructuredCallInput,
   StructuredCallResult,
 } from '../../workflows/goal/model-call';
@@ -40,11 +41,18 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
         FailureType.ModelRequestMissing,
       );
     }
-    return {
-      system: input.system ?? stored.system,
-      tools: input.tools ?? stored.tools,
-      messages: [...stored.messages, ...input.messages],
-    };
+    const segments = input.continues.segments;
+    const messages =
+      segments === undefined
+        ? [...stored.messages, ...input.messages]
+        : fromSegments(stored.messages, segments, input.messages);
+    if (messages === undefined) {
+      throw ApplicationFailure.nonRetryable(
+        `the request's segments do not fit the stored request ${input.continues.request}`,
+        FailureType.ModelRequestMissing,
+      );
+    }
+    return { system: input.system ?? stored.system, tools: input.tools ?? stored.tools, messages };
   }
 
   /** Keeps the request and its answer for the next turn; a store that fails costs only that. */
@@ -130,6 +138,28 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
       return { raw: text, viaTool: false, usage: result.usage };
     },
   };
+}
+
+/** The messages the segments describe, or undefined when they do not fit what there is. */
+function fromSegments<Message>(
+  stored: readonly Message[],
+  segments: readonly RequestSegment[],
+  sent: readonly Message[],
+): Message[] | undefined {
+  const messages: Message[] = [];
+  let next = 0;
+  for (const segment of segments) {
+    if (segment === null) {
+      if (next >= sent.length) return undefined;
+      messages.push(sent[next++] as Message);
+      continue;
+    }
+    const [from, to] = segment;
+    if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to <= from || to > stored.length)
+      return undefined;
+    messages.push(...stored.slice(from, to));
+  }
+  return next === sent.length ? messages : undefined;
 }
 
 function log(message: string): void {

@@ -60,13 +60,24 @@ export function fitToBudget(
     };
   }
   const target = options.headroom ? Math.floor(budget.maxChars * HEADROOM_SHARE) : budget.maxChars;
-  let messages = transcript.map((message) => ({ ...message, content: [...message.content] }));
+  // Copy on write: a message this cut leaves alone stays the same object, so the next request
+  // can name it in the stored one instead of sending it again (nextModelRequest).
+  let messages = [...transcript];
+  const copies = new Set<TranscriptMessage>();
+  const writable = (index: number): TranscriptMessage => {
+    const message = messages[index] as TranscriptMessage;
+    if (copies.has(message)) return message;
+    const copy = { ...message, content: [...message.content] };
+    messages[index] = copy;
+    copies.add(copy);
+    return copy;
+  };
   let chars = charsBefore;
   let elidedBlocks = 0;
   let droppedTurns = 0;
   const elideIn = (from: number, to: number): void => {
     for (let index = from; index < to && chars > target; index += 1) {
-      const message = messages[index];
+      let message = messages[index];
       if (!message) continue;
       for (let at = 0; at < message.content.length && chars > target; at += 1) {
         const block = message.content[at] as ContentBlock;
@@ -77,6 +88,7 @@ export function fitToBudget(
         const smaller = elide(block, keepChars);
         const after = JSON.stringify(smaller).length;
         if (after >= before) continue;
+        message = writable(index);
         message.content[at] = smaller;
         chars -= before - after;
         elidedBlocks += 1;
@@ -91,6 +103,7 @@ export function fitToBudget(
     const dropped = dropOldestTurns(messages, keptFrom(), chars - target);
     messages = dropped.messages;
     droppedTurns = dropped.droppedTurns;
+    if (droppedTurns > 0) copies.add(messages[0] as TranscriptMessage); // a new task message
     chars = sizeOf(messages);
   }
   elideIn(keptFrom(), messages.length - 1);

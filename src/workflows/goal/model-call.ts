@@ -3,6 +3,9 @@ import type { TokenUsageTotals } from './goal-state';
 import type { ModelToolDefinition } from '../tools/harness-tools';
 import type { ContentBlock, TranscriptMessage } from '../common/transcript';
 
+/** A range of the stored request's messages ([from, to)), or null for the next message sent. */
+export type RequestSegment = [number, number] | null;
+
 /** What the workflow asks of one model turn, tool definitions from the goal's recorded catalogue. */
 export interface ModelCallInput {
   model: ModelSettings;
@@ -19,7 +22,15 @@ export interface ModelCallInput {
    * it, the activity fails with ModelRequestMissing before any model call and the workflow sends
    * the request whole.
    */
-  continues?: { request: string };
+  continues?: {
+    request: string;
+    /**
+     * How the request's messages are made, in order: `[from, to]` is the stored request's
+     * messages from..to-1, `null` the next of `messages`. Omitted: all of the stored request's
+     * messages, then `messages`.
+     */
+    segments?: RequestSegment[];
+  };
   /** For logs and summaries only. */
   goalId: string;
   turn: number;

@@ -1,6 +1,6 @@
 import type { TranscriptMessage } from '../common/transcript';
 import type { ModelToolDefinition } from '../tools/harness-tools';
-import type { ModelCallInput } from './model-call';
+import type { ModelCallInput, RequestSegment } from './model-call';
 
 /**
  * What the worker stored of the goal's previous model turn: the request it sent plus the answer,
@@ -19,27 +19,45 @@ export interface StoredModelRequest {
 export type ModelRequestParts = Pick<ModelCallInput, 'messages' | 'continues' | 'system' | 'tools'>;
 
 /**
- * The request of the next turn: by reference to the stored one when the transcript still starts
- * with exactly its messages (then only the messages after them travel, and the system prompt and
- * tools only when they changed), else whole. Without this every model activity's input carried
- * the whole transcript, so history grew with the square of a goal's length.
+ * The request of the next turn, by reference to the stored one wherever it can: the messages it
+ * still has travel as index ranges into it, only the others (new ones, and old ones a cut of the
+ * context changed, which are small) travel whole, and the system prompt and tools only when they
+ * changed. Usually that is "all of the stored request, then the new tool results". Without this
+ * every model activity's input carried the whole transcript, so history grew with the square of a
+ * goal's length; and a cut of the context (context-budget.ts) would send it whole again.
  *
- * The prefix is compared by object identity: transcript messages are never changed in place
- * (appendUserBlocks, fitToBudget and consolidation make new ones), so an identical object is an
- * identical message. Pure and deterministic: replay rebuilds the same objects in the same order.
+ * Messages are matched by object identity: transcript messages are never changed in place
+ * (appendUserBlocks, fitToBudget and consolidation make new ones), so the same object is the same
+ * message. Pure and deterministic: replay rebuilds the same objects in the same order.
  */
 export function nextModelRequest(
   stored: StoredModelRequest | undefined,
   next: { system: string; tools: ModelToolDefinition[]; messages: readonly TranscriptMessage[] },
 ): ModelRequestParts {
   const whole = { system: next.system, tools: next.tools, messages: [...next.messages] };
-  if (stored === undefined || !startsWith(next.messages, stored.messages)) return whole;
-  const appended = next.messages.slice(stored.messages.length);
-  // The Messages API needs the request to end with a user turn; nothing new means nothing to send.
-  if (appended.length === 0) return whole;
+  if (stored === undefined) return whole;
+  const indexOf = new Map(stored.messages.map((message, index) => [message, index]));
+  const segments: RequestSegment[] = [];
+  const sent: TranscriptMessage[] = [];
+  for (const message of next.messages) {
+    const index = indexOf.get(message);
+    const last = segments.at(-1);
+    if (index === undefined) {
+      segments.push(null);
+      sent.push(message);
+    } else if (Array.isArray(last) && last[1] === index) last[1] = index + 1;
+    else segments.push([index, index + 1]);
+  }
+  // Nothing of the stored request is left, or nothing new (a request must end with a user turn).
+  if (sent.length === next.messages.length || sent.length === 0) return whole;
+  const appendsToAll =
+    Array.isArray(segments[0]) &&
+    segments[0][0] === 0 &&
+    segments[0][1] === stored.messages.length &&
+    segments.slice(1).every((segment) => segment === null);
   return {
-    continues: { request: stored.key },
-    messages: appended,
+    continues: { request: stored.key, ...(appendsToAll ? {} : { segments }) },
+    messages: sent,
     ...(next.system === stored.system ? {} : { system: next.system }),
     ...(JSON.stringify(next.tools) === stored.toolsJson ? {} : { tools: next.tools }),
   };
@@ -57,9 +75,4 @@ export function storedModelRequest(
     toolsJson: JSON.stringify(sent.tools),
     messages: [...sent.messages, answer],
   };
-}
-
-function startsWith(messages: readonly TranscriptMessage[], prefix: readonly TranscriptMessage[]): boolean {
-  if (prefix.length > messages.length) return false;
-  return prefix.every((message, index) => messages[index] === message);
 }
