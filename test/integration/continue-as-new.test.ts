@@ -131,6 +131,25 @@ test(
     }
     assert.ok(runs >= 2, `expected several runs, got ${runs}`);
 
+    // A new run's first model turn extends the request the worker stored in the run before,
+    // instead of sending the carried transcript whole.
+    const firstInputs: Array<{ continues?: unknown; messages: unknown[] }> = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+      const history = await client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
+      const scheduled = history.events?.find(
+        (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+      );
+      const payload = scheduled?.activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data;
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      if (payload && started?.continuedExecutionRunId)
+        firstInputs.push(JSON.parse(Buffer.from(payload).toString()) as (typeof firstInputs)[number]);
+    }
+    assert.ok(firstInputs.length >= 1, 'a continued run asked the model');
+    for (const input of firstInputs) {
+      assert.ok(input.continues, "the continued run's first request names the stored one");
+      assert.ok(input.messages.length <= 2, `it sends ${input.messages.length} messages, not the transcript`);
+    }
+
     // The last run's model request carried the whole transcript from the first run.
     const last = scripted.requests.at(-1);
     assert.equal(last?.body.messages?.length, 1 + 2 * 12);

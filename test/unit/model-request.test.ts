@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextModelRequest, storedModelRequest } from '../../src/workflows/goal/model-request';
+import {
+  carriedModelRequest,
+  nextModelRequest,
+  resumedModelRequest,
+  storedModelRequest,
+} from '../../src/workflows/goal/model-request';
 import { appendUserBlocks, userText, type TranscriptMessage } from '../../src/workflows/common/transcript';
 import { fitToBudget } from '../../src/workflows/common/context-budget';
 import type { ModelToolDefinition } from '../../src/workflows/tools/harness-tools';
@@ -86,4 +91,23 @@ test('nothing new after the stored request means the request goes whole (it must
     nextModelRequest(stored, { system: 'S', tools, messages: [task, reply] }).continues,
     undefined,
   );
+});
+
+test('a stored request is carried to a new run only while the transcript still starts with it', () => {
+  const reply = answer('c1');
+  const stored = storedModelRequest('k1', { system: 'S', tools, messages: [task] }, reply);
+  const transcript = appendUserBlocks([task, reply], results('c1'));
+  const carried = carriedModelRequest(stored, transcript);
+  assert.deepEqual(carried, { key: 'k1', messageCount: 2, system: 'S', toolsJson: JSON.stringify(tools) });
+  // The new run has its own message objects (the carried state); the request extends from them.
+  const newRun = structuredClone(transcript);
+  const resumed = resumedModelRequest(carried, newRun);
+  assert.deepEqual(nextModelRequest(resumed, { system: 'S', tools, messages: newRun }), {
+    continues: { request: 'k1' },
+    messages: newRun.slice(2),
+  });
+  // A transcript that changed under the stored request (consolidated, cut) carries nothing.
+  assert.equal(carriedModelRequest(stored, [structuredClone(task), reply]), undefined);
+  assert.equal(carriedModelRequest(undefined, transcript), undefined);
+  assert.equal(resumedModelRequest({ ...carried, messageCount: 9 }, newRun), undefined);
 });

@@ -13,8 +13,11 @@ import { DEFAULT_CONTEXT_BUDGET } from './goal-input';
 import type { GoalState } from './goal-state';
 import type { ModelCallInput, ModelCallResult } from './model-call';
 import {
+  carriedModelRequest,
   nextModelRequest,
+  resumedModelRequest,
   storedModelRequest,
+  type CarriedModelRequest,
   type ModelRequestParts,
   type StoredModelRequest,
 } from './model-request';
@@ -41,9 +44,17 @@ export class GoalModelCalls {
       /** The active plan step, told to the model with every turn when the goal plans. */
       planContext(): string | undefined;
     },
-  ) {}
+  ) {
+    const state = goal.state;
+    this.stored = resumedModelRequest(state.lastRequest, state.transcript);
+    delete state.lastRequest; // true only at the start of the run that received it
+  }
 
-  /** The request the worker stored after the last turn (in memory only: see StoredModelRequest). */
+  /**
+   * The request the worker stored after the last turn; across continue-as-new it travels as
+   * `lastRequest` (see carriedRequest), read in the constructor, before anything changes the
+   * transcript.
+   */
   private stored: StoredModelRequest | undefined;
   private missedRequests = 0;
   /**
@@ -55,6 +66,11 @@ export class GoalModelCalls {
 
   private get state(): GoalState {
     return this.goal.state;
+  }
+
+  /** For continue-as-new: the stored request, if the transcript still starts with its messages. */
+  carriedRequest(): CarriedModelRequest | undefined {
+    return carriedModelRequest(this.stored, this.state.transcript);
   }
 
   /** One agent turn over the transcript; the reply joins the transcript. */

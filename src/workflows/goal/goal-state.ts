@@ -10,6 +10,7 @@ import { toolCatalogueSchema } from '../tools/tool-catalogue';
 import { toolImageSchema } from '../tools/tool-outcome';
 import { transcriptMessageSchema } from '../common/transcript';
 import { hostBindingSchema } from '../hosts/host-binding';
+import { carriedModelRequestSchema } from './model-request';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;
@@ -224,6 +225,12 @@ export const goalStateSchema = z.object({
   lastModel: z.string().optional(),
   /** The host holding the workspace, bound at the goal's start; absent in goals from before. */
   host: hostBindingSchema.optional(),
+  /**
+   * Carried over continue-as-new only: the model request the worker stored after the last turn,
+   * which the transcript's first `messageCount` messages still are, so the new run's first turn
+   * can extend it instead of sending the transcript whole (model-request.ts).
+   */
+  lastRequest: carriedModelRequestSchema.optional(),
 });
 export type GoalState = z.infer<typeof goalStateSchema>;
 

@@ -437,7 +437,11 @@ class GoalRun {
       this.recordContinuedAsNew(); // published by the new run: the ledger travels with the state
     }
     this.visibility.handOver(this.state.continuedAsNew + 1);
-    await wf.continueAsNew<typeof goalWorkflow>(this.config, this.state);
+    const lastRequest = this.model.carriedRequest();
+    await wf.continueAsNew<typeof goalWorkflow>(this.config, {
+      ...this.state,
+      ...(lastRequest === undefined ? {} : { lastRequest }),
+    });
   }
 
   private recordContinuedAsNew(): void {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { TranscriptMessage } from '../common/transcript';
 import type { ModelToolDefinition } from '../tools/harness-tools';
 import type { ModelCallInput, RequestSegment } from './model-call';
@@ -60,6 +61,44 @@ export function nextModelRequest(
     messages: sent,
     ...(next.system === stored.system ? {} : { system: next.system }),
     ...(JSON.stringify(next.tools) === stored.toolsJson ? {} : { tools: next.tools }),
+  };
+}
+
+/** A stored request as continue-as-new carries it: its messages are the transcript's first ones. */
+export const carriedModelRequestSchema = z.object({
+  key: z.string(),
+  messageCount: z.number().int().positive(),
+  system: z.string(),
+  toolsJson: z.string(),
+});
+export type CarriedModelRequest = z.infer<typeof carriedModelRequestSchema>;
+
+/** The stored request to carry to a new run, if the transcript still starts with its messages. */
+export function carriedModelRequest(
+  stored: StoredModelRequest | undefined,
+  transcript: readonly TranscriptMessage[],
+): CarriedModelRequest | undefined {
+  if (stored === undefined || !stored.messages.every((message, index) => transcript[index] === message))
+    return undefined;
+  return {
+    key: stored.key,
+    messageCount: stored.messages.length,
+    system: stored.system,
+    toolsJson: stored.toolsJson,
+  };
+}
+
+/** The carried request again, over the new run's own message objects. */
+export function resumedModelRequest(
+  carried: CarriedModelRequest | undefined,
+  transcript: readonly TranscriptMessage[],
+): StoredModelRequest | undefined {
+  if (carried === undefined || carried.messageCount > transcript.length) return undefined;
+  return {
+    key: carried.key,
+    system: carried.system,
+    toolsJson: carried.toolsJson,
+    messages: transcript.slice(0, carried.messageCount),
   };
 }
 
