@@ -17,7 +17,6 @@ import {
   nextModelRequest,
   resumedModelRequest,
   storedModelRequest,
-  type CarriedModelRequest,
   type ModelRequestParts,
   type StoredModelRequest,
 } from './model-request';
@@ -25,6 +24,7 @@ import { systemPrompt } from './prompts';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
 import { LEAN_HISTORY_PATCH } from './lean-history';
+import type { CarriedModelRequest } from './carried-model-request';
 
 /** After this many requests a run's worker stores did not have, the run stops naming them. */
 const MAX_MISSED_REQUESTS = 3;

@@ -10,7 +10,7 @@ import { toolCatalogueSchema } from '../tools/tool-catalogue';
 import { toolImageSchema } from '../tools/tool-outcome';
 import { transcriptMessageSchema } from '../common/transcript';
 import { hostBindingSchema } from '../hosts/host-binding';
-import { carriedModelRequestSchema } from './model-request';
+import { carriedModelRequestSchema } from './carried-model-request';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;

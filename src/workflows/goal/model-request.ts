@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { TranscriptMessage } from '../common/transcript';
+import type { CarriedModelRequest } from './carried-model-request';
 import type { ModelToolDefinition } from '../tools/harness-tools';
 import type { ModelCallInput, RequestSegment } from './model-call';
 
@@ -63,15 +63,6 @@ export function nextModelRequest(
     ...(JSON.stringify(next.tools) === stored.toolsJson ? {} : { tools: next.tools }),
   };
 }
-
-/** A stored request as continue-as-new carries it: its messages are the transcript's first ones. */
-export const carriedModelRequestSchema = z.object({
-  key: z.string(),
-  messageCount: z.number().int().positive(),
-  system: z.string(),
-  toolsJson: z.string(),
-});
-export type CarriedModelRequest = z.infer<typeof carriedModelRequestSchema>;
 
 /** The stored request to carry to a new run, if the transcript still starts with its messages. */
 export function carriedModelRequest(
