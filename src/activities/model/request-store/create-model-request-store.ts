@@ -10,15 +10,26 @@ import { createPostgresModelRequestStore } from './postgres-model-request-store'
  */
 export function modelRequestStoreFromEnv(env: NodeJS.ProcessEnv): ModelRequestStore | undefined {
   const value = env.KEEL_MODEL_REQUESTS?.trim() ?? '';
+  if (value === '' && encrypts(env)) return undefined;
   if (value === '') return createFileModelRequestStore({ directory: defaultModelRequestDirectory() });
   if (value === 'off') return undefined;
   if (/^postgres(ql)?:\/\//.test(value)) return createPostgresModelRequestStore({ connectionString: value });
   return createFileModelRequestStore({ directory: path.resolve(value) });
 }
 
+/**
+ * A store keeps transcripts as plain text. A worker that encrypts payloads (KEEL_ENCRYPTION_KEYS)
+ * keeps none unless KEEL_MODEL_REQUESTS names one: encryption must not be undone by a default.
+ */
+function encrypts(env: NodeJS.ProcessEnv): boolean {
+  return (env.KEEL_ENCRYPTION_KEYS?.trim() ?? '') !== '';
+}
+
 /** The worker's start line: where KEEL_MODEL_REQUESTS puts them (a URL without its password). */
 export function describeModelRequestStore(env: NodeJS.ProcessEnv): string {
   const value = env.KEEL_MODEL_REQUESTS?.trim() ?? '';
+  if (value === '' && encrypts(env))
+    return 'no store: payloads are encrypted (KEEL_ENCRYPTION_KEYS) and a store keeps plain text, so every model request is sent whole unless KEEL_MODEL_REQUESTS names one';
   if (value === 'off') return 'no store (KEEL_MODEL_REQUESTS=off): every model request is sent whole';
   if (/^postgres(ql)?:\/\//.test(value)) {
     const url = new URL(value);
