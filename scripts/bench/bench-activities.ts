@@ -41,6 +41,7 @@ export function createBenchActivities(options: { anthropic: Anthropic; registry:
         callId: input.callId,
         idempotencyKey: input.irreversible ? `${goalId}/${input.callId}` : undefined,
         reversibility: input.irreversible ? Reversibility.Irreversible : Reversibility.ReadOnly,
+        approved: input.irreversible,
         network: false,
         signal: activity.cancellationSignal,
         heartbeat: () => undefined,

@@ -19,6 +19,7 @@ function context(signal = new AbortController().signal): ToolExecutionContext {
     callId: 'call',
     idempotencyKey: undefined,
     reversibility: 'read-only',
+    approved: false,
     network: false,
     signal,
     heartbeat: () => undefined,

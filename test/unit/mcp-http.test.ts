@@ -25,6 +25,7 @@ function context(): ToolExecutionContext {
     callId: 'call',
     idempotencyKey: undefined,
     reversibility: 'read-only',
+    approved: false,
     network: false,
     signal: new AbortController().signal,
     heartbeat: () => undefined,

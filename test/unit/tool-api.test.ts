@@ -96,7 +96,17 @@ function activitiesWith(...tools: Parameters<typeof createToolRegistry>[0]['tool
     toolName: string,
     input: unknown,
     reversibility: 'read-only' | 'mutating' | 'irreversible' = 'read-only',
-  ) => executeTool({ toolName, input, workspace, callId: 'c1', idempotencyKey: 'goal-1/c1', reversibility });
+  ) =>
+    executeTool({
+      toolName,
+      input,
+      workspace,
+      callId: 'c1',
+      idempotencyKey: 'goal-1/c1',
+      reversibility,
+      // As the workflow sends them: an irreversible call reaches the worker once approved.
+      approved: reversibility === 'irreversible',
+    });
   return { run, prepareToolCalls };
 }
 

@@ -35,7 +35,8 @@ test('tiers are decided from the arguments, per call where the tool says so', as
     ['write_file', { path: 'a', content: '' }, 'mutating'],
     ['edit_file', { path: 'a', oldString: 'x', newString: 'y' }, 'mutating'],
     ['run_command', { command: 'git status' }, 'read-only'],
-    ['run_command', { command: 'make install' }, 'irreversible'],
+    ['run_command', { command: 'make install' }, 'mutating'],
+    ['run_command', { command: 'git status', changesFiles: true }, 'mutating'],
   ] as const;
   for (const [name, input, tier] of tiers) {
     const prepared = await prepareOne(name, input);
@@ -103,7 +104,7 @@ test('prepareToolCalls validates and keeps the parsed input', async () => {
     ok: true,
     callId: 'c1',
     input: { command: 'rm -rf build', hypothesis: 'build is gone' },
-    tier: 'irreversible',
+    tier: 'mutating',
     reason: prepared.ok ? prepared.reason : undefined,
     summary: 'run_command: rm -rf build',
   });

@@ -28,6 +28,8 @@ function setup() {
     callId: 'call-1',
     idempotencyKey: 'goal-1/call-1',
     reversibility: 'read-only',
+    // Irreversible calls reach a worker only once a human approved them (tested below).
+    approved: overrides.reversibility === 'irreversible',
     ...overrides,
   });
   return { workspace, journalDirectory, executeTool, call, now };
@@ -71,7 +73,7 @@ test('a file-system error inside a tool becomes a failure outcome', async () => 
     }),
   );
   assert.equal(outcome.ok, false);
-  assert.match(outcome.content, /write_file failed on "a\.txt\/child\.txt"/);
+  assert.match(outcome.content, /"a\.txt" is a file, not a directory, so "a\.txt\/child\.txt" cannot exist/);
   assert.ok(outcome.candidates.length >= 2);
 });
 
@@ -131,15 +133,39 @@ test('an irreversible call runs at most once: a retry after it finished gets its
 
 test('the journal applies when the command itself is irreversible, whatever the caller said', async () => {
   const { workspace, executeTool, call } = setup();
+  // With network allowed run_command is irreversible, whatever the command.
   const append = call({
     toolName: 'run_command',
     input: { command: 'echo x >> f.txt' },
     reversibility: 'read-only',
+    approved: true,
+    sandbox: { network: true },
   });
   await executeTool(append);
   const second = await executeTool(append);
   assert.match(second.content, /Not run again/);
   assert.equal(readFileSync(path.join(workspace, 'f.txt'), 'utf8'), 'x\n');
+});
+
+test('an irreversible call without a human approval is not run, whoever decided its tier', async () => {
+  const { workspace, executeTool, call } = setup();
+  for (const [reversibility, sandbox] of [
+    ['irreversible', { network: false }],
+    ['read-only', { network: true }], // the tool itself says irreversible (network)
+  ] as const) {
+    const outcome = await executeTool(
+      call({
+        toolName: 'run_command',
+        input: { command: 'echo x >> f.txt' },
+        reversibility,
+        sandbox,
+        approved: false,
+      }),
+    );
+    assert.equal(outcome.ok, false);
+    assert.match(outcome.escalation?.reason ?? '', /runs only once a human approves it/);
+    assert.equal(existsSync(path.join(workspace, 'f.txt')), false, 'nothing ran');
+  }
 });
 
 /** The failure a retry throws for a call that began: typed, non-retryable, saying it began. */
@@ -235,6 +261,7 @@ test('a tool that throws after beginning is a failure outcome, recorded, and a r
     toolName: 'charge_card',
     input: { amount: 5 },
     reversibility: 'irreversible' as const,
+    approved: true,
     workspace,
   };
   const first = await executeTool(charge);

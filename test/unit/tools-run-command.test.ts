@@ -162,11 +162,13 @@ test('effects in a plain directory: created, modified, deleted', async () => {
     toolContext(workspace),
   );
   assert.equal(outcome.ok, true, outcome.content);
-  // same.txt was rewritten with different bytes ("s\n" vs "s"), so it counts as modified.
+  // same.txt was rewritten with different bytes ("s\n" vs "s"), so it counts as modified;
+  // node_modules is counted, not listed.
   assert.deepEqual(outcome.effects, {
     created: ['c.txt', 'd/e.txt'],
     modified: ['a.txt', 'same.txt'],
     deleted: ['b.txt'],
+    collapsed: { 'node_modules/': 1 },
   });
 });
 
@@ -207,5 +209,10 @@ test('committing files in a git work tree is not mistaken for deleting them', as
     toolContext(workspace),
   );
   assert.equal(outcome.ok, true, outcome.content);
-  assert.deepEqual(outcome.effects, { created: [], modified: [], deleted: ['a.txt'] });
+  const { collapsed, ...listed } = outcome.effects ?? { created: [], modified: [], deleted: [] };
+  assert.deepEqual(listed, { created: [], modified: [], deleted: ['a.txt'] });
+  assert.ok(
+    (collapsed?.['.git/'] ?? 0) > 3,
+    'the commit wrote objects, refs and the index, counted under .git/',
+  );
 });

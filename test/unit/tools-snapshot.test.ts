@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   diffWorkspaceSnapshots,
@@ -14,7 +14,6 @@ test('a plain directory snapshot records every file except node_modules and .git
   const workspace = makeWorkspace();
   writeFiles(workspace, { 'a.txt': 'a', 'src/b.ts': 'b', 'node_modules/x.js': 'x', '.git/HEAD': 'ref' });
   const snapshot = await takeWorkspaceSnapshot({ workspace });
-  assert.equal(snapshot.kind, 'files');
   assert.equal(snapshot.complete, true);
   assert.deepEqual(Object.keys(snapshot.entries).sort(), ['a.txt', 'src/b.ts']);
   assert.equal(snapshot.entries['a.txt']?.exists, true);
@@ -39,7 +38,6 @@ test('diff with alsoInclude tells deletions apart from paths beyond the bound', 
   writeFiles(workspace, { 'b.txt': 'B', 'c.txt': 'c' });
   const after = await takeWorkspaceSnapshot({
     workspace,
-    kind: before.kind,
     alsoInclude: Object.keys(before.entries),
   });
   assert.deepEqual(diffWorkspaceSnapshots(before, after), {
@@ -49,38 +47,21 @@ test('diff with alsoInclude tells deletions apart from paths beyond the bound', 
   });
 });
 
-test('a git snapshot records only changed and untracked paths, relative to a workspace subdirectory', async () => {
-  const repository = makeWorkspace('keel-git-');
-  execFileSync('git', ['init', '-q'], { cwd: repository });
-  writeFiles(repository, { 'top.txt': 't', 'sub/clean.txt': 'c', 'sub/changed.txt': 'x' });
-  execFileSync('git', ['add', '-A'], { cwd: repository });
-  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=T', 'commit', '-qm', 'init'], {
-    cwd: repository,
+test('a snapshot runs nothing the workspace configures: a git work tree with fsmonitor and hooks is only read', async () => {
+  const workspace = makeWorkspace('keel-git-');
+  const marker = path.join(path.dirname(workspace), 'host-marker');
+  execFileSync('git', ['init', '-q'], { cwd: workspace });
+  writeFiles(workspace, {
+    'a.txt': 'a',
+    'hook.sh': `#!/bin/sh\ntouch ${marker}\n`,
+    '.git/hooks/post-index-change': `#!/bin/sh\ntouch ${marker}\n`,
   });
-  writeFiles(repository, { 'top.txt': 'changed', 'sub/changed.txt': 'y', 'sub/new.txt': 'n' });
-  const snapshot = await takeWorkspaceSnapshot({ workspace: path.join(repository, 'sub') });
-  assert.equal(snapshot.kind, 'git');
-  assert.deepEqual(Object.keys(snapshot.entries).sort(), ['changed.txt', 'new.txt']);
-  assert.equal(snapshot.entries['new.txt']?.isNew, true);
-  assert.equal(snapshot.entries['changed.txt']?.isNew, false);
-});
-
-test('snapshots of different kinds cannot be diffed', () => {
-  assert.throws(
-    () =>
-      diffWorkspaceSnapshots(
-        { kind: 'git', entries: {}, complete: true },
-        { kind: 'files', entries: {}, complete: true },
-      ),
-    /Cannot diff/,
-  );
-});
-
-test('a workspace that its git repository ignores is walked like a plain directory', async () => {
-  const repository = makeWorkspace('keel-git-');
-  execFileSync('git', ['init', '-q'], { cwd: repository });
-  writeFiles(repository, { '.gitignore': 'state/\n', 'state/workspace/a.txt': 'a' });
-  const snapshot = await takeWorkspaceSnapshot({ workspace: path.join(repository, 'state/workspace') });
-  assert.equal(snapshot.kind, 'files');
-  assert.deepEqual(Object.keys(snapshot.entries), ['a.txt']);
+  execFileSync('git', ['config', 'core.fsmonitor', `sh ${path.join(workspace, 'hook.sh')}`], {
+    cwd: workspace,
+  });
+  const before = await takeWorkspaceSnapshot({ workspace });
+  writeFiles(workspace, { 'a.txt': 'A' });
+  const after = await takeWorkspaceSnapshot({ workspace, alsoInclude: Object.keys(before.entries) });
+  assert.deepEqual(diffWorkspaceSnapshots(before, after).modified, ['a.txt']);
+  assert.equal(existsSync(marker), false, 'nothing of the workspace ran on the host');
 });

@@ -1,11 +1,18 @@
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { tempDirectory } from '../support/temp-directory';
 import type { ToolContext } from '../../src/activities/tools/tool-context';
 
-/** A fresh real temp directory (symlink-resolved, as execute-tool hands it to tools). */
+/**
+ * A fresh real directory (symlink-resolved, as execute-tool hands it to tools), alone in a temp
+ * directory of its own: what keel keeps beside a workspace (journal, copy-on-write layers, in
+ * `../.keel-state/`) lands in the same temp directory and goes with it.
+ */
 export function makeWorkspace(prefix = 'keel-tools-'): string {
-  return realpathSync(tempDirectory(prefix));
+  const workspace = path.join(realpathSync(tempDirectory(prefix)), 'workspace');
+  mkdirSync(workspace);
+  return workspace;
 }
 
 /** Writes files given as { 'relative/path': 'content' }, creating directories. */
@@ -23,8 +30,11 @@ export function toolContext(workspace: string, overrides: Partial<ToolContext> =
     goalId: 'test-workflow',
     callId: 'call-1',
     idempotencyKey: 'test-workflow/call-1',
-    // As if approved: the unconfined read-only check has tests of its own (sandbox.test.ts).
+    // Every context a call of its own: a command's layer is kept under this key.
+    callKey: `test-workflow/${randomUUID()}`,
+    // As if approved: what an unapproved call may do has tests of its own (layers, sandbox).
     reversibility: 'irreversible',
+    approved: true,
     network: false,
     signal: new AbortController().signal,
     heartbeat: () => {},

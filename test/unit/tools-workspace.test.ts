@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { nearestExistingDirectory, resolveWorkspacePath } from '../../src/activities/tools/workspace';
+import {
+  nearestExistingDirectory,
+  resolveWorkspacePath,
+  statWorkspacePath,
+} from '../../src/activities/tools/workspace';
 import { makeWorkspace, writeFiles } from './tools-test-helpers';
 
 function resolve(workspace: string, requested: string) {
@@ -14,10 +18,10 @@ test('relative paths inside the workspace resolve, including ones that do not ex
   writeFiles(workspace, { 'src/app.ts': 'x' });
   const existing = await resolve(workspace, 'src/../src/app.ts');
   assert.ok(existing.ok);
-  assert.deepEqual(existing.path, { absolute: path.join(workspace, 'src/app.ts'), relative: 'src/app.ts' });
+  assert.deepEqual(existing.path, { relative: 'src/app.ts', segments: ['src', 'app.ts'] });
   const missing = await resolve(workspace, 'new/dir/file.txt');
   assert.ok(missing.ok);
-  assert.equal(missing.path.absolute, path.join(workspace, 'new/dir/file.txt'));
+  assert.deepEqual(missing.path.segments, ['new', 'dir', 'file.txt']);
   const root = await resolve(workspace, '.');
   assert.ok(root.ok);
   assert.equal(root.path.relative, '.');
@@ -50,44 +54,59 @@ test('an absolute path inside the workspace is refused with its relative form su
   assert.match(result.outcome.candidates[0] ?? '', /read_file again with path "src\/app\.ts"/);
 });
 
-test('a symlinked file pointing outside is refused', async () => {
+function stat(workspace: string, requested: string) {
+  return statWorkspacePath({ workspace, path: requested, toolName: 'read_file' });
+}
+
+test('a symlinked file pointing outside is refused, saying where it leads', async () => {
   const outside = makeWorkspace('keel-outside-');
   writeFiles(outside, { 'secret.txt': 'secret' });
   const workspace = makeWorkspace();
   symlinkSync(path.join(outside, 'secret.txt'), path.join(workspace, 'link.txt'));
-  const result = await resolve(workspace, 'link.txt');
+  const result = await stat(workspace, 'link.txt');
   assert.ok(!result.ok);
-  assert.match(result.outcome.content, /symbolic link \("link\.txt"\) that points outside/);
+  assert.match(
+    result.outcome.content,
+    /"link\.txt" is a symbolic link to ".*secret\.txt".*leads outside the workspace/,
+  );
   assert.ok(result.outcome.candidates.length >= 2);
 });
 
-test('a path through a symlinked directory pointing outside is refused, even for a new file', async () => {
+test('a path through a symlinked directory is refused at the link, even for a new file', async () => {
   const outside = makeWorkspace('keel-outside-');
   const workspace = makeWorkspace();
   symlinkSync(outside, path.join(workspace, 'linked-dir'));
   for (const requested of ['linked-dir', 'linked-dir/new-file.txt', 'linked-dir/a/b/c.txt']) {
-    const result = await resolve(workspace, requested);
+    const result = await stat(workspace, requested);
     assert.ok(!result.ok, requested);
-    assert.match(result.outcome.content, /points outside the workspace/, requested);
+    assert.match(result.outcome.content, /"linked-dir" is a symbolic link/, requested);
   }
 });
 
-test('a symlink that stays inside the workspace is fine', async () => {
+test('a symlink that stays inside the workspace is not followed either: the model is told the real path', async () => {
   const workspace = makeWorkspace();
   writeFiles(workspace, { 'real/file.txt': 'x' });
   symlinkSync(path.join(workspace, 'real'), path.join(workspace, 'alias'));
-  const result = await resolve(workspace, 'alias/file.txt');
-  assert.ok(result.ok);
-  assert.equal(result.path.absolute, path.join(workspace, 'real/file.txt'));
-  assert.equal(result.path.relative, 'alias/file.txt');
+  const result = await stat(workspace, 'alias/file.txt');
+  assert.ok(!result.ok);
+  assert.match(result.outcome.content, /"alias" is a symbolic link/);
+  assert.match(result.outcome.candidates[0] ?? '', /path the link points to, "real"/);
+  const relativeLink = makeWorkspace();
+  writeFiles(relativeLink, { 'lib/real.ts': 'x' });
+  symlinkSync('../lib/real.ts', path.join(relativeLink, 'lib-link.ts'));
+  mkdirSync(path.join(relativeLink, 'src'));
+  symlinkSync('../lib/real.ts', path.join(relativeLink, 'src/link.ts'));
+  const nested = await stat(relativeLink, 'src/link.ts');
+  assert.ok(!nested.ok);
+  assert.match(nested.outcome.candidates[0] ?? '', /"lib\/real\.ts"/);
 });
 
 test('a dangling symlink is refused rather than written through', async () => {
   const workspace = makeWorkspace();
   symlinkSync('/nonexistent/keel-target', path.join(workspace, 'dangling'));
-  const result = await resolve(workspace, 'dangling');
+  const result = await stat(workspace, 'dangling');
   assert.ok(!result.ok);
-  assert.match(result.outcome.content, /target does not exist/);
+  assert.match(result.outcome.content, /symbolic link to "\/nonexistent\/keel-target"/);
 });
 
 test('nearestExistingDirectory walks up to a directory that exists', async () => {

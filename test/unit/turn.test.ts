@@ -12,7 +12,7 @@ import {
 import { requiresHumanApproval } from '../../src/workflows/goal/approval-policy';
 import type { GoalConfig } from '../../src/workflows/goal/goal-input';
 import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
-import type { ToolUseBlock } from '../../src/workflows/common/transcript';
+import type { NamedCall } from '../../src/workflows/goal/call-ids';
 import { createToolActivities } from '../../src/activities/tools/tool-activities';
 import { createToolRegistry } from '../../src/worker';
 import { makeWorkspace } from './tools-test-helpers';
@@ -25,25 +25,29 @@ const { prepareToolCalls } = createToolActivities({
 
 /** planTurn as the workflow runs it: the goal's catalogue, and the worker's answers for its calls. */
 async function plan(options: {
-  toolUses: ToolUseBlock[];
+  calls: NamedCall[];
   config: GoalConfig;
   toolCallsSoFar: number;
   nowMs: number;
 }) {
   const selection = registry.catalogue(options.config.tools);
   assert.ok(selection.ok);
-  const calls = callsToPrepare(options.toolUses, selection.catalogue).map((toolUse) => ({
-    callId: toolUse.id,
+  const calls = callsToPrepare(options.calls, selection.catalogue).map(({ callId, toolUse }) => ({
+    callId,
     toolName: toolUse.name,
     input: toolUse.input,
   }));
-  const prepared = await prepareToolCalls({ calls });
+  const prepared = await prepareToolCalls({ calls, sandbox: options.config.sandbox });
   return planTurn({ ...options, catalogue: selection.catalogue, prepared });
 }
 
 const config = (extra: Record<string, unknown> = {}) =>
   goalInputSchema.parse({ goal: 'g', workspace: '/tmp/ws', ...extra });
-const use = (id: string, name: string, input: unknown) => ({ type: 'tool_use' as const, id, name, input });
+/** A call as the workflow names it; its id here is both keel's and the model's. */
+const use = (id: string, name: string, input: unknown) => ({
+  callId: id,
+  toolUse: { type: 'tool_use' as const, id, name, input },
+});
 
 test('approval: irreversible always waits, read-only never, mutating follows the policy', () => {
   assert.equal(requiresHumanApproval('irreversible', 'auto'), true);
@@ -55,12 +59,13 @@ test('approval: irreversible always waits, read-only never, mutating follows the
 
 test('planTurn classifies each call and sets an absolute approval deadline', async () => {
   const turn = await plan({
-    toolUses: [
+    calls: [
       use('a', 'list_dir', { path: '.' }),
       use('b', 'run_command', { command: 'rm -rf build' }),
       use('c', 'write_file', { path: 'x', content: 'y' }),
     ],
-    config: config({ limits: { approvalTimeoutMs: 5000 } }),
+    // With network allowed a command is irreversible: it waits for a human.
+    config: config({ limits: { approvalTimeoutMs: 5000 }, sandbox: { network: true } }),
     toolCallsSoFar: 0,
     nowMs: 1_000_000,
   });
@@ -78,7 +83,7 @@ test('planTurn classifies each call and sets an absolute approval deadline', asy
 
 test('invalid input and unknown tools come back as error results without running', async () => {
   const turn = await plan({
-    toolUses: [use('a', 'read_file', { nope: 1 }), use('b', 'teleport', {})],
+    calls: [use('a', 'read_file', { nope: 1 }), use('b', 'teleport', {})],
     config: config(),
     toolCallsSoFar: 0,
     nowMs: 0,
@@ -90,7 +95,7 @@ test('invalid input and unknown tools come back as error results without running
 
 test('a goal limited to tools offers and accepts only those', async () => {
   const turn = await plan({
-    toolUses: [use('a', 'run_command', { command: 'ls' })],
+    calls: [use('a', 'run_command', { command: 'ls' })],
     config: config({ tools: ['read_file'] }),
     toolCallsSoFar: 0,
     nowMs: 0,
@@ -103,7 +108,7 @@ test('a goal limited to tools offers and accepts only those', async () => {
 
 test('calls beyond the tool-call limit are cut and marked', async () => {
   const turn = await plan({
-    toolUses: [use('a', 'list_dir', {}), use('b', 'list_dir', {}), use('c', 'list_dir', {})],
+    calls: [use('a', 'list_dir', {}), use('b', 'list_dir', {}), use('c', 'list_dir', {})],
     config: config({ limits: { maxToolCalls: 5 } }),
     toolCallsSoFar: 4,
     nowMs: 0,
@@ -114,7 +119,7 @@ test('calls beyond the tool-call limit are cut and marked', async () => {
 
 test('tool results keep the order of the calls', async () => {
   const turn = await plan({
-    toolUses: [use('a', 'teleport', {}), use('b', 'teleport', {})],
+    calls: [use('a', 'teleport', {}), use('b', 'teleport', {})],
     config: config(),
     toolCallsSoFar: 0,
     nowMs: 0,

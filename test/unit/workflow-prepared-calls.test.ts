@@ -21,13 +21,16 @@ const registry = createToolRegistry({ tools: [sendInvoice] });
 const selection = registry.catalogue(undefined);
 assert.ok(selection.ok);
 const catalogue = selection.catalogue;
-const use = (id: string, name: string, input: unknown) => ({ type: 'tool_use' as const, id, name, input });
-const idsOf = (calls: ReadonlyArray<{ id: string } | { callId: string }>) =>
-  calls.map((call) => ('id' in call ? call.id : call.callId));
+/** A call as the workflow names it; its id here is both keel's and the model's. */
+const use = (id: string, name: string, input: unknown) => ({
+  callId: id,
+  toolUse: { type: 'tool_use' as const, id, name, input },
+});
+const idsOf = (calls: ReadonlyArray<{ callId: string }>) => calls.map((call) => call.callId);
 
 test('reads are prepared by the workflow, with the catalogue tier and a label of their input', () => {
   const { prepared, forWorker } = splitPreparation({
-    toolUses: [
+    calls: [
       use('a', 'read_file', { path: 'src/app.ts', hypothesis: 'I expect an export' }),
       use('b', 'list_dir', {}),
       use('c', 'search', { pattern: 'TODO', path: 'src' }),
@@ -56,17 +59,17 @@ test('reads are prepared by the workflow, with the catalogue tier and a label of
 });
 
 test('calls that wait for a human, and per-call tiers, stay with the worker', () => {
-  const toolUses = [
+  const calls = [
     use('write', 'write_file', { path: 'a.txt', content: 'x' }),
     use('command', 'run_command', { command: 'ls' }),
     use('invoice', 'send_invoice', { customer: 'ACME' }),
     use('read', 'read_file', { path: 'a.txt' }),
   ];
-  const auto = splitPreparation({ toolUses, catalogue, approvalPolicy: 'auto' });
+  const auto = splitPreparation({ calls, catalogue, approvalPolicy: 'auto' });
   assert.deepEqual(idsOf(auto.prepared), ['write', 'read']);
   assert.deepEqual(idsOf(auto.forWorker), ['command', 'invoice']);
   // Under `ask` a write waits for a human: the worker checks it, as before the patch.
-  const ask = splitPreparation({ toolUses, catalogue, approvalPolicy: 'ask' });
+  const ask = splitPreparation({ calls, catalogue, approvalPolicy: 'ask' });
   assert.deepEqual(idsOf(ask.prepared), ['read']);
   assert.deepEqual(idsOf(ask.forWorker), ['write', 'command', 'invoice']);
 });
@@ -76,29 +79,29 @@ test('the tier the workflow takes from the catalogue is the one the worker decid
     registry,
     journalDirectory: makeWorkspace('keel-journal-'),
   });
-  const toolUses = [
+  const calls = [
     use('a', 'read_file', { path: 'a.txt' }),
     use('b', 'list_dir', { path: '.' }),
     use('c', 'search', { pattern: 'x' }),
     use('d', 'write_file', { path: 'a.txt', content: 'x' }),
     use('e', 'edit_file', { path: 'a.txt', oldString: 'x', newString: 'y' }),
   ];
-  const { prepared } = splitPreparation({ toolUses, catalogue, approvalPolicy: 'auto' });
+  const { prepared } = splitPreparation({ calls, catalogue, approvalPolicy: 'auto' });
   const checked = await prepareToolCalls({
-    calls: toolUses.map((toolUse) => ({ callId: toolUse.id, toolName: toolUse.name, input: toolUse.input })),
+    calls: calls.map(({ callId, toolUse }) => ({ callId, toolName: toolUse.name, input: toolUse.input })),
   });
   const tiers = (calls: typeof prepared) =>
     calls.map((call) => (call.ok ? call.tier : `refused: ${call.error}`));
-  assert.equal(prepared.length, toolUses.length);
+  assert.equal(prepared.length, calls.length);
   assert.deepEqual(tiers(prepared), tiers(checked));
 });
 
 test('an invalid read prepared by the workflow runs, and the tool answers with what to correct', async () => {
   const workspace = makeWorkspace();
   const config = goalInputSchema.parse({ goal: 'g', workspace });
-  const toolUses = [use('bad', 'read_file', { offset: 2 })];
-  const { prepared } = splitPreparation({ toolUses, catalogue, approvalPolicy: 'auto' });
-  const [call] = planTurn({ toolUses, config, catalogue, prepared, toolCallsSoFar: 0, nowMs: 0 });
+  const calls = [use('bad', 'read_file', { offset: 2 })];
+  const { prepared } = splitPreparation({ calls, catalogue, approvalPolicy: 'auto' });
+  const [call] = planTurn({ calls, config, catalogue, prepared, toolCallsSoFar: 0, nowMs: 0 });
   assert.equal(call?.status, 'ready');
   const { executeTool } = createToolActivities({
     registry,

@@ -2,6 +2,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
 import { walkFiles } from '../tools/walk-files';
+import { openFileBeneath, segmentsOf } from '../tools/workspace-access/open-beneath';
 
 export interface WorkspaceBackupInput {
   workspace: string;
@@ -46,7 +47,7 @@ export function createBackupActivities(options: {
         }
         const destination = path.join(target, 'files', file.relative);
         await mkdir(path.dirname(destination), { recursive: true });
-        await copyFile(file.absolute, destination);
+        await copyFile(file.path, destination);
         files.push(file.relative);
         bytes += file.size;
       }
@@ -64,19 +65,23 @@ export function createBackupActivities(options: {
       const removed: string[] = [];
       for await (const file of walkFiles({ root: input.workspace })) {
         if (!kept.has(file.relative)) {
-          await rm(file.absolute, { force: true });
+          await rm(file.path, { force: true });
           removed.push(file.relative);
         }
       }
       const restored: string[] = [];
       for (const relative of manifest.files) {
-        const destination = path.join(input.workspace, relative);
-        const original = path.join(source, 'files', relative);
-        const current = await readFile(destination).catch(() => undefined);
-        const saved = await readFile(original);
-        if (current && current.equals(saved)) continue;
-        await mkdir(path.dirname(destination), { recursive: true });
-        await copyFile(original, destination);
+        const saved = await readFile(path.join(source, 'files', relative));
+        // Written without following a link at any component: the model may have replaced a
+        // directory with a link out of the workspace since the backup.
+        const { file } = await openFileBeneath(input.workspace, segmentsOf(relative), 'write');
+        try {
+          if ((await file.readFile()).equals(saved)) continue;
+          await file.truncate(0);
+          await file.write(saved, 0, saved.length, 0);
+        } finally {
+          await file.close();
+        }
         restored.push(relative);
       }
       return { restored, removed };

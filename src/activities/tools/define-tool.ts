@@ -9,7 +9,15 @@ export { Reversibility };
 export interface TierContext {
   /** The goal allows network access: a command that can reach the network can send anything anywhere. */
   readonly network: boolean;
+  /**
+   * What this worker's sandbox holds a command to: `layers` (read-only calls read-only, others
+   * on a copy-on-write layer), `read-only` (no layer: only read-only calls are held to their
+   * tier), `none` (no sandbox). Absent: not known (take the strictest reading).
+   */
+  readonly commands?: CommandConfinement;
 }
+
+export type CommandConfinement = 'layers' | 'read-only' | 'none';
 
 /** A per-call tier with the reason people see in the approval request and the ledger. */
 export interface TierDecision {
@@ -31,6 +39,11 @@ export interface ToolExecutionContext {
   readonly idempotencyKey: string | undefined;
   /** This call's tier, as decided before it ran (irreversible calls were approved by a human). */
   readonly reversibility: Reversibility;
+  /**
+   * Whether a human approved this call before it ran. keel's own tools hold an unapproved call to
+   * what its tier allows (a deletion, `.git/config`) and ask for a human when it reaches further.
+   */
+  readonly approved: boolean;
   /**
    * Whether the goal allows network access (goal input sandbox.network). A tool that runs commands
    * should run them with runSandboxedCommand and pass this on; see README, "Sandbox".

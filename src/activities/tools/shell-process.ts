@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { CappedText } from './capped-text';
 
 /** After SIGTERM, how long a process group gets before SIGKILL. */
@@ -40,6 +41,13 @@ export function runShellProcess(options: {
   signal: AbortSignal;
   heartbeat: () => void;
   heartbeatIntervalMilliseconds: number;
+  /**
+   * A launcher that talks back (the copy-on-write layer's, see sandbox/layer-launcher.ts): each
+   * line it writes on fd 3 is handed to `onLine`, in order; it waits for end of file on fd 4,
+   * which comes once fd 3 is closed and every `onLine` has finished. So the launcher's namespace,
+   * and the layer mounted in it, outlive the command until the worker has looked at them.
+   */
+  control?: { onLine(line: string, launcherPid: number): Promise<void> };
 }): Promise<ShellProcessResult> {
   const started = Date.now();
   const stdout = new CappedText(options.outputLimitPerStream);
@@ -54,8 +62,9 @@ export function runShellProcess(options: {
       cwd: options.cwd,
       env: options.environment,
       detached: true, // leader of a new process group: kill(-pid) reaches all of it
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: options.control ? ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
     });
+    if (options.control) listenForControl(child, options.control);
     child.stdin.on('error', () => {}); // EPIPE once the launcher is gone; nothing is ever written
     if (options.holdStdinOpen !== true) child.stdin.end(); // the command reads end of file at once
     const killGroup = (signal: NodeJS.Signals): void => {
@@ -126,6 +135,7 @@ export function runShellProcess(options: {
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       child.stdin.destroy();
+      for (const extra of child.stdio.slice(3)) extra?.destroy();
       // Background jobs would keep the pipes open; the command is over, so they go too.
       killGroup('SIGKILL');
       timers.push(
@@ -137,5 +147,29 @@ export function runShellProcess(options: {
       );
     });
     child.on('close', finish);
+  });
+}
+
+/** Reads fd 3 line by line, awaiting each handler, then closes fd 4 to let the launcher go. */
+function listenForControl(
+  child: ChildProcess,
+  control: NonNullable<Parameters<typeof runShellProcess>[0]['control']>,
+) {
+  const lines = child.stdio[3] as Readable;
+  const release = child.stdio[4] as Writable;
+  release.on('error', () => {}); // EPIPE once the launcher is gone
+  lines.setEncoding('utf8');
+  let buffered = '';
+  let handled = Promise.resolve();
+  lines.on('data', (chunk: string) => {
+    buffered += chunk;
+    const complete = buffered.split('\n');
+    buffered = complete.pop() ?? '';
+    for (const line of complete) {
+      handled = handled.then(() => control.onLine(line, child.pid ?? 0)).catch(() => undefined);
+    }
+  });
+  lines.on('close', () => {
+    void handled.finally(() => release.end());
   });
 }

@@ -11,14 +11,17 @@ import {
 } from '../../workflows/tools/tool-catalogue';
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
-import type { TierContext, ToolExecutionContext, ToolLogger } from './define-tool';
+import type { CommandConfinement, TierContext, ToolLogger } from './define-tool';
+import { sandboxStatus } from './sandbox/sandbox-status';
+import type { ToolContext } from './tool-context';
+import { applyHeldLayer, discardHeldLayer } from './layers/layered-command';
 import { createIrreversibleJournal, describeUnknownAttempt } from './irreversible-journal';
 import { errorText, type RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
 import { capOutcome } from './outcome-cap';
 import { parseActivityInput } from '../activity-input';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
-import { failure } from './tool-outcomes';
+import { escalation, failure } from './tool-outcomes';
 
 /** Failure types the tool activities throw; everything else comes back as a ToolOutcome. */
 export const ToolActivityFailureType = {
@@ -45,6 +48,11 @@ export const executeToolInputSchema = z.object({
   idempotencyKey: z.string().min(1),
   /** As decided before the call; irreversible calls run at most once. */
   reversibility: reversibilityTierSchema,
+  /**
+   * Whether a human approved this call before it ran. Absent (inputs scheduled before it existed,
+   * or anything a caller forgot): not approved, the safe reading.
+   */
+  approved: z.boolean().default(false),
   /** The goal's sandbox settings; absent in inputs scheduled before they existed. */
   sandbox: z.object({ network: z.boolean() }).default({ network: false }),
   /** The goal's workspace host: a worker of another host refuses the call (WrongHost). */
@@ -57,6 +65,16 @@ export const prepareToolCallsInputSchema = z.object({
   sandbox: z.object({ network: z.boolean() }).default({ network: false }),
 });
 export type PrepareToolCallsInput = z.input<typeof prepareToolCallsInputSchema>;
+
+export const settleHeldChangesInputSchema = z.object({
+  workspace: z.string().min(1),
+  /** The held call's idempotency key: its layer is kept under it. */
+  idempotencyKey: z.string().min(1),
+  /** true: a human approved, apply the layer; false: discard it. */
+  keep: z.boolean(),
+  host: z.string().optional(),
+});
+export type SettleHeldChangesInput = z.input<typeof settleHeldChangesInputSchema>;
 
 export const describeToolsInputSchema = z.object({ patterns: z.array(z.string()).optional() });
 export type DescribeToolsInput = z.infer<typeof describeToolsInputSchema>;
@@ -105,7 +123,8 @@ export function createToolActivities(options: {
   // eslint-disable-next-line @typescript-eslint/require-await
   async function prepareToolCalls(raw: PrepareToolCallsInput): Promise<PreparedCall[]> {
     const input = parseOrFail(prepareToolCallsInputSchema, raw, 'prepareToolCalls');
-    return input.calls.map((call) => prepare(registry.get(call.toolName), call, input.sandbox));
+    const tierContext = { ...input.sandbox, commands: commandConfinement() };
+    return input.calls.map((call) => prepare(registry.get(call.toolName), call, tierContext));
   }
 
   async function executeTool(raw: ExecuteToolInput): Promise<ToolOutcome> {
@@ -127,28 +146,33 @@ export function createToolActivities(options: {
     const activity = activityContextOrUndefined();
     const signal = activity?.cancellationSignal ?? new AbortController().signal;
     // Either side saying irreversible is enough: the journal costs little, a repeat could cost a lot.
+    const summary = tool.summarize(parsed.input);
     const irreversible =
       call.reversibility === Reversibility.Irreversible ||
-      tool.decideTier(parsed.input, call.sandbox).tier === Reversibility.Irreversible;
+      tool.decideTier(parsed.input, { ...call.sandbox, commands: commandConfinement() }).tier ===
+        Reversibility.Irreversible;
+    // Whatever the caller said: an irreversible call runs only once a human approved it.
+    if (irreversible && !call.approved) return notApproved(summary);
     // An irreversible call's heartbeats carry its journal's id, so a retry elsewhere can tell.
     const journalId = irreversible ? await journal.id() : undefined;
     const beat = (details?: unknown): void => {
       if (activity === undefined || activity.info.isLocal) return; // a local activity has no heartbeat
       activity.heartbeat(journalId === undefined ? details : ({ journalId, details } satisfies AttemptBeat));
     };
-    const context: ToolExecutionContext = {
+    const context: ToolContext = {
       workspace,
       goalId: activity?.info.workflowExecution?.workflowId ?? call.idempotencyKey,
       callId: call.callId,
+      callKey: call.idempotencyKey,
       idempotencyKey: irreversible ? call.idempotencyKey : undefined,
       reversibility: irreversible ? Reversibility.Irreversible : call.reversibility,
+      approved: call.approved,
       network: call.sandbox.network,
       signal,
       heartbeat: beat,
       log: activity === undefined ? consoleLogger : activity.log,
     };
     const run = (): Promise<ToolOutcome> => runWithHeartbeats(tool, parsed.input, context, activity, beat);
-    const summary = tool.summarize(parsed.input);
     const outcome =
       journalId === undefined
         ? await run()
@@ -213,7 +237,37 @@ export function createToolActivities(options: {
     return outcome;
   }
 
-  return { describeTools, prepareToolCalls, executeTool };
+  /**
+   * A call whose changes were held for a human (see Escalation) is settled: approved, its layer is
+   * applied and the call's result returned; denied, the layer is discarded (result null).
+   * Runs on the workspace's host, where the layer is.
+   */
+  async function settleHeldChanges(raw: SettleHeldChangesInput): Promise<ToolOutcome | null> {
+    const input = parseOrFail(settleHeldChangesInputSchema, raw, 'settleHeldChanges');
+    if (input.host !== undefined && hostId !== undefined && input.host !== hostId) {
+      throw ApplicationFailure.nonRetryable(
+        `this worker serves host ${hostId}, not the goal's workspace host ${input.host}`,
+        ToolActivityFailureType.WrongHost,
+      );
+    }
+    const workspace = await existingWorkspace(input.workspace);
+    const layer = { workspace, callKey: input.idempotencyKey };
+    if (!input.keep) {
+      await discardHeldLayer(layer);
+      return null;
+    }
+    const outcome = capOutcome(await applyHeldLayer(layer));
+    return hostId === undefined ? outcome : { ...outcome, host: hostId };
+  }
+
+  return { describeTools, prepareToolCalls, executeTool, settleHeldChanges };
+}
+
+/** What this worker's sandbox can hold a command to (see TierContext.commands). */
+function commandConfinement(): CommandConfinement {
+  const status = sandboxStatus();
+  if (status.mode === 'unconfined') return 'none';
+  return status.layers.available ? 'layers' : 'read-only';
 }
 
 /** What an irreversible call's heartbeats carry: its journal, and the tool's own details. */
@@ -292,7 +346,7 @@ function prepare(
 async function runWithHeartbeats(
   tool: RegisteredTool,
   input: unknown,
-  context: ToolExecutionContext,
+  context: ToolContext,
   activity: ReturnType<typeof activityContextOrUndefined>,
   beat: () => void,
 ): Promise<ToolOutcome> {
@@ -326,6 +380,14 @@ async function existingWorkspace(workspace: string): Promise<string> {
     `The workspace directory ${workspace} does not exist (or is not a directory); no tool can run.`,
     ToolActivityFailureType.WorkspaceMissing,
   );
+}
+
+/** An irreversible call that reached the worker without a human's approval: asked for, not run. */
+function notApproved(summary: string): ToolOutcome {
+  return escalation({
+    content: `Not run: ${summary} is irreversible, and no human approved it.`,
+    reason: 'the tool decided this call is irreversible, and it runs only once a human approves it',
+  });
 }
 
 function notOnThisWorker(toolName: string, registry: ToolRegistry): ToolOutcome {

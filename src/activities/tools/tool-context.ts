@@ -7,6 +7,11 @@ import type { ToolExecutionContext } from './define-tool';
  */
 export interface ToolContext extends ToolExecutionContext {
   readonly heartbeatIntervalMilliseconds?: number;
+  /**
+   * Names this one call for every attempt of it (the workflow's idempotency key): a command's
+   * copy-on-write layer is kept under it, so a retry finds what an earlier attempt left.
+   */
+  readonly callKey?: string;
 }
 
 /** The side-effecting half of a built-in tool. Tool-level failures are outcomes, never exceptions. */

@@ -33,6 +33,28 @@ export function failure(options: {
   };
 }
 
+/**
+ * A call that needs a human after all (see Escalation): the model reads `content` only if the
+ * approval is denied or times out; the workflow asks for the approval with `reason`.
+ */
+export function escalation(options: {
+  content: string;
+  reason: string;
+  held?: { changes: WorkspaceEffects };
+  facts?: Facts;
+}): ToolOutcome {
+  return {
+    ok: false,
+    content: options.content,
+    candidates: [],
+    facts: options.facts ?? {},
+    escalation: {
+      reason: options.reason,
+      ...(options.held === undefined ? {} : { held: options.held }),
+    },
+  };
+}
+
 /** Escapes text for use as a literal inside a regular expression (for search candidates). */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

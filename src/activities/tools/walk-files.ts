@@ -1,5 +1,10 @@
-import { lstat, readdir } from 'node:fs/promises';
-import path from 'node:path';
+import { lstat, readdir, type FileHandle } from 'node:fs/promises';
+import {
+  entryPath,
+  openChildDirectory,
+  openDirectoryBeneath,
+  segmentsOf,
+} from './workspace-access/open-beneath';
 
 /** Directories never descended into: dependencies and version-control internals. */
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules', '.git']);
@@ -7,7 +12,11 @@ export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules',
 export interface WalkedFile {
   /** Relative to the walk's root, with "/" separators. */
   readonly relative: string;
-  readonly absolute: string;
+  /**
+   * Where to read it while this step of the walk lasts: a path through its directory's open
+   * descriptor (see entryPath), so a directory swapped for a symlink mid-walk cannot redirect it.
+   */
+  readonly path: string;
   /** Symbolic links are reported, never followed: they may point outside the workspace. */
   readonly kind: 'file' | 'symlink';
   readonly size: number;
@@ -15,48 +24,73 @@ export interface WalkedFile {
 }
 
 /**
- * Yields the files under `start` (default: root) depth-first in sorted order, so bounded walks
- * see the same files every time. Unreadable directories are skipped. Stop iterating to bound it.
+ * Yields the files under `start` (workspace-relative, default the root) depth-first in sorted
+ * order, so bounded walks see the same files every time. Every directory is opened through its
+ * parent's descriptor without following links, so nothing a parallel command swaps in can lead
+ * the walk outside the root. Unreadable directories are skipped. Stop iterating to bound it.
  */
 export async function* walkFiles(options: {
   root: string;
   start?: string;
   signal?: AbortSignal;
 }): AsyncGenerator<WalkedFile> {
-  const pending = [options.start ?? options.root];
-  while (pending.length > 0) {
-    options.signal?.throwIfAborted();
-    const directory = pending.pop() as string;
+  let directory: FileHandle;
+  try {
+    directory = await openDirectoryBeneath(options.root, segmentsOf(options.start ?? '.'));
+  } catch {
+    return;
+  }
+  yield* walkDirectory(directory, segmentsOf(options.start ?? '.').join('/'), options.signal);
+}
+
+async function* walkDirectory(
+  directory: FileHandle,
+  relative: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<WalkedFile> {
+  try {
+    signal?.throwIfAborted();
     let entries;
     try {
-      entries = await readdir(directory, { withFileTypes: true });
+      entries = await readdir(`/proc/self/fd/${directory.fd}`, { withFileTypes: true });
     } catch {
-      continue;
+      return;
     }
     entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
     const subdirectories: string[] = [];
     for (const entry of entries) {
-      const absolute = path.join(directory, entry.name);
+      const childRelative = relative === '' ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name)) subdirectories.push(absolute);
+        if (!SKIPPED_DIRECTORIES.has(entry.name)) subdirectories.push(entry.name);
         continue;
       }
       if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      const path = entryPath(directory, entry.name);
       let info;
       try {
-        info = await lstat(absolute);
+        info = await lstat(path);
       } catch {
         continue; // deleted while walking
       }
+      if (!info.isFile() && !info.isSymbolicLink()) continue; // replaced while walking
       yield {
-        relative: path.relative(options.root, absolute).split(path.sep).join('/'),
-        absolute,
-        kind: entry.isSymbolicLink() ? 'symlink' : 'file',
+        relative: childRelative,
+        path,
+        kind: info.isSymbolicLink() ? 'symlink' : 'file',
         size: info.size,
         mtimeMs: info.mtimeMs,
       };
     }
-    // Reverse so the stack pops them in sorted order.
-    pending.push(...subdirectories.reverse());
+    for (const name of subdirectories) {
+      let child: FileHandle;
+      try {
+        child = await openChildDirectory(directory, name);
+      } catch {
+        continue; // gone, unreadable, or swapped for a link since it was listed
+      }
+      yield* walkDirectory(child, relative === '' ? name : `${relative}/${name}`, signal);
+    }
+  } finally {
+    await directory.close();
   }
 }

@@ -1,14 +1,14 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstat, readFile, readlink } from 'node:fs/promises';
-import path from 'node:path';
-import { promisify } from 'node:util';
+import { lstat, readlink } from 'node:fs/promises';
 import { z } from 'zod';
 import type { WorkspaceEffects } from '../../workflows/tools/tool-outcome';
-import { commandEnvironment } from './command-environment';
-import { SKIPPED_DIRECTORIES, walkFiles } from './walk-files';
-
-const run = promisify(execFile);
+import { walkFiles } from './walk-files';
+import {
+  entryPath,
+  openDirectoryBeneath,
+  readRegularFile,
+  segmentsOf,
+} from './workspace-access/open-beneath';
 
 /** Paths recorded at most per snapshot, so a snapshot of a huge tree stays bounded. */
 export const SNAPSHOT_MAX_FILES = 5000;
@@ -17,27 +17,23 @@ const HASH_MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** Bytes hashed at most per snapshot; the rest fall back to size and mtime. */
 const HASH_BUDGET_BYTES = 64 * 1024 * 1024;
 
-export const SnapshotKind = { Git: 'git', Files: 'files' } as const;
-export type SnapshotKind = (typeof SnapshotKind)[keyof typeof SnapshotKind];
-
 export const snapshotEntrySchema = z.object({
   exists: z.boolean(),
   size: z.number().optional(),
   mtimeMs: z.number().optional(),
   /** sha256 of the content (of the target text, for a symbolic link); absent for big files. */
   hash: z.string().optional(),
-  /** Git only: untracked or newly added, i.e. absent from HEAD. */
-  isNew: z.boolean().optional(),
 });
 export type SnapshotEntry = z.infer<typeof snapshotEntrySchema>;
 
 /**
- * The state of the workspace's files at one moment, to diff before/after a command (and later to
- * roll back). Inside a git work tree it records only what `git status` reports as changed or
- * untracked (everything else equals HEAD); elsewhere it records every file, up to a bound.
+ * The workspace's files at one moment, walked (node_modules and .git skipped, up to a bound), to
+ * diff before/after a command that ran straight on the workspace: only where no copy-on-write
+ * layer could be used (an approved call on a worker without overlayfs, or without a sandbox).
+ * It reads files and nothing else: no git, nor any program that runs configuration the
+ * workspace holds, ever runs on the host against it.
  */
 export const workspaceSnapshotSchema = z.object({
-  kind: z.enum([SnapshotKind.Git, SnapshotKind.Files]),
   /** Keyed by workspace-relative path with "/" separators. */
   entries: z.record(z.string(), snapshotEntrySchema),
   /** False when the bound was hit and some paths were not recorded. */
@@ -47,72 +43,43 @@ export type WorkspaceSnapshot = z.infer<typeof workspaceSnapshotSchema>;
 
 export async function takeWorkspaceSnapshot(options: {
   workspace: string;
-  /** Force a kind (the "after" snapshot must match the "before" one); detected by default. */
-  kind?: SnapshotKind;
   /** Paths to record even if unlisted: pass the "before" snapshot's keys to see what became of them. */
   alsoInclude?: readonly string[];
   maxFiles?: number;
 }): Promise<WorkspaceSnapshot> {
   const maxFiles = options.maxFiles ?? SNAPSHOT_MAX_FILES;
-  const kind =
-    options.kind ?? ((await inGitWorkTree(options.workspace)) ? SnapshotKind.Git : SnapshotKind.Files);
   const hashBudget = { remaining: HASH_BUDGET_BYTES };
   const entries: Record<string, SnapshotEntry> = {};
   let complete = true;
-
-  if (kind === SnapshotKind.Git) {
-    const changed = await gitChangedPaths(options.workspace);
-    if (changed.length > maxFiles) complete = false;
-    for (const { relative, isNew } of changed.slice(0, maxFiles)) {
-      entries[relative] = {
-        ...(await describePath(path.join(options.workspace, relative), hashBudget)),
-        isNew,
-      };
+  for await (const file of walkFiles({ root: options.workspace })) {
+    if (Object.keys(entries).length >= maxFiles) {
+      complete = false;
+      break;
     }
-  } else {
-    for await (const file of walkFiles({ root: options.workspace })) {
-      if (Object.keys(entries).length >= maxFiles) {
-        complete = false;
-        break;
-      }
-      entries[file.relative] = await describePath(file.absolute, hashBudget);
-    }
+    entries[file.relative] = await describePath(file.path, hashBudget);
   }
   for (const relative of options.alsoInclude ?? []) {
     if (Object.hasOwn(entries, relative)) continue;
-    const described = await describePath(path.join(options.workspace, relative), hashBudget);
-    // In git mode an unlisted path equals HEAD; it is recorded only to tell what became of it.
-    entries[relative] = kind === SnapshotKind.Git ? { ...described, isNew: false } : described;
+    entries[relative] = await describeBeneath(options.workspace, relative, hashBudget);
   }
-  return { kind, entries, complete };
+  return { entries, complete };
 }
 
-/**
- * What changed between two snapshots of the same kind. In git mode a path absent from a snapshot
- * equals HEAD: it existed unless the other snapshot says it is new.
- */
+/** What changed between two snapshots of the same workspace. */
 export function diffWorkspaceSnapshots(
   before: WorkspaceSnapshot,
   after: WorkspaceSnapshot,
 ): WorkspaceEffects {
-  if (before.kind !== after.kind)
-    throw new Error(`Cannot diff a ${before.kind} snapshot with a ${after.kind} one`);
-  const git = before.kind === SnapshotKind.Git;
   const effects: WorkspaceEffects = { created: [], modified: [], deleted: [] };
   const paths = [...new Set([...Object.keys(before.entries), ...Object.keys(after.entries)])].sort();
   for (const relative of paths) {
     const previous = Object.hasOwn(before.entries, relative) ? before.entries[relative] : undefined;
     const next = Object.hasOwn(after.entries, relative) ? after.entries[relative] : undefined;
-    if (git && next === undefined) continue; // clean now; without alsoInclude nothing more is known
-    const existedBefore = previous?.exists ?? (git && next?.isNew !== true);
+    const existedBefore = previous?.exists ?? false;
     const existsAfter = next?.exists ?? false;
     if (!existedBefore && existsAfter) effects.created.push(relative);
     else if (existedBefore && !existsAfter) effects.deleted.push(relative);
-    else if (
-      existedBefore &&
-      existsAfter &&
-      (previous === undefined || next === undefined || differs(previous, next))
-    ) {
+    else if (existedBefore && existsAfter && previous && next && differs(previous, next)) {
       effects.modified.push(relative);
     }
   }
@@ -124,87 +91,50 @@ function differs(previous: SnapshotEntry, next: SnapshotEntry): boolean {
   return previous.size !== next.size || previous.mtimeMs !== next.mtimeMs;
 }
 
-async function describePath(absolute: string, hashBudget: { remaining: number }): Promise<SnapshotEntry> {
-  let info;
+/** A path by name, through descriptors that follow no link (it may be gone, or a link now). */
+async function describeBeneath(
+  workspace: string,
+  relative: string,
+  hashBudget: { remaining: number },
+): Promise<SnapshotEntry> {
+  const segments = segmentsOf(relative);
+  const name = segments.pop();
+  if (name === undefined) return { exists: false };
+  let directory;
   try {
-    info = await lstat(absolute);
+    directory = await openDirectoryBeneath(workspace, segments);
   } catch {
     return { exists: false };
   }
-  const entry: SnapshotEntry = { exists: true, size: info.size, mtimeMs: info.mtimeMs };
+  try {
+    return await describePath(entryPath(directory, name), hashBudget);
+  } finally {
+    await directory.close();
+  }
+}
+
+/** `entry` is a path through a directory descriptor (entryPath): its last component is not followed. */
+async function describePath(entry: string, hashBudget: { remaining: number }): Promise<SnapshotEntry> {
+  let info;
+  try {
+    info = await lstat(entry);
+  } catch {
+    return { exists: false };
+  }
+  const described: SnapshotEntry = { exists: true, size: info.size, mtimeMs: info.mtimeMs };
   try {
     if (info.isSymbolicLink()) {
-      entry.hash = sha256(Buffer.from(await readlink(absolute)));
+      described.hash = sha256(Buffer.from(await readlink(entry)));
     } else if (info.isFile() && info.size <= HASH_MAX_FILE_BYTES && info.size <= hashBudget.remaining) {
       hashBudget.remaining -= info.size;
-      entry.hash = sha256(await readFile(absolute));
+      described.hash = sha256(await readRegularFile(entry));
     }
   } catch {
     // Unreadable: size and mtime still tell most changes apart.
   }
-  return entry;
+  return described;
 }
 
 function sha256(content: Buffer): string {
   return createHash('sha256').update(content).digest('hex');
-}
-
-async function git(workspace: string, args: readonly string[]): Promise<string> {
-  const { stdout } = await run('git', [...args], {
-    cwd: workspace,
-    // The worker's GIT_DIR or similar must not redirect git away from the workspace.
-    env: commandEnvironment({ idempotencyKey: '' }),
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout;
-}
-
-async function gitTopLevel(workspace: string): Promise<string | undefined> {
-  try {
-    return (await git(workspace, ['rev-parse', '--show-toplevel'])).trim();
-  } catch {
-    return undefined; // not a work tree, or no git installed
-  }
-}
-
-/**
- * Inside a git work tree and not ignored by it: an ignored workspace (say, under a gitignored
- * state directory) would make `git status` report nothing, so it is walked like a plain one.
- */
-async function inGitWorkTree(workspace: string): Promise<boolean> {
-  if ((await gitTopLevel(workspace)) === undefined) return false;
-  try {
-    await git(workspace, ['check-ignore', '-q', '--', workspace]);
-    return false; // exit 0: ignored
-  } catch (error) {
-    return (error as { code?: unknown }).code === 1; // 1: not ignored; anything else: unsure
-  }
-}
-
-/** Changed and untracked paths under the workspace, from `git status`, workspace-relative. */
-async function gitChangedPaths(workspace: string): Promise<{ relative: string; isNew: boolean }[]> {
-  const topLevel = await gitTopLevel(workspace);
-  if (topLevel === undefined) throw new Error(`${workspace} is no longer inside a git work tree`);
-  const output = await git(workspace, [
-    'status',
-    '--porcelain=v1',
-    '-z',
-    '--untracked-files=all',
-    '--no-renames',
-    '--',
-    '.',
-  ]);
-  const changed: { relative: string; isNew: boolean }[] = [];
-  for (const record of output.split('\0')) {
-    if (record.length < 4) continue;
-    const status = record.slice(0, 2);
-    const relative = path
-      .relative(workspace, path.join(topLevel, record.slice(3)))
-      .split(path.sep)
-      .join('/');
-    if (relative.startsWith('..') || relative.split('/').some((segment) => SKIPPED_DIRECTORIES.has(segment)))
-      continue;
-    changed.push({ relative, isNew: status === '??' || status.includes('A') });
-  }
-  return changed;
 }

@@ -138,7 +138,7 @@ function toolProxiesFor(options: {
 }) {
   const { taskQueue: _queue, scheduleToStartTimeout: _wait, ...local } = options;
   return {
-    tools: wf.proxyActivities<Pick<KeelActivities, 'executeTool'>>({
+    tools: wf.proxyActivities<Pick<KeelActivities, 'executeTool' | 'settleHeldChanges'>>({
       ...options,
       retry: {
         initialInterval: '1s',

@@ -1,18 +1,18 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { ToolCallRecord } from './goal-state';
+import type { NamedCall } from './call-ids';
+import { recordBase } from './turn';
 import { FailureType } from '../common/failure-types';
 import { outcomeUnknownDetailsSchema, type OutcomeUnknownDetails } from '../tools/outcome-unknown';
 import { unexecutedToolCallNote } from '../reflection/reflection-response';
 
 /** A call held back under hard enforcement: returned unexecuted with a request for the answer. */
-export function heldBack(callId: string, toolName: string, input: unknown): ToolCallRecord {
+export function heldBack(call: NamedCall): ToolCallRecord {
   return {
-    callId,
-    toolName,
-    input,
+    ...recordBase(call),
     reversibility: 'read-only',
-    summary: `${toolName} (held back)`,
+    summary: `${call.toolUse.name} (held back)`,
     status: 'done',
     result: { content: unexecutedToolCallNote(), isError: true },
   };

@@ -34,6 +34,7 @@ export function newGoalState(input: GoalInput): GoalState {
     notes: [],
     startedAtMs: now,
     continuedAsNew: 0,
+    callsNamed: 0,
     // Filled from the worker on the first run (see prepare); a placeholder until then.
     workerDefaults: { ledgerSinks: false },
     principles: initialPrinciplesState(0),

@@ -7,7 +7,7 @@ import { guardsStateSchema } from '../principles/guards';
 import { principlesStateSchema } from '../principles/principles';
 import { Strategy } from '../planning/strategy';
 import { toolCatalogueSchema } from '../tools/tool-catalogue';
-import { toolImageSchema } from '../tools/tool-outcome';
+import { toolImageSchema, workspaceEffectsSchema } from '../tools/tool-outcome';
 import { transcriptMessageSchema } from '../common/transcript';
 import { hostBindingSchema } from '../hosts/host-binding';
 import { carriedModelRequestSchema } from './carried-model-request';
@@ -73,7 +73,10 @@ export const ignoredDecisionSchema = z.object({
 export type IgnoredDecision = z.infer<typeof ignoredDecisionSchema>;
 
 export const toolCallRecordSchema = z.object({
+  /** keel's own id for the call (call-ids.ts); the model's tool_use id in runs from before. */
   callId: z.string(),
+  /** The model's tool_use id, which the tool_result answers, when it differs from callId. */
+  toolUseId: z.string().optional(),
   toolName: z.string(),
   input: z.unknown(),
   reversibility: reversibilitySchema,
@@ -81,6 +84,14 @@ export const toolCallRecordSchema = z.object({
   tierReason: z.string().optional(),
   summary: z.string(),
   status: z.enum(['awaiting-approval', 'ready', 'running', 'done']),
+  /**
+   * The worker asked for a human after the call ran or before it could (see tools/tool-outcome.ts,
+   * Escalation): why, what the model reads if it is denied, and the changes a copy-on-write layer
+   * holds until then (approval applies them; absent: approval runs the call again, approved).
+   */
+  escalation: z
+    .object({ reason: z.string(), content: z.string(), changes: workspaceEffectsSchema.optional() })
+    .optional(),
   approval: z
     .object({
       requestedAt: z.string(),
@@ -223,6 +234,8 @@ export const goalStateSchema = z.object({
     rawFallbacks: z.number().int().nonnegative(),
   }),
   lastModel: z.string().optional(),
+  /** Tool calls keel has named so far (call-<n>, see call-ids.ts); 0 in goals from before. */
+  callsNamed: z.number().int().nonnegative().default(0),
   /** The host holding the workspace, bound at the goal's start; absent in goals from before. */
   host: hostBindingSchema.optional(),
   /**

@@ -15,11 +15,11 @@ import type { GoalVisibility } from './goal-visibility';
 import { LedgerEventKind } from '../common/ledger';
 import { observeDenial, observeToolCall } from '../principles/principles';
 import { reportStepInputSchema } from '../tools/report-step-spec';
-import type { ToolOutcome } from '../tools/tool-outcome';
+import type { Escalation, ToolOutcome } from '../tools/tool-outcome';
+import { CALL_IDS_PATCH, type NamedCall } from './call-ids';
 import { formatToolResult } from '../tools/format-tool-result';
 import { isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
-import type { ToolUseBlock } from '../common/transcript';
 import { callsToPrepare, denialText, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
 import { LEAN_HISTORY_PATCH } from './lean-history';
 import { splitPreparation } from './workflow-prepared-calls';
@@ -69,6 +69,8 @@ export class GoalToolCalls {
   private localReads = wf.patched(LOCAL_READS_PATCH);
   /** Whether this run prepares fixed-tier calls itself (LEAN_HISTORY_PATCH), decided as it starts. */
   private readonly preparesFixedCalls = wf.patched(LEAN_HISTORY_PATCH);
+  /** Whether this run names calls itself (CALL_IDS_PATCH), decided as it starts. */
+  readonly keelCallIds = wf.patched(CALL_IDS_PATCH);
 
   private get state(): GoalState {
     return this.goal.state;
@@ -109,14 +111,14 @@ export class GoalToolCalls {
    * checked by the worker, in one recorded local activity for the turn. If the worker cannot
    * answer, its calls are answered as not checked instead of failing the goal.
    */
-  async prepare(toolUses: readonly ToolUseBlock[]): Promise<PreparedCall[]> {
+  async prepare(named: readonly NamedCall[]): Promise<PreparedCall[]> {
     const catalogue = this.state.tools?.catalogue ?? [];
-    const toPrepare = callsToPrepare(toolUses, catalogue);
+    const toPrepare = callsToPrepare(named, catalogue);
     const { prepared, forWorker } = this.preparesFixedCalls
-      ? splitPreparation({ toolUses: toPrepare, catalogue, approvalPolicy: this.state.config.approvalPolicy })
+      ? splitPreparation({ calls: toPrepare, catalogue, approvalPolicy: this.state.config.approvalPolicy })
       : { prepared: [], forWorker: toPrepare };
-    const calls = forWorker.map((toolUse) => ({
-      callId: toolUse.id,
+    const calls = forWorker.map(({ callId, toolUse }) => ({
+      callId,
       toolName: toolUse.name,
       input: toolUse.input,
     }));
@@ -145,16 +147,23 @@ export class GoalToolCalls {
   }
 
   requestApprovals(turn: ToolCallRecord[]): void {
-    for (const call of turn) {
-      if (!call.approval) continue;
-      this.state.counters.approvalsRequested += 1;
-      this.goal.visibility.record(LedgerEventKind.ApprovalRequested, `approval requested: ${call.summary}`, {
-        callId: call.callId,
-        reversibility: call.reversibility,
-        toolCallsSoFar: this.state.counters.toolCalls,
-        ...(call.tierReason === undefined ? {} : { tierReason: call.tierReason }),
-      });
-    }
+    for (const call of turn) if (call.approval) this.recordApprovalRequest(call);
+  }
+
+  private recordApprovalRequest(call: ToolCallRecord): void {
+    this.state.counters.approvalsRequested += 1;
+    this.goal.visibility.record(LedgerEventKind.ApprovalRequested, `approval requested: ${call.summary}`, {
+      callId: call.callId,
+      reversibility: call.reversibility,
+      toolCallsSoFar: this.state.counters.toolCalls,
+      ...(call.tierReason === undefined ? {} : { tierReason: call.tierReason }),
+      ...(call.escalation === undefined
+        ? {}
+        : {
+            escalated: true,
+            ...(call.escalation.changes === undefined ? {} : { heldChanges: call.escalation.changes }),
+          }),
+    });
   }
 
   private async runLane(call: ToolCallRecord): Promise<void> {
@@ -162,16 +171,31 @@ export class GoalToolCalls {
     if (call.status === 'awaiting-approval') {
       const decision = await this.awaitDecision(call);
       if (!decision.approved) {
-        call.status = 'done';
-        call.result = { content: denialText(decision, call), isError: true };
-        observeDenial(this.state.principles, this.state.config.principles);
-        this.goal.planning.observeDenial();
+        await this.closeDenied(call, decision);
         return;
       }
       call.status = 'ready';
     }
     if (isHarnessTool(call.toolName)) await this.runHarnessTool(call);
+    else if (call.escalation?.changes !== undefined) await this.settleHeld(call, true);
     else await this.execute(call);
+  }
+
+  /** A denial (or a timeout): the call's result says so; changes it holds are discarded. */
+  private async closeDenied(call: ToolCallRecord, decision: ApprovalDecision): Promise<void> {
+    if (call.escalation?.changes !== undefined) await this.settleHeld(call, false);
+    call.status = 'done';
+    const denial = denialText(decision, call);
+    call.result = {
+      content:
+        call.escalation?.changes === undefined
+          ? denial
+          : `${call.escalation.content}\n\nIts changes were discarded; nothing of it reached the workspace.\n${denial}`,
+      isError: true,
+    };
+    observeDenial(this.state.principles, this.state.config.principles);
+    this.goal.planning.observeDenial();
+    if (call.escalation !== undefined) this.afterCall(call, undefined, this.state.counters.toolCalls);
   }
 
   private async runHarnessTool(call: ToolCallRecord): Promise<void> {
@@ -275,10 +299,13 @@ export class GoalToolCalls {
     this.state.phase = GoalPhase.RunningTools;
     call.status = 'running';
     const counters = this.state.counters;
-    counters.toolCalls += 1;
+    // A call that ran once already and asked for a human (escalation) is still one call.
+    if (call.escalation === undefined) {
+      counters.toolCalls += 1;
+      counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
+      counters.toolCallsByReversibility[call.reversibility] += 1;
+    }
     const atToolCall = counters.toolCalls;
-    counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
-    counters.toolCallsByReversibility[call.reversibility] += 1;
     this.goal.visibility.show();
     const entry = catalogueEntry(this.state.tools?.catalogue ?? [], call.toolName);
     const input = {
@@ -287,28 +314,108 @@ export class GoalToolCalls {
       workspace: this.state.config.workspace,
       callId: call.callId,
       // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
-      idempotencyKey: `${this.goal.workflowId}/${call.callId}`,
+      idempotencyKey: this.idempotencyKey(call),
       reversibility: call.reversibility,
+      approved: call.approval?.decision?.approved === true,
       sandbox: { network: this.state.config.sandbox.network },
     };
     let outcome: ToolOutcome | undefined;
     try {
       outcome = await this.runCall(call, entry, input);
-      const shown = this.state.config.principles.actionableFailure ? outcome : { ...outcome, candidates: [] };
-      call.result = {
-        content: formatToolResult(shown),
-        isError: !outcome.ok,
-        ...(outcome.images === undefined ? {} : { images: outcome.images }),
-        ...(outcome.host === undefined ? {} : { host: outcome.host }),
-      };
-      if (outcome.host !== undefined) {
-        const byHost = counters.toolCallsByHost;
-        byHost[outcome.host] = (byHost[outcome.host] ?? 0) + 1;
+      if (outcome.escalation !== undefined && !input.approved) {
+        this.escalate(call, outcome, outcome.escalation);
+        await this.runLane(call);
+        return;
       }
+      this.recordResult(call, outcome);
     } catch (error) {
       if (wf.isCancellation(error)) throw error;
       call.result = this.failedCallResult(call, error);
     }
+    call.status = 'done';
+    this.afterCall(call, outcome, atToolCall);
+  }
+
+  /**
+   * Unique per call and per goal: keel's call ids restart with each goal, and a goal may reuse the
+   * workflow id of one that ended, so the chain's first run id tells them apart (the journal and
+   * the copy-on-write layers are kept under this key).
+   */
+  private idempotencyKey(call: ToolCallRecord): string {
+    if (!this.keelCallIds) return `${this.goal.workflowId}/${call.callId}`;
+    return `${this.goal.workflowId}/${wf.workflowInfo().firstExecutionRunId}/${call.callId}`;
+  }
+
+  private recordResult(call: ToolCallRecord, outcome: ToolOutcome): void {
+    const counters = this.state.counters;
+    const shown = this.state.config.principles.actionableFailure ? outcome : { ...outcome, candidates: [] };
+    call.result = {
+      content: formatToolResult(shown),
+      isError: !outcome.ok,
+      ...(outcome.images === undefined ? {} : { images: outcome.images }),
+      ...(outcome.host === undefined ? {} : { host: outcome.host }),
+    };
+    if (outcome.host !== undefined) {
+      const byHost = counters.toolCallsByHost;
+      byHost[outcome.host] = (byHost[outcome.host] ?? 0) + 1;
+    }
+  }
+
+  /**
+   * The worker found the call needs a human after all (its changes went beyond its tier, or no
+   * sandbox holds it there): it waits for an approval like an irreversible call, with the reason
+   * and the changes it holds for the approver to see. Nothing of it reached the workspace.
+   */
+  private escalate(call: ToolCallRecord, outcome: ToolOutcome, escalation: Escalation): void {
+    const nowMs = Date.now();
+    call.reversibility = 'irreversible';
+    call.tierReason = escalation.reason;
+    call.escalation = {
+      reason: escalation.reason,
+      content: formatToolResult(outcome),
+      ...(escalation.held === undefined ? {} : { changes: escalation.held.changes }),
+    };
+    call.status = 'awaiting-approval';
+    call.approval = {
+      requestedAt: new Date(nowMs).toISOString(),
+      deadlineMs: nowMs + this.state.config.limits.approvalTimeoutMs,
+    };
+    this.recordApprovalRequest(call);
+  }
+
+  /** Applies (approved) or discards (denied) the changes a call's layer holds, on the workspace's host. */
+  private async settleHeld(call: ToolCallRecord, keep: boolean): Promise<void> {
+    this.state.phase = GoalPhase.RunningTools;
+    call.status = 'running';
+    this.goal.visibility.show();
+    const atToolCall = this.state.counters.toolCalls;
+    let outcome: ToolOutcome | undefined;
+    try {
+      const settled = await this.goal.host.run((hostQueue) =>
+        this.goal.activities
+          .toolsWithTimeout(undefined, hostQueue)
+          .tools.settleHeldChanges.executeWithOptions(
+            {
+              summary: `${keep ? 'apply' : 'discard'} held changes: ${call.summary}`,
+              priority: this.goal.priority(),
+            },
+            [
+              {
+                workspace: this.state.config.workspace,
+                idempotencyKey: this.idempotencyKey(call),
+                keep,
+                ...(this.goal.host.id === undefined ? {} : { host: this.goal.host.id }),
+              },
+            ],
+          ),
+      );
+      outcome = settled ?? undefined;
+    } catch (error) {
+      if (wf.isCancellation(error)) throw error;
+      if (keep) call.result = this.failedCallResult(call, error);
+    }
+    if (!keep) return; // closeDenied writes the result
+    if (outcome !== undefined) this.recordResult(call, outcome);
     call.status = 'done';
     this.afterCall(call, outcome, atToolCall);
   }

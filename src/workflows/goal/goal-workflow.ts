@@ -5,7 +5,6 @@ import { LedgerEventKind } from '../common/ledger';
 import {
   appendUserBlocks,
   textOf,
-  toolUsesOf,
   userText,
   withAppendedText,
   type TranscriptMessage,
@@ -30,6 +29,7 @@ import { registerGoalHandlers } from './goal-handlers';
 import type { WorkspaceActivities } from './goal-context';
 import type { GoalConfig, GoalInput } from './goal-input';
 import { timeForNewRun } from './history-limits';
+import { callsNamedByModel, nameCalls, type NamedCall } from './call-ids';
 import { GoalModelCalls } from './goal-model-calls';
 import { GoalPlanning } from './goal-planning';
 import { GoalReflection, type Review } from './goal-reflection';
@@ -206,10 +206,10 @@ class GoalRun {
       const reply = await this.modelTurn();
       const exhausted = await this.budgetExhausted();
       if (exhausted) return exhausted;
-      const toolUses = toolUsesOf(reply);
+      const calls = this.nameCalls(reply);
       const replyText = textOf(reply);
       // Hard guard first: it must see whether a checkpoint was open before the judge closes it.
-      const ignoredCheckpoints = this.guards.afterReply(replyText, toolUses.length > 0);
+      const ignoredCheckpoints = this.guards.afterReply(replyText, calls.length > 0);
       if (ignoredCheckpoints) {
         const ended = await this.afterGuardStop(ignoredCheckpoints);
         if (ended) return ended;
@@ -228,14 +228,14 @@ class GoalRun {
           },
         );
       }
-      if (toolUses.length > 0) {
+      if (calls.length > 0) {
         this.state.currentTurn = judgement.holdToolCalls
-          ? toolUses.map((toolUse) => heldBack(toolUse.id, toolUse.name, toolUse.input))
+          ? calls.map(heldBack)
           : planTurn({
-              toolUses,
+              calls,
               config: this.config,
               catalogue: this.catalogue(),
-              prepared: await this.toolCalls.prepare(toolUses),
+              prepared: await this.toolCalls.prepare(calls),
               toolCallsSoFar: this.state.counters.toolCalls,
               nowMs: Date.now(),
             });
@@ -256,6 +256,21 @@ class GoalRun {
       }
       return this.finish(GoalStatus.Completed, 'final answer given');
     }
+  }
+
+  /**
+   * keel's names for the reply's calls (call-ids.ts). A reply whose tool_use ids had to be made
+   * unique replaces the transcript's last message; the stored model request keeps the model's
+   * own reply, so the next turn sends the changed message whole (model-request.ts matches by
+   * identity), never a stored one that says otherwise.
+   */
+  private nameCalls(reply: TranscriptMessage): NamedCall[] {
+    if (!this.toolCalls.keelCallIds) return callsNamedByModel(reply);
+    const transcript = this.state.transcript;
+    const named = nameCalls({ reply, earlier: transcript.slice(0, -1), named: this.state.callsNamed });
+    this.state.callsNamed = named.named;
+    if (named.reply !== reply) transcript[transcript.length - 1] = named.reply;
+    return named.calls;
   }
 
   /**

@@ -5,7 +5,8 @@ import { formatToolResult } from '../tools/format-tool-result';
 import { checkHarnessCall, isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall, type ToolCatalogue } from '../tools/tool-catalogue';
 import { REPORT_STEP_TOOL } from '../tools/report-step-spec';
-import type { ToolResultBlock, ToolUseBlock } from '../common/transcript';
+import type { ToolResultBlock } from '../common/transcript';
+import type { NamedCall } from './call-ids';
 
 /**
  * One model turn's tool calls as data. Each call moves awaiting-approval → ready → running → done;
@@ -13,7 +14,8 @@ import type { ToolResultBlock, ToolUseBlock } from '../common/transcript';
  * pick up exactly where it stopped.
  */
 export function planTurn(options: {
-  toolUses: ToolUseBlock[];
+  /** The reply's calls, named by keel (call-ids.ts). */
+  calls: readonly NamedCall[];
   config: GoalConfig;
   /** The goal's recorded tools; a call to any other name is answered without running. */
   catalogue: ToolCatalogue;
@@ -22,12 +24,12 @@ export function planTurn(options: {
   toolCallsSoFar: number;
   nowMs: number;
 }): ToolCallRecord[] {
-  const { toolUses, config, nowMs } = options;
+  const { calls, config, nowMs } = options;
   let remainingCalls = config.limits.maxToolCalls - options.toolCallsSoFar;
   const offered = offeredToolNames(options.catalogue, config);
   const preparedById = new Map(options.prepared.map((call) => [call.callId, call]));
-  return toolUses.map((toolUse): ToolCallRecord => {
-    const base = { callId: toolUse.id, toolName: toolUse.name, input: toolUse.input };
+  return calls.map(({ callId, toolUse }): ToolCallRecord => {
+    const base = recordBase({ callId, toolUse });
     if (isHarnessTool(toolUse.name) && config.planning.enabled) {
       const checked = checkHarnessCall(toolUse.name, toolUse.input);
       if (!checked.ok) return done(base, 'read-only', toolUse.name, checked.error);
@@ -43,7 +45,7 @@ export function planTurn(options: {
     if (!offered.includes(toolUse.name)) {
       return done(base, 'read-only', toolUse.name, unknownToolText(toolUse.name, offered));
     }
-    const prepared = preparedById.get(toolUse.id);
+    const prepared = preparedById.get(callId);
     if (prepared === undefined) {
       return done(
         base,
@@ -107,12 +109,25 @@ function unknownToolText(name: string, offered: readonly string[]): string {
  * Calls to prepare before they run: catalogue tools (harness tools are checked here). Who prepares
  * each, the workflow or the worker, is workflow-prepared-calls.ts's decision.
  */
-export function callsToPrepare(toolUses: readonly ToolUseBlock[], catalogue: ToolCatalogue): ToolUseBlock[] {
-  return toolUses.filter((toolUse) => catalogueEntry(catalogue, toolUse.name) !== undefined);
+export function callsToPrepare(calls: readonly NamedCall[], catalogue: ToolCatalogue): NamedCall[] {
+  return calls.filter((call) => catalogueEntry(catalogue, call.toolUse.name) !== undefined);
+}
+
+/** A call's identity: keel's id, and the model's tool_use id when it differs (call-ids.ts). */
+export function recordBase({
+  callId,
+  toolUse,
+}: NamedCall): Pick<ToolCallRecord, 'callId' | 'toolUseId' | 'toolName' | 'input'> {
+  return {
+    callId,
+    ...(toolUse.id === callId ? {} : { toolUseId: toolUse.id }),
+    toolName: toolUse.name,
+    input: toolUse.input,
+  };
 }
 
 function done(
-  base: Pick<ToolCallRecord, 'callId' | 'toolName' | 'input'>,
+  base: Pick<ToolCallRecord, 'callId' | 'toolUseId' | 'toolName' | 'input'>,
   reversibility: ToolCallRecord['reversibility'],
   summary: string,
   content: string,
@@ -178,7 +193,7 @@ export function toolResultBlocks(turn: readonly ToolCallRecord[]): ToolResultBlo
     const images = call.result?.images ?? [];
     return {
       type: 'tool_result',
-      tool_use_id: call.callId,
+      tool_use_id: call.toolUseId ?? call.callId,
       content:
         images.length === 0
           ? text

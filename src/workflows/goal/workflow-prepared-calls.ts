@@ -1,6 +1,6 @@
 import { requiresHumanApproval } from './approval-policy';
 import type { ApprovalPolicy } from './goal-input';
-import type { ToolUseBlock } from '../common/transcript';
+import type { NamedCall } from './call-ids';
 import { callSummary } from '../tools/call-summary';
 import { catalogueEntry, type PreparedCall, type ToolCatalogue } from '../tools/tool-catalogue';
 
@@ -19,21 +19,22 @@ import { catalogueEntry, type PreparedCall, type ToolCatalogue } from '../tools/
  * approver reads the tool's own label, and is never asked about an input the tool would refuse.
  */
 export function splitPreparation(options: {
-  toolUses: readonly ToolUseBlock[];
+  calls: readonly NamedCall[];
   catalogue: ToolCatalogue;
   approvalPolicy: ApprovalPolicy;
-}): { prepared: PreparedCall[]; forWorker: ToolUseBlock[] } {
+}): { prepared: PreparedCall[]; forWorker: NamedCall[] } {
   const prepared: PreparedCall[] = [];
-  const forWorker: ToolUseBlock[] = [];
-  for (const toolUse of options.toolUses) {
+  const forWorker: NamedCall[] = [];
+  for (const call of options.calls) {
+    const { toolUse } = call;
     const tier = catalogueEntry(options.catalogue, toolUse.name)?.tier;
     if (tier?.kind !== 'fixed' || requiresHumanApproval(tier.tier, options.approvalPolicy)) {
-      forWorker.push(toolUse);
+      forWorker.push(call);
       continue;
     }
     prepared.push({
       ok: true,
-      callId: toolUse.id,
+      callId: call.callId,
       input: toolUse.input,
       tier: tier.tier,
       summary: callSummary(toolUse.name, toolUse.input),

@@ -26,13 +26,23 @@ function formatEffects(effects: WorkspaceEffects): string {
       ['Deleted', effects.deleted],
     ] as const
   )
+    .map(([label, paths]) => [label, paths, effects.omitted?.[kindOf(label)] ?? 0] as const)
     .filter(([, paths]) => paths.length > 0)
-    .map(([label, paths]) => `${label}: ${listPaths(paths)}`);
+    .map(([label, paths, omitted]) => `${label}: ${listPaths(paths, omitted)}`);
+  const collapsed = Object.entries(effects.collapsed ?? {});
+  if (collapsed.length > 0)
+    lines.push(
+      `Also changed: ${collapsed.map(([directory, count]) => `${directory} (${count} entries)`).join(', ')}`,
+    );
   return lines.length > 0 ? lines.join('\n') : 'Workspace changes: none.';
 }
 
-function listPaths(paths: readonly string[]): string {
+function kindOf(label: 'Created' | 'Modified' | 'Deleted'): 'created' | 'modified' | 'deleted' {
+  return label === 'Created' ? 'created' : label === 'Modified' ? 'modified' : 'deleted';
+}
+
+function listPaths(paths: readonly string[], omitted: number): string {
   const shown = paths.slice(0, EFFECT_PATHS_SHOWN).join(', ');
-  const hidden = paths.length - EFFECT_PATHS_SHOWN;
+  const hidden = paths.length - EFFECT_PATHS_SHOWN + omitted;
   return hidden > 0 ? `${shown} +${hidden} more` : shown;
 }

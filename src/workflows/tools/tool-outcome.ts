@@ -5,8 +5,33 @@ export const workspaceEffectsSchema = z.object({
   created: z.array(z.string()),
   modified: z.array(z.string()),
   deleted: z.array(z.string()),
+  /** Paths of each kind left out of the lists above (a call that makes thousands of files). */
+  omitted: z
+    .object({ created: z.number().int(), modified: z.number().int(), deleted: z.number().int() })
+    .optional(),
+  /**
+   * Changes inside `.git/` and `node_modules/` directories, counted per directory rather than
+   * listed (a commit writes dozens of objects): e.g. { ".git/": 12 }.
+   */
+  collapsed: z.record(z.string(), z.number().int()).optional(),
 });
 export type WorkspaceEffects = z.infer<typeof workspaceEffectsSchema>;
+
+/**
+ * The worker found that a call needs a human after all: a change its tier does not allow (see
+ * workspace-change-policy.ts), or no sandbox on this worker to hold it to its tier. The workflow
+ * asks for an approval; until one comes nothing of the call reaches the workspace.
+ */
+export const escalationSchema = z.object({
+  /** Why, in words for the approver and the ledger. */
+  reason: z.string(),
+  /**
+   * The call ran on a copy-on-write layer that keeps these changes: approval applies them, a
+   * denial discards them. Absent: the call did not run, and approval runs it.
+   */
+  held: z.object({ changes: workspaceEffectsSchema }).optional(),
+});
+export type Escalation = z.infer<typeof escalationSchema>;
 
 /** The image types the Messages API takes; a tool's other images are described in text instead. */
 export const MODEL_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
@@ -37,5 +62,7 @@ export const toolOutcomeSchema = z.object({
   images: z.array(toolImageSchema).optional(),
   /** The host whose worker ran the call (KEEL_HOST_ID), stamped by the tool activity. */
   host: z.string().optional(),
+  /** Set when the call needs a human's approval before anything of it reaches the workspace. */
+  escalation: escalationSchema.optional(),
 });
 export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { Reversibility } from '../../../workflows/tools/reversibility';
 import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { suggestCall } from '../../../workflows/tools/suggest-call';
 import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
-import { escapeRegExp, failure, isSystemError, missingPathOutcome, success } from '../tool-outcomes';
-import { nearestExistingDirectory, resolveWorkspacePath } from '../workspace';
+import { escapeRegExp, failure, success } from '../tool-outcomes';
+import { outcomeOfRefusal, resolveWorkspacePath } from '../workspace';
+import { openFileBeneath } from '../workspace-access/open-beneath';
+import { withWorkspaceLock } from '../workspace-access/workspace-lock';
+import { protectedWrite } from './write-file';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
 
@@ -33,28 +36,32 @@ export const editFile: ToolImplementation<EditFileInput> = async (input, context
     toolName: 'edit_file',
   });
   if (!resolution.ok) return resolution.outcome;
-  const { absolute, relative } = resolution.path;
+  const { segments, relative } = resolution.path;
+  const guarded = protectedWrite(relative, context.approved);
+  if (guarded !== undefined) return guarded;
 
-  let content: string;
-  try {
-    if ((await stat(absolute)).isDirectory()) {
-      return failure({
-        content: `"${relative}" is a directory; edit_file needs a file.`,
-        candidates: [
-          `${suggestCall('list_dir', { path: relative })} — find the file inside it`,
-          'Call edit_file with a file path',
-        ],
-      });
+  return withWorkspaceLock(context.workspace, async () => {
+    let opened;
+    try {
+      // Read and written through one descriptor opened without following links (open-beneath.ts).
+      opened = await openFileBeneath(context.workspace, segments, 'update');
+    } catch (error) {
+      return outcomeOfRefusal(
+        error,
+        { workspace: context.workspace, toolName: 'edit_file', kind: 'file' },
+        relative,
+      );
     }
-    content = await readFile(absolute, 'utf8');
-  } catch (error) {
-    if (isSystemError(error) && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
-      const nearestDirectory = await nearestExistingDirectory({ workspace: context.workspace, relative });
-      return missingPathOutcome({ relative, nearestDirectory, kind: 'file' });
+    try {
+      return await edit(input, relative, opened.file);
+    } finally {
+      await opened.file.close();
     }
-    throw error;
-  }
+  });
+};
 
+async function edit(input: EditFileInput, relative: string, file: FileHandle): Promise<ToolOutcome> {
+  const content = await file.readFile('utf8');
   const positions = occurrences(content, input.oldString);
   const oldLineCount = input.oldString.split('\n').length;
   if (positions.length === 0) return notFoundOutcome({ input, relative, content, oldLineCount });
@@ -87,14 +94,16 @@ export const editFile: ToolImplementation<EditFileInput> = async (input, context
   // Slices, not String.replace: newString may contain "$&" and similar replacement patterns.
   const updated =
     content.slice(0, position) + input.newString + content.slice(position + input.oldString.length);
-  await writeFile(absolute, updated, 'utf8');
+  const bytes = Buffer.from(updated, 'utf8');
+  await file.truncate(0);
+  await file.write(bytes, 0, bytes.length, 0);
   const line = lineOf(content, position);
   return success({
     content: `Edited ${relative} at line ${line}: ${oldLineCount} lines replaced by ${input.newString.split('\n').length}.`,
-    facts: { matchCount: 1, bytes: Buffer.byteLength(updated, 'utf8') },
+    facts: { matchCount: 1, bytes: bytes.length },
     effects: { created: [], modified: [relative], deleted: [] },
   });
-};
+}
 
 /** Non-overlapping start positions of needle in text. */
 function occurrences(text: string, needle: string): number[] {

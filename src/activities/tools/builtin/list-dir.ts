@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { Reversibility } from '../../../workflows/tools/reversibility';
 import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { lstat, readdir, readlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { suggestCall } from '../../../workflows/tools/suggest-call';
 import { failure, success } from '../tool-outcomes';
-import { statWorkspacePath } from '../workspace';
+import { outcomeOfRefusal, statWorkspacePath } from '../workspace';
+import { entryPath, openDirectoryBeneath } from '../workspace-access/open-beneath';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
 
@@ -27,7 +28,7 @@ export const listDir: ToolImplementation<ListDirInput> = async (input, context) 
   });
   if (!existing.ok) return existing.outcome;
   const {
-    path: { absolute, relative },
+    path: { segments, relative },
     info,
   } = existing;
   if (!info.isDirectory()) {
@@ -39,26 +40,40 @@ export const listDir: ToolImplementation<ListDirInput> = async (input, context) 
       ],
     });
   }
-
-  const entries = (await readdir(absolute, { withFileTypes: true })).sort((left, right) =>
-    left.name < right.name ? -1 : left.name > right.name ? 1 : 0,
-  );
-  const shown = entries.slice(0, LIST_DIR_MAX_ENTRIES);
-  const lines: string[] = [];
-  for (const entry of shown) lines.push(await describeEntry(path.join(absolute, entry.name), entry.name));
-  if (entries.length === 0) {
-    return success({ content: `${relative} is empty.`, facts: { emptyOutput: true, truncated: false } });
+  let directory: FileHandle;
+  try {
+    // Listed through a descriptor opened without following links (see open-beneath.ts).
+    directory = await openDirectoryBeneath(context.workspace, segments);
+  } catch (error) {
+    return outcomeOfRefusal(
+      error,
+      { workspace: context.workspace, toolName: 'list_dir', kind: 'directory' },
+      relative,
+    );
   }
-  const truncated = entries.length > shown.length;
-  const header = `${relative} (${entries.length} entries${truncated ? `, first ${shown.length} shown` : ''}):`;
-  return success({ content: [header, ...lines].join('\n'), facts: { emptyOutput: false, truncated } });
+  try {
+    const entries = (await readdir(`/proc/self/fd/${directory.fd}`, { withFileTypes: true })).sort(
+      (left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0),
+    );
+    const shown = entries.slice(0, LIST_DIR_MAX_ENTRIES);
+    const lines: string[] = [];
+    for (const entry of shown) lines.push(await describeEntry(entryPath(directory, entry.name), entry.name));
+    if (entries.length === 0) {
+      return success({ content: `${relative} is empty.`, facts: { emptyOutput: true, truncated: false } });
+    }
+    const truncated = entries.length > shown.length;
+    const header = `${relative} (${entries.length} entries${truncated ? `, first ${shown.length} shown` : ''}):`;
+    return success({ content: [header, ...lines].join('\n'), facts: { emptyOutput: false, truncated } });
+  } finally {
+    await directory.close();
+  }
 };
 
-async function describeEntry(absolute: string, name: string): Promise<string> {
+async function describeEntry(entry: string, name: string): Promise<string> {
   try {
-    const info = await lstat(absolute);
+    const info = await lstat(entry);
     if (info.isDirectory()) return `${name}/`;
-    if (info.isSymbolicLink()) return `${name} -> ${await readlink(absolute)}`;
+    if (info.isSymbolicLink()) return `${name} -> ${await readlink(entry)}`;
     if (info.isFile()) return `${name} (${info.size} bytes)`;
     return `${name} (special file)`;
   } catch {

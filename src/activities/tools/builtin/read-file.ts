@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { Reversibility } from '../../../workflows/tools/reversibility';
 import { HYPOTHESIS_RECOMMENDED, hypothesisField } from '../../../workflows/tools/hypothesis-field';
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { suggestCall } from '../../../workflows/tools/suggest-call';
 import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
 import { escapeRegExp, failure, quoteShell, success } from '../tool-outcomes';
-import { statWorkspacePath } from '../workspace';
+import { outcomeOfRefusal, statWorkspacePath } from '../workspace';
+import { openFileBeneath } from '../workspace-access/open-beneath';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
 
@@ -49,13 +50,30 @@ export const readFile: ToolImplementation<ReadFileInput> = async (input, context
   });
   if (!existing.ok) return existing.outcome;
   const {
-    path: { absolute, relative },
+    path: { segments, relative },
     info,
   } = existing;
   if (info.isDirectory()) return directoryOutcome(relative);
   if (!info.isFile()) return notRegularFileOutcome(relative);
-  const size = info.size;
-  const buffer = await readHead(absolute, Math.min(size, SCAN_LIMIT_BYTES));
+  let opened;
+  try {
+    // Opened without following links and checked again on the descriptor: the entry may have
+    // been swapped since the stat above.
+    opened = await openFileBeneath(context.workspace, segments, 'read');
+  } catch (error) {
+    return outcomeOfRefusal(
+      error,
+      { workspace: context.workspace, toolName: 'read_file', kind: 'file' },
+      relative,
+    );
+  }
+  const size = opened.info.size;
+  let buffer: Buffer;
+  try {
+    buffer = await readHead(opened.file, Math.min(size, SCAN_LIMIT_BYTES));
+  } finally {
+    await opened.file.close();
+  }
 
   if (buffer.subarray(0, 8000).includes(0)) return binaryOutcome(relative, size);
   const text = buffer.toString('utf8');
@@ -77,15 +95,10 @@ export const readFile: ToolImplementation<ReadFileInput> = async (input, context
   return rangeOutcome({ relative, lines, size, scannedWhole, offset: input.offset ?? 1, limit: input.limit });
 };
 
-async function readHead(absolute: string, length: number): Promise<Buffer> {
-  const file = await open(absolute, 'r');
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await file.read(buffer, 0, length, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
+async function readHead(file: FileHandle, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await file.read(buffer, 0, length, 0);
+  return buffer.subarray(0, bytesRead);
 }
 
 /** Lines without their terminators; a final newline does not start another line. */

@@ -18,6 +18,12 @@ export const runCommandInputSchema = z.object({
     .describe(
       `Kill the command (and everything it started) after this many seconds. Default ${RUN_COMMAND_DEFAULT_TIMEOUT_SECONDS}, at most ${RUN_COMMAND_MAX_TIMEOUT_SECONDS}.`,
     ),
+  changesFiles: z
+    .boolean()
+    .optional()
+    .describe(
+      'Set true when the command creates, changes or deletes files. A command judged read-only otherwise runs on a read-only workspace, where any write fails.',
+    ),
   hypothesis: hypothesisField,
 });
 export type RunCommandInput = z.infer<typeof runCommandInputSchema>;

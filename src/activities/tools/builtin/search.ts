@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { Reversibility } from '../../../workflows/tools/reversibility';
 import { HYPOTHESIS_RECOMMENDED, hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import { shorten } from '../../../workflows/tools/suggest-call';
-import { readFile } from 'node:fs/promises';
 import { suggestCall } from '../../../workflows/tools/suggest-call';
 import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
 import { escapeRegExp, failure, quoteShell, success } from '../tool-outcomes';
 import { walkFiles } from '../walk-files';
-import { statWorkspacePath } from '../workspace';
+import { outcomeOfRefusal, statWorkspacePath } from '../workspace';
+import { BeneathError, openFileBeneath, readRegularFile, typeOf } from '../workspace-access/open-beneath';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
 
@@ -59,7 +59,7 @@ export const search: ToolImplementation<SearchInput> = async (input, context) =>
   });
   if (!existing.ok) return existing.outcome;
   const {
-    path: { absolute, relative },
+    path: { segments, relative },
     info,
   } = existing;
 
@@ -89,13 +89,28 @@ export const search: ToolImplementation<SearchInput> = async (input, context) =>
 
   if (info.isFile()) {
     filesScanned = 1;
-    const content = await readFile(absolute);
+    let content: Buffer;
+    try {
+      content = await readBeneath(context.workspace, segments);
+    } catch (error) {
+      return outcomeOfRefusal(
+        error,
+        { workspace: context.workspace, toolName: 'search', kind: 'file' },
+        relative,
+      );
+    }
     if (isBinary(content)) skipped += 1;
     else scan(content.toString('utf8'), relative);
+  } else if (!info.isDirectory()) {
+    return outcomeOfRefusal(
+      new BeneathError({ kind: 'not-a-file', at: relative, type: typeOf(info) }),
+      { workspace: context.workspace, toolName: 'search' },
+      relative,
+    );
   } else {
     for await (const file of walkFiles({
       root: context.workspace,
-      start: absolute,
+      start: relative,
       signal: context.signal,
     })) {
       if (file.kind === 'symlink' || file.size > SEARCH_MAX_FILE_BYTES) {
@@ -110,7 +125,7 @@ export const search: ToolImplementation<SearchInput> = async (input, context) =>
       if (filesScanned % 200 === 0) context.heartbeat();
       let content: Buffer;
       try {
-        content = await readFile(file.absolute);
+        content = await readRegularFile(file.path);
       } catch {
         skipped += 1;
         continue;
@@ -139,6 +154,15 @@ export const search: ToolImplementation<SearchInput> = async (input, context) =>
     facts: { matchCount, emptyOutput: false, truncated },
   });
 };
+
+async function readBeneath(workspace: string, segments: readonly string[]): Promise<Buffer> {
+  const { file } = await openFileBeneath(workspace, segments, 'read');
+  try {
+    return await file.readFile();
+  } finally {
+    await file.close();
+  }
+}
 
 /** NUL bytes near the start mean binary, the same heuristic git and grep use. */
 function isBinary(content: Buffer): boolean {

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { Reversibility } from '../../../workflows/tools/reversibility';
 import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
-import { mkdir, readFile, stat, writeFile as writeFileToDisk } from 'node:fs/promises';
-import path from 'node:path';
-import { suggestCall } from '../../../workflows/tools/suggest-call';
-import { failure, isSystemError, success } from '../tool-outcomes';
-import { resolveWorkspacePath } from '../workspace';
+import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
+import { protectedPathReason } from '../../../workflows/tools/workspace-change-policy';
+import { escalation, success } from '../tool-outcomes';
+import { outcomeOfRefusal, resolveWorkspacePath } from '../workspace';
+import { openFileBeneath } from '../workspace-access/open-beneath';
+import { withWorkspaceLock } from '../workspace-access/workspace-lock';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
 
@@ -26,46 +27,63 @@ export const writeFile: ToolImplementation<WriteFileInput> = async (input, conte
     toolName: 'write_file',
   });
   if (!resolution.ok) return resolution.outcome;
-  const { absolute, relative } = resolution.path;
+  const { segments, relative } = resolution.path;
+  const guarded = protectedWrite(relative, context.approved);
+  if (guarded !== undefined) return guarded;
 
-  let previous: Buffer | undefined;
-  try {
-    const info = await stat(absolute);
-    if (info.isDirectory()) {
-      return failure({
-        content: `"${relative}" is a directory; write_file needs a file path.`,
-        candidates: [
-          `${suggestCall('list_dir', { path: relative })} — see what it contains`,
-          `Call write_file with a file path inside it, e.g. "${relative}/NAME"`,
-        ],
-      });
+  return withWorkspaceLock(context.workspace, async () => {
+    let opened;
+    try {
+      // No link followed at any component, parents created on the way, the target's type checked
+      // on its open descriptor: a FIFO or a parent swapped for a symlink cannot redirect the write.
+      opened = await openFileBeneath(context.workspace, segments, 'write');
+    } catch (error) {
+      return outcomeOfRefusal(
+        error,
+        { workspace: context.workspace, toolName: 'write_file', kind: 'file' },
+        relative,
+      );
     }
-    previous = await readFile(absolute);
-  } catch (error) {
-    if (!isSystemError(error) || error.code !== 'ENOENT') throw error;
-  }
-
-  const next = Buffer.from(input.content, 'utf8');
-  const bytes = next.length;
-  if (previous?.equals(next)) {
-    return success({
-      content: `${relative} already has exactly this content (${bytes} bytes); nothing changed.`,
-      facts: { bytes },
-      effects: { created: [], modified: [], deleted: [] },
-    });
-  }
-  await mkdir(path.dirname(absolute), { recursive: true });
-  await writeFileToDisk(absolute, next);
-  const created = previous === undefined;
-  return success({
-    content:
-      previous === undefined
-        ? `Created ${relative} (${bytes} bytes).`
-        : `Replaced the content of ${relative} (${previous.length} → ${bytes} bytes).`,
-    facts: { bytes },
-    effects: { created: created ? [relative] : [], modified: created ? [] : [relative], deleted: [] },
+    const { file, created } = opened;
+    try {
+      const next = Buffer.from(input.content, 'utf8');
+      const bytes = next.length;
+      const previous = created ? undefined : await file.readFile();
+      if (previous?.equals(next)) {
+        return success({
+          content: `${relative} already has exactly this content (${bytes} bytes); nothing changed.`,
+          facts: { bytes },
+          effects: { created: [], modified: [], deleted: [] },
+        });
+      }
+      await file.truncate(0);
+      await file.write(next, 0, bytes, 0);
+      return success({
+        content:
+          previous === undefined
+            ? `Created ${relative} (${bytes} bytes).`
+            : `Replaced the content of ${relative} (${previous.length} → ${bytes} bytes).`,
+        facts: { bytes },
+        effects: { created: created ? [relative] : [], modified: created ? [] : [relative], deleted: [] },
+      });
+    } finally {
+      await file.close();
+    }
   });
 };
+
+/**
+ * A write to git's configuration or hooks (workspace-change-policy.ts) waits for a human unless
+ * one approved this call: git would run what they name for whoever uses the repository next.
+ */
+export function protectedWrite(relative: string, approved: boolean): ToolOutcome | undefined {
+  const reason = protectedPathReason(relative);
+  if (reason === undefined || approved) return undefined;
+  return escalation({
+    content: `Not written: ${reason}. A human has to approve this write, and did not.`,
+    reason,
+  });
+}
 
 /** The built-in write_file tool, defined with the same public API as any user tool. */
 export const writeFileTool = defineTool({

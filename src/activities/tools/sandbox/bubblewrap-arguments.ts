@@ -48,17 +48,37 @@ const SYSTEM_DIRECTORIES = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx3
 /** The private, writable /tmp; HOME points here so dotfiles land in the sandbox, not the worker's home. */
 export const SANDBOX_HOME = '/tmp';
 
+/** How a sandboxed command sees the workspace. */
+export type WorkspaceAccess = 'read-only' | 'read-write';
+
 /**
- * bwrap arguments that run `/bin/sh -c command` with only the workspace writable and the system
- * read-only. Order matters to bwrap: /tmp is mounted before the workspace, so a workspace under
- * /tmp is bound on top of the private tmpfs.
+ * bwrap arguments that run `/bin/sh -c command` with the system read-only and the workspace
+ * bound at its own path: read-only for a read-only call (the kernel, not a parser of shell text,
+ * keeps it from writing), or read-write from `source` (a copy-on-write layer's merged view, or
+ * the workspace itself). Order matters to bwrap: /tmp is mounted before the workspace, so a
+ * workspace under /tmp is bound on top of the private tmpfs.
  */
-export function bubblewrapArguments(options: { workspace: string; network: boolean }): string[] {
+export function bubblewrapArguments(options: {
+  workspace: string;
+  network: boolean;
+  access: WorkspaceAccess;
+  /** What to bind at the workspace's path (default: the workspace itself). */
+  source?: string;
+  /** The uid and gid the command runs as (default: bwrap's, the worker's own). */
+  identity?: { uid: number; gid: number };
+}): string[] {
   return [
     // New namespaces for everything (pid: /proc shows only the sandbox; net: no network), then
     // the network back only when the goal allows it.
     '--unshare-all',
     ...(options.network ? ['--share-net'] : []),
+    // A user namespace of its own, in which no further one can be made: a command cannot build
+    // itself a namespace where it holds capabilities again.
+    '--unshare-user',
+    '--disable-userns',
+    ...(options.identity
+      ? ['--uid', String(options.identity.uid), '--gid', String(options.identity.gid)]
+      : []),
     // Root inside would otherwise keep capabilities (mknod a disk and mount it, for one).
     '--cap-drop',
     'ALL',
@@ -82,8 +102,8 @@ export function bubblewrapArguments(options: { workspace: string; network: boole
     '/dev',
     '--tmpfs',
     '/tmp',
-    '--bind',
-    options.workspace,
+    options.access === 'read-only' ? '--ro-bind' : '--bind',
+    options.source ?? options.workspace,
     options.workspace,
     '--chdir',
     options.workspace,

@@ -1,5 +1,5 @@
 import { runShellProcess, type ShellProcessResult } from '../shell-process';
-import { bubblewrapArguments, SANDBOX_HOME } from './bubblewrap-arguments';
+import { bubblewrapArguments, SANDBOX_HOME, type WorkspaceAccess } from './bubblewrap-arguments';
 import { sandboxStatus, type SandboxStatus } from './sandbox-status';
 
 const DEFAULT_OUTPUT_LIMIT_PER_STREAM = 10_000;
@@ -30,6 +30,11 @@ export interface SandboxedCommandOptions {
   outputLimitPerStream?: number;
   /** Defaults to this worker's (cached) probe; tests may pass one. */
   status?: SandboxStatus;
+  /**
+   * `read-only` binds the workspace read-only, so the kernel refuses every write (run_command's
+   * read-only calls); default `read-write`. Without bubblewrap nothing enforces either.
+   */
+  workspaceAccess?: WorkspaceAccess;
 }
 
 export interface SandboxedCommandResult extends ShellProcessResult {
@@ -38,9 +43,9 @@ export interface SandboxedCommandResult extends ShellProcessResult {
 }
 
 /**
- * Runs a shell command the way run_command does: in a bubblewrap sandbox when this worker has
- * one (workspace read-write, system read-only, private /tmp and /proc, no network unless asked,
- * killed with the worker), with the timeout, process-group kill, heartbeats and output caps of
+ * Runs a shell command in a bubblewrap sandbox when this worker has one (workspace read-write, or
+ * read-only with workspaceAccess; system read-only; private /tmp and /proc; no network unless
+ * asked; killed with the worker), with the timeout, process-group kill, heartbeats and output caps of
  * runShellProcess. For tools that run commands; see README, Sandbox. Without bubblewrap it runs
  * unconfined (result.sandbox says so), so a caller must decide beforehand whether that is safe.
  */
@@ -50,7 +55,11 @@ export async function runSandboxedCommand(options: SandboxedCommandOptions): Pro
   const launcher = confined
     ? [
         status.executable,
-        ...bubblewrapArguments({ workspace: options.workspace, network: options.network ?? false }),
+        ...bubblewrapArguments({
+          workspace: options.workspace,
+          network: options.network ?? false,
+          access: options.workspaceAccess ?? 'read-write',
+        }),
       ]
     : ['/bin/sh', '-c', WATCHDOG, 'keel-watchdog'];
   const result = await runShellProcess({

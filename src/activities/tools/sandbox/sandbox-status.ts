@@ -1,18 +1,28 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { removeForcing } from '../layers/layer-record';
+import { bubblewrapArguments } from './bubblewrap-arguments';
+import { layerLauncher } from './layer-launcher';
+
+/** Whether this worker can run a command on a copy-on-write layer (see ../layers/). */
+export type LayerSupport =
+  | { readonly available: true; readonly unshare: string }
+  | { readonly available: false; readonly reason: string };
 
 /** How run_command executes on this worker. */
 export type SandboxStatus =
-  | { readonly mode: 'bubblewrap'; readonly executable: string }
+  | { readonly mode: 'bubblewrap'; readonly executable: string; readonly layers: LayerSupport }
   | { readonly mode: 'unconfined'; readonly reason: string };
 
 let cached: SandboxStatus | undefined;
 
 /**
  * Whether bubblewrap can confine commands here, decided once per process: bwrap must be on PATH
- * and a probe (`bwrap --ro-bind / / true`) must succeed, which fails where user namespaces are
- * disabled. KEEL_SANDBOX=off forces the unconfined fallback (tests, hosts without namespaces).
+ * and run a command with the very arguments keel uses, which fails where user namespaces are
+ * disabled. Then whether a copy-on-write layer can be mounted (unshare, overlayfs in a user
+ * namespace: Linux 5.11 or later). KEEL_SANDBOX=off forces the unconfined fallback.
  */
 export function sandboxStatus(env: NodeJS.ProcessEnv = process.env): SandboxStatus {
   cached ??= probeSandbox(env);
@@ -21,9 +31,12 @@ export function sandboxStatus(env: NodeJS.ProcessEnv = process.env): SandboxStat
 
 /** The one line the worker prints at start, so running unconfined is never silent. */
 export function describeSandbox(status: SandboxStatus = sandboxStatus()): string {
-  return status.mode === 'bubblewrap'
-    ? `keel worker: run_command is sandboxed with bubblewrap (${status.executable}); only the workspace is writable, no network unless a goal allows it`
-    : `keel worker: WARNING run_command is NOT sandboxed (${status.reason}); read-only commands must name only paths inside the workspace, everything else waits for approval`;
+  if (status.mode === 'unconfined')
+    return `keel worker: WARNING run_command is NOT sandboxed (${status.reason}); every run_command call waits for a human's approval`;
+  const layers = status.layers.available
+    ? 'commands that change files run on a copy-on-write layer'
+    : `WARNING no copy-on-write layer (${status.layers.reason}): commands that change files wait for a human's approval`;
+  return `keel worker: run_command is sandboxed with bubblewrap (${status.executable}); read-only calls see the workspace read-only, ${layers}; no network unless a goal allows it`;
 }
 
 /** For tests that switch KEEL_SANDBOX: forget the cached decision. */
@@ -36,15 +49,68 @@ function probeSandbox(env: NodeJS.ProcessEnv): SandboxStatus {
   const executable = findOnPath('bwrap', env.PATH ?? '');
   if (executable === undefined)
     return { mode: 'unconfined', reason: 'bwrap not found on PATH (install the bubblewrap package)' };
-  const probe = spawnSync(executable, ['--ro-bind', '/', '/', 'true'], { stdio: 'pipe', timeout: 10_000 });
-  if (probe.status !== 0) {
-    const detail = (probe.error?.message ?? probe.stderr?.toString() ?? '').trim().split('\n')[0] ?? '';
-    return {
-      mode: 'unconfined',
-      reason: `the probe \`bwrap --ro-bind / / true\` failed${detail === '' ? '' : `: ${detail}`}`,
-    };
+  const workspace = mkdtempSync(path.join(tmpdir(), 'keel-sandbox-probe-'));
+  try {
+    const bwrap = [
+      executable,
+      ...bubblewrapArguments({ workspace, network: false, access: 'read-only' }),
+      '/bin/true',
+    ];
+    const probe = run(bwrap);
+    if (probe !== undefined)
+      return { mode: 'unconfined', reason: `bubblewrap cannot run a sandbox here: ${probe}` };
+    return { mode: 'bubblewrap', executable, layers: probeLayers(env, executable, workspace) };
+  } finally {
+    void removeForcing(workspace);
   }
-  return { mode: 'bubblewrap', executable };
+}
+
+/** Mounts a real layer over a scratch workspace and runs bwrap on it, as a command would run. */
+function probeLayers(env: NodeJS.ProcessEnv, executable: string, workspace: string): LayerSupport {
+  if (env.KEEL_LAYERS === 'off') return { available: false, reason: 'KEEL_LAYERS=off' };
+  const unshare = findOnPath('unshare', env.PATH ?? '');
+  if (unshare === undefined)
+    return { available: false, reason: 'unshare not found on PATH (install util-linux)' };
+  const root = path.join(workspace, '.layer');
+  const layer = {
+    root,
+    lower: path.join(root, 'lower'),
+    upper: path.join(root, 'upper'),
+    work: path.join(root, 'work'),
+    merged: path.join(root, 'merged'),
+  };
+  for (const directory of [layer.lower, layer.upper, layer.work, layer.merged])
+    mkdirSync(directory, { recursive: true });
+  const bwrap = [
+    executable,
+    ...bubblewrapArguments({ workspace, network: false, access: 'read-write', source: layer.merged }),
+    '/bin/true',
+  ];
+  // fd 3 is the launcher's report ("mounted", "exit N"); fd 4 is at end of file at once.
+  const [program = '', ...args] = layerLauncher({ unshare, layer, workspace, bwrap });
+  const result = spawnSync(program, args, {
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ignore'],
+    timeout: 10_000,
+  });
+  const report = String(result.output[3] ?? '');
+  if (report.includes('mounted') && report.includes('exit 0')) return { available: true, unshare };
+  const detail =
+    String(result.stderr ?? '')
+      .trim()
+      .split('\n')[0] ?? '';
+  return {
+    available: false,
+    reason: `an overlay in a user namespace could not be mounted${detail === '' ? '' : `: ${detail}`}`,
+  };
+}
+
+/** Undefined when the program ran and exited 0; its first line of complaint otherwise. */
+function run(argv: readonly string[]): string | undefined {
+  const [program = '', ...args] = argv;
+  const result = spawnSync(program, args, { stdio: 'pipe', timeout: 10_000 });
+  if (result.status === 0) return undefined;
+  const detail = (result.error?.message ?? result.stderr?.toString() ?? '').trim().split('\n')[0] ?? '';
+  return detail === '' ? `exit status ${String(result.status ?? result.signal)}` : detail;
 }
 
 function findOnPath(name: string, searchPath: string): string | undefined {

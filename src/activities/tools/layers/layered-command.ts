@@ -1,0 +1,193 @@
+import type { ToolOutcome, WorkspaceEffects } from '../../../workflows/tools/tool-outcome';
+import { describeRefusals } from '../../../workflows/tools/workspace-change-policy';
+import type { ShellProcessResult } from '../shell-process';
+import { escalation, failure } from '../tool-outcomes';
+import { withWorkspaceLock } from '../workspace-access/workspace-lock';
+import { applyOperations, changedSinceCapture } from './apply-layer';
+import type { CapturedLayer } from './layer-capture';
+import { CallLayer, type LayerRecord } from './layer-record';
+import { runInLayer } from './run-in-layer';
+
+export type LayeredCommandResult =
+  | { readonly kind: 'outcome'; readonly outcome: ToolOutcome }
+  /** No layer could be mounted here: the caller decides (ask a human, or run it straight). */
+  | { readonly kind: 'no-layer'; readonly reason: string };
+
+/**
+ * One run_command call on a copy-on-write layer, start to end, at most once per call key:
+ * run the command on the layer, take stock of what it changed, then apply the changes, hold
+ * them for a human (a change an unapproved call may not make, see workspace-change-policy.ts)
+ * or discard them (the command timed out, or the workspace changed under it). A retried attempt
+ * answers from the layer's record instead of running the command again.
+ */
+export async function runLayeredCommand(options: {
+  command: string;
+  workspace: string;
+  callKey: string;
+  approved: boolean;
+  bwrap: string;
+  unshare: string;
+  env: Record<string, string>;
+  network: boolean;
+  timeoutMilliseconds: number;
+  outputLimitPerStream: number;
+  signal: AbortSignal;
+  heartbeat: () => void;
+  heartbeatIntervalMilliseconds: number;
+  /** The result the model reads once the layer's fate is known (run-command.ts knows its shape). */
+  outcomeOf: (
+    result: ShellProcessResult,
+    effects: WorkspaceEffects | undefined,
+    note: string,
+  ) => Promise<ToolOutcome>;
+}): Promise<LayeredCommandResult> {
+  const layer = new CallLayer(options.workspace, options.callKey);
+  return withWorkspaceLock(options.workspace, async () => {
+    const earlier = await layer.read();
+    const answered = await answerFromRecord(layer, earlier);
+    if (answered !== undefined) return { kind: 'outcome', outcome: answered };
+
+    await layer.write({ state: 'running', operations: [], baseline: [] });
+    const run = await runInLayer({ ...options, layer, timeoutMilliseconds: options.timeoutMilliseconds });
+    if (!run.mounted) {
+      await layer.dropLayer();
+      await layer.write({ state: 'discarded', operations: [], baseline: [] });
+      const why = run.result.stderr.toString().trim().split('\n')[0] ?? '';
+      return {
+        kind: 'no-layer',
+        reason: `a copy-on-write layer could not be mounted${why === '' ? '' : ` (${why})`}`,
+      };
+    }
+    if (run.capture === undefined) {
+      const note =
+        run.captureError === undefined
+          ? 'Its changes were discarded: nothing of it reached the workspace.'
+          : `keel could not read what it changed (${run.captureError}), so none of its changes were kept.`;
+      return {
+        kind: 'outcome',
+        outcome: await discard(layer, await options.outcomeOf(run.result, undefined, note)),
+      };
+    }
+    const capture = run.capture;
+    const applied = await options.outcomeOf(run.result, capture.effects, '');
+    if (!options.approved && capture.refusals.length > 0) {
+      const held = escalation({
+        content: [
+          (await options.outcomeOf(run.result, undefined, '')).content,
+          `Its changes are held, not applied: a call no human approved may not make them.\n${describeRefusals(capture.refusals)}`,
+        ].join('\n'),
+        reason: `the command's changes go beyond a mutating call:\n${describeRefusals(capture.refusals)}`,
+        held: { changes: capture.effects },
+      });
+      await layer.write({
+        state: 'held',
+        operations: capture.operations,
+        baseline: capture.baseline,
+        outcome: applied,
+        held,
+      });
+      return { kind: 'outcome', outcome: held };
+    }
+    return { kind: 'outcome', outcome: await apply(layer, capture, applied) };
+  });
+}
+
+/** A human approved a held layer: apply it (unless the workspace changed under it). */
+export async function applyHeldLayer(options: { workspace: string; callKey: string }): Promise<ToolOutcome> {
+  const layer = new CallLayer(options.workspace, options.callKey);
+  return withWorkspaceLock(options.workspace, async () => {
+    const record = await layer.read();
+    if (record?.state === 'held' && record.outcome !== undefined) {
+      return apply(layer, record, record.outcome);
+    }
+    return (await answerFromRecord(layer, record)) ?? lostLayer();
+  });
+}
+
+/** A human denied a held layer (or it timed out): its changes go, and never reach the workspace. */
+export async function discardHeldLayer(options: { workspace: string; callKey: string }): Promise<void> {
+  const layer = new CallLayer(options.workspace, options.callKey);
+  await withWorkspaceLock(options.workspace, async () => {
+    const record = await layer.read();
+    if (record?.state !== 'held') return;
+    await layer.dropLayer();
+    await layer.write({
+      state: 'discarded',
+      operations: [],
+      baseline: [],
+      ...(record.outcome ? { outcome: record.outcome } : {}),
+    });
+  });
+}
+
+/** What an earlier attempt of the same call left: its answer, a half-done apply to finish, or nothing. */
+async function answerFromRecord(
+  layer: CallLayer,
+  record: LayerRecord | undefined,
+): Promise<ToolOutcome | undefined> {
+  if (record === undefined || record.state === 'running') return undefined;
+  if (record.state === 'held') return record.held ?? lostLayer();
+  if (record.state === 'applying') {
+    await applyOperations({
+      workspace: layer.workspace,
+      upper: layer.directories.upper,
+      operations: record.operations,
+    });
+    await finish(layer, record.outcome);
+  }
+  if (record.outcome === undefined) return lostLayer();
+  return {
+    ...record.outcome,
+    content: `(Not run again: an earlier attempt of this call ran it; this is its recorded result.)\n${record.outcome.content}`,
+  };
+}
+
+async function apply(
+  layer: CallLayer,
+  capture: Pick<CapturedLayer, 'operations' | 'baseline'>,
+  outcome: ToolOutcome,
+): Promise<ToolOutcome> {
+  const changed = await changedSinceCapture(layer.workspace, capture.baseline);
+  if (changed.length > 0) {
+    return discard(
+      layer,
+      failure({
+        content: `${outcome.content}\nIts changes were not applied: ${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ` and ${changed.length - 5} more` : ''} changed in the workspace meanwhile (another call or process), and applying over them would undo that. Nothing of this call reached the workspace.`,
+        candidates: ['Look at the workspace as it is now, then run the command again'],
+        facts: outcome.facts,
+      }),
+    );
+  }
+  await layer.write({
+    state: 'applying',
+    operations: capture.operations,
+    baseline: capture.baseline,
+    outcome,
+  });
+  await applyOperations({
+    workspace: layer.workspace,
+    upper: layer.directories.upper,
+    operations: capture.operations,
+  });
+  await finish(layer, outcome);
+  return outcome;
+}
+
+async function finish(layer: CallLayer, outcome: ToolOutcome | undefined): Promise<void> {
+  await layer.write({ state: 'applied', operations: [], baseline: [], ...(outcome ? { outcome } : {}) });
+  await layer.dropLayer();
+}
+
+async function discard(layer: CallLayer, outcome: ToolOutcome): Promise<ToolOutcome> {
+  await layer.dropLayer();
+  await layer.write({ state: 'discarded', operations: [], baseline: [], outcome });
+  return outcome;
+}
+
+function lostLayer(): ToolOutcome {
+  return failure({
+    content:
+      "This call's held changes are gone (the worker lost its layer, or it was removed after a week), so nothing was applied.",
+    candidates: ['Look at the workspace as it is now, then run the command again'],
+  });
+}
