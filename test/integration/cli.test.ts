@@ -178,8 +178,15 @@ test('run, pending, approve and status work end to end from the command line', a
     assert.match(ledger.stdout, /approval\.decided\s+approved by dana/);
     assert.match(ledger.stdout, /goal\.completed/);
     const ledgerJson = await keel([...common, 'ledger', workflowId, '--json']);
-    const events = JSON.parse(ledgerJson.stdout) as { kind: string }[]; // one document, not JSON Lines
+    // One document, not JSON Lines.
+    const events = JSON.parse(ledgerJson.stdout) as { kind: string; data: Record<string, unknown> }[];
     assert.ok(events.some((event) => event.kind === 'goal.completed'));
+    const requested = events.find((event) => event.kind === 'approval.requested');
+    assert.equal(
+      requested?.data.call,
+      'echo from-cli > cli.txt',
+      'the approval event carries the whole call',
+    );
     assert.match(
       ledger.stdout,
       /assessment\.completed\s+self-assessment at turn 1/,

@@ -79,6 +79,7 @@ test('pending approvals come with the approve and deny commands', () => {
       callId: 'toolu_01',
       toolName: 'run_command',
       summary: 'run_command: rm -rf build',
+      call: 'rm -rf build',
       reversibility: 'irreversible' as const,
       input: { command: 'rm -rf build' },
       requestedAt: '2030-01-01T00:00:00.000Z',

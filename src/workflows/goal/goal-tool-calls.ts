@@ -17,6 +17,7 @@ import { observeDenial, observeToolCall } from '../principles/principles';
 import { reportStepInputSchema } from '../tools/report-step-spec';
 import type { ToolOutcome } from '../tools/tool-outcome';
 import { formatToolResult } from '../tools/format-tool-result';
+import { callText } from '../tools/call-text';
 import { isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
 import type { ToolUseBlock } from '../common/transcript';
@@ -151,6 +152,7 @@ export class GoalToolCalls {
       this.goal.visibility.record(LedgerEventKind.ApprovalRequested, `approval requested: ${call.summary}`, {
         callId: call.callId,
         reversibility: call.reversibility,
+        call: callText(call.input),
         toolCallsSoFar: this.state.counters.toolCalls,
         ...(call.tierReason === undefined ? {} : { tierReason: call.tierReason }),
       });
