@@ -151,11 +151,14 @@ test('run, pending, approve and status work end to end from the command line', a
     );
     assert.equal(listed.length, 1);
     const { deadline, ...entry } = listed[0] ?? {};
+    // The whole call beside its label (the printing itself is tested in approval-lines.test.ts).
     assert.deepEqual(entry, {
       workflowId,
       callId,
       reversibility: 'irreversible',
       summary: 'run_command: echo from-cli > cli.txt',
+      call: 'echo from-cli > cli.txt',
+      input: { command: 'echo from-cli > cli.txt' },
     });
     assert.ok(!Number.isNaN(Date.parse(String(deadline))), `deadline ${String(deadline)}`);
 
