@@ -31,6 +31,8 @@ import type { GoalStatusView } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail } from '../workflows/goal/goal-details';
 import { budgetLines } from './budget-lines';
+import { callLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
+import { visibleJson } from '../workflows/tools/call-text';
 
 interface GlobalOptions {
   address?: string;
@@ -258,7 +260,7 @@ export function buildProgram(): Command {
     .action(async (workflowId: string, options: { json?: boolean }, command: Command) => {
       await withClient(command, async (client) => {
         const view = await goalStatus(goalHandle(client, workflowId));
-        if (options.json) return print(JSON.stringify(view, null, 2));
+        if (options.json) return print(visibleJson(view));
         print(`${workflowId}: ${view.status} (${view.phase})${view.endReason ? ` — ${view.endReason}` : ''}`);
         print(`goal: ${view.goal}`);
         if (view.model)
@@ -274,8 +276,10 @@ export function buildProgram(): Command {
           for (const action of view.host.actions ?? []) print(`  ${action}`);
         } else if (view.host) print(`host: ${view.host.id}`);
         if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
-        for (const approval of view.pendingApprovals)
-          print(`awaiting approval: ${approval.callId} ${approval.summary}`);
+        for (const approval of view.pendingApprovals) {
+          print(`awaiting approval: ${approval.callId} ${labelText(approval.summary)}`);
+          for (const line of callLines(approval.input)) print(line);
+        }
         if ((view.counters.approvalsIgnored ?? 0) > 0)
           print(
             `ignored decisions: ${view.counters.approvalsIgnored}${ignoredDetail(view.lastIgnoredDecision)}`,
@@ -290,11 +294,11 @@ export function buildProgram(): Command {
     .description('tool calls and outputs awaiting a human decision (approvals and reviews)')
     .option(
       '--json',
-      'print one JSON array of {workflowId, callId, reversibility, summary, deadline} (a review: callId "review")',
+      'print one JSON array of {workflowId, callId, reversibility, summary, deadline, call, input} (call: the whole call, summary: its short label; a review: callId "review")',
     )
     .action(async (options: { json?: boolean }, command: Command) => {
       await withClient(command, async (client) => {
-        const pending = [];
+        const pending: PendingEntry[] = [];
         for (const { workflowId, view } of await statusOfEach(client, await listRunningGoals(client))) {
           if (!view) {
             // A query waits for a worker: a goal whose task queue has none would hold up the list.
@@ -303,27 +307,10 @@ export function buildProgram(): Command {
             );
             continue;
           }
-          if (view.awaitingReview) {
-            pending.push({
-              workflowId,
-              callId: 'review',
-              reversibility: 'output',
-              summary: 'awaiting a human review of its output',
-              deadline: '',
-            });
-          }
-          for (const approval of view.pendingApprovals) {
-            const { callId, reversibility, summary, deadline } = approval;
-            pending.push({ workflowId, callId, reversibility, summary, deadline });
-          }
+          pending.push(...pendingEntries(workflowId, view));
         }
-        if (options.json) return print(JSON.stringify(pending, null, 2));
-        for (const { workflowId, callId, reversibility, summary, deadline } of pending) {
-          if (callId === 'review')
-            print(`${workflowId}  review  ${summary}  (keel review ${workflowId} --accept | --reject)`);
-          else print(`${workflowId}  ${callId}  ${reversibility}  ${summary}  (until ${deadline})`);
-        }
-        if (pending.length === 0) print('no tool calls or outputs are awaiting a human');
+        if (options.json) return print(visibleJson(pending));
+        for (const line of pendingLines(pending)) print(line);
       });
     });
 

@@ -4,6 +4,7 @@ import { formatElapsed, formatInteger } from '../workflows/principles/budget';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult } from './follow-goal';
+import { callLines, labelText } from './approval-lines';
 
 /**
  * `keel watch <id>`: a live terminal view of one goal for those who prefer the terminal to the
@@ -55,7 +56,8 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
     lines.push(`pending approvals (${view.pendingApprovals.length}):`);
     for (const approval of view.pendingApprovals) {
       lines.push(
-        `  ! ${oneLine(approval.summary)} (${approval.reversibility}) until ${approval.deadline}${timeLeft(approval.deadline, options.now)}`,
+        `  ! ${labelText(approval.summary)} (${approval.reversibility}) until ${approval.deadline}${timeLeft(approval.deadline, options.now)}`,
+        ...callLines(approval.input, '      '),
       );
       lines.push(
         `    keel approve ${workflowId} ${approval.callId}   |   keel deny ${workflowId} ${approval.callId}`,

@@ -151,11 +151,14 @@ test('run, pending, approve and status work end to end from the command line', a
     );
     assert.equal(listed.length, 1);
     const { deadline, ...entry } = listed[0] ?? {};
+    // The whole call beside its label (the printing itself is tested in approval-lines.test.ts).
     assert.deepEqual(entry, {
       workflowId,
       callId,
       reversibility: 'irreversible',
       summary: 'run_command: echo from-cli > cli.txt',
+      call: 'echo from-cli > cli.txt',
+      input: { command: 'echo from-cli > cli.txt' },
     });
     assert.ok(!Number.isNaN(Date.parse(String(deadline))), `deadline ${String(deadline)}`);
 
@@ -178,8 +181,15 @@ test('run, pending, approve and status work end to end from the command line', a
     assert.match(ledger.stdout, /approval\.decided\s+approved by dana/);
     assert.match(ledger.stdout, /goal\.completed/);
     const ledgerJson = await keel([...common, 'ledger', workflowId, '--json']);
-    const events = JSON.parse(ledgerJson.stdout) as { kind: string }[]; // one document, not JSON Lines
+    // One document, not JSON Lines.
+    const events = JSON.parse(ledgerJson.stdout) as { kind: string; data: Record<string, unknown> }[];
     assert.ok(events.some((event) => event.kind === 'goal.completed'));
+    const requested = events.find((event) => event.kind === 'approval.requested');
+    assert.equal(
+      requested?.data.call,
+      'echo from-cli > cli.txt',
+      'the approval event carries the whole call',
+    );
     assert.match(
       ledger.stdout,
       /assessment\.completed\s+self-assessment at turn 1/,

@@ -7,15 +7,20 @@ import {
   type GoalDetailsInput,
 } from '../../src/workflows/goal/goal-details';
 import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
+import { callText } from '../../src/workflows/tools/call-text';
+import { shorten } from '../../src/workflows/tools/suggest-call';
 import type { PendingApprovalView } from '../../src/workflows/goal/messages';
 
+/** A pending run_command call; its whole text is rendered from the input, as goal-view does. */
 function approval(overrides: Partial<PendingApprovalView> = {}): PendingApprovalView {
+  const input = overrides.input ?? { command: 'rm -rf build' };
   return {
     callId: 'toolu_01',
     toolName: 'run_command',
     summary: 'run_command: rm -rf build',
+    call: callText(input),
     reversibility: 'irreversible',
-    input: { command: 'rm -rf build' },
+    input,
     requestedAt: '2030-01-01T00:00:00.000Z',
     deadline: '2030-01-02T00:00:00.000Z',
     ...overrides,
@@ -187,7 +192,14 @@ test('each pending approval comes with the exact commands that approve it', () =
   const markdown = renderGoalDetails(
     input({
       phase: 'awaiting-approval',
-      pendingApprovals: [approval(), approval({ callId: 'toolu_02', summary: 'run_command: make deploy' })],
+      pendingApprovals: [
+        approval(),
+        approval({
+          callId: 'toolu_02',
+          summary: 'run_command: make deploy',
+          input: { command: 'make deploy' },
+        }),
+      ],
     }),
   );
   const start = markdown.indexOf('#### Pending approvals');
@@ -197,10 +209,18 @@ test('each pending approval comes with the exact commands that approve it', () =
     '',
     '`run_command: rm -rf build` — irreversible, call `toolu_01`, until 2030-01-02T00:00:00.000Z',
     '',
+    '```',
+    'rm -rf build',
+    '```',
+    '',
     '- approve: `keel approve goal-1 toolu_01`',
     `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_01","approver":"YOUR_NAME"}'\``,
     '',
     '`run_command: make deploy` — irreversible, call `toolu_02`, until 2030-01-02T00:00:00.000Z',
+    '',
+    '```',
+    'make deploy',
+    '```',
     '',
     '- approve: `keel approve goal-1 toolu_02`',
     `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_02","approver":"YOUR_NAME"}'\``,
@@ -218,6 +238,69 @@ test('backticks in a summary cannot break its inline code', () => {
   );
   assert.match(markdown, /^```run_command: echo `date` ``x`` rm -rf \/tmp\/a``` — irreversible/m);
 });
+
+test('the whole call is shown under its cut label: nothing after a long harmless part is hidden', () => {
+  const command = `echo "${'harmless '.repeat(10)}"      ; rm -rf src`;
+  const summary = `run_command: ${shorten(command, 100)}`; // as run_command labels it
+  const markdown = renderGoalDetails(
+    input({ pendingApprovals: [approval({ summary, input: { command } })] }),
+  );
+  const label = markdown.split('\n').find((line) => line.startsWith('`run_command:')) ?? '';
+  assert.match(label, /^`run_command: echo "harmless .*…` — irreversible/);
+  assert.doesNotMatch(label, /rm -rf/, 'the label alone hides the deletion');
+  // The Web UI does not wrap code blocks: past 80 characters a line goes on, marked, below.
+  assert.deepEqual(codeBlocks(markdown), [[command.slice(0, 80), `↪ ${command.slice(80)}`]]);
+});
+
+test('a 5,000-character call is kept whole, in lines the panel can show', () => {
+  const command = `echo ${'a'.repeat(5_000)} ; rm -rf src`;
+  const [block = []] = codeBlocks(
+    renderGoalDetails(input({ pendingApprovals: [approval({ input: { command } })] })),
+  );
+  assert.ok(block.every((line) => line.length <= 80));
+  assert.ok(block.slice(1).every((line) => line.startsWith('↪ ')));
+  assert.equal(block.map((line, index) => (index === 0 ? line : line.slice('↪ '.length))).join(''), command);
+});
+
+test('backticks in a call cannot end its code block early', () => {
+  const command = 'echo ```\n```\nrm -rf src\n````';
+  const markdown = renderGoalDetails(input({ pendingApprovals: [approval({ input: { command } })] }));
+  const lines = markdown.split('\n');
+  const opening = lines.indexOf('`````');
+  assert.ok(opening > 0, markdown);
+  // A fenced block ends only at a line of at least as many backticks as opened it (CommonMark 4.5).
+  const closing = lines.findIndex((line, index) => index > opening && /^ {0,3}`{5,}\s*$/.test(line));
+  assert.deepEqual(lines.slice(opening + 1, closing), ['echo ```', '```', 'rm -rf src', '````']);
+  assert.equal(lines[closing], '`````');
+});
+
+test('invisible characters in a call and its label are shown, not hidden in the page', () => {
+  const markdown = renderGoalDetails(
+    input({
+      pendingApprovals: [
+        approval({ summary: 'run_command: ls \u202E\u200B', input: { command: 'ls \u202Efdp.exe\u200B\r' } }),
+      ],
+    }),
+  );
+  assert.match(markdown, /^`run_command: ls \\u\{202E\}\\u\{200B\}` — /m);
+  assert.deepEqual(codeBlocks(markdown), [['ls \\u{202E}fdp.exe\\u{200B}\\r']]);
+  assert.doesNotMatch(markdown, /[\u202E\u200B\r]/);
+});
+
+/** The lines inside each fenced code block of the markdown, as keel writes them. */
+function codeBlocks(markdown: string): string[][] {
+  const lines = markdown.split('\n');
+  const blocks: string[][] = [];
+  for (let at = 0; at < lines.length; at++) {
+    const fence = lines[at] ?? '';
+    if (!/^`{3,}$/.test(fence)) continue;
+    const closing = lines.indexOf(fence, at + 1);
+    assert.ok(closing > at, `a closed code block in:\n${markdown}`);
+    blocks.push(lines.slice(at + 1, closing));
+    at = closing;
+  }
+  return blocks;
+}
 
 test('inlineCode picks a delimiter longer than any backtick run inside', () => {
   assert.equal(inlineCode('plain'), '`plain`');

@@ -79,6 +79,7 @@ test('pending approvals come with the approve and deny commands', () => {
       callId: 'toolu_01',
       toolName: 'run_command',
       summary: 'run_command: rm -rf build',
+      call: 'rm -rf build',
       reversibility: 'irreversible' as const,
       input: { command: 'rm -rf build' },
       requestedAt: '2030-01-01T00:00:00.000Z',
@@ -92,6 +93,7 @@ test('pending approvals come with the approve and deny commands', () => {
   assert.ok(start > 0, lines.join('\n'));
   assert.deepEqual(lines.slice(start + 1), [
     '  ! run_command: rm -rf build (irreversible) until 2030-01-02T00:00:00.000Z',
+    '      rm -rf build',
     '    keel approve goal-1 toolu_01   |   keel deny goal-1 toolu_01',
   ]);
   const timed = renderWatchView(view({ pendingApprovals }), {
@@ -108,6 +110,27 @@ test('pending approvals come with the approve and deny commands', () => {
     now: new Date('2031-01-01'),
   });
   assert.ok(late.some((line) => line.endsWith('(due now)')));
+});
+
+test('a pending call is shown whole under its cut label, never only the label', () => {
+  const command = `echo "${'harmless '.repeat(10)}"      ; rm -rf src`;
+  const input = { command };
+  const pendingApprovals = [
+    {
+      callId: 'toolu_01',
+      toolName: 'run_command',
+      summary: `run_command: ${command.slice(0, 99)}…`,
+      call: command,
+      reversibility: 'irreversible' as const,
+      input,
+      requestedAt: '2030-01-01T00:00:00.000Z',
+      deadline: '2030-01-02T00:00:00.000Z',
+    },
+  ];
+  const lines = renderWatchView(view({ pendingApprovals }), { workflowId: 'goal-1' });
+  const label = lines.findIndex((line) => line.startsWith('  ! run_command: echo'));
+  assert.doesNotMatch(lines[label] ?? '', /rm -rf/);
+  assert.equal(lines[label + 1], `      ${command}`);
 });
 
 test('the plan, when the view carries one', () => {

@@ -1,12 +1,13 @@
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../principles/budget';
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
 import type { GuardsView, HostView, PendingApprovalView } from './messages';
+import { CONTINUATION_MARK, visibleText } from '../tools/call-text';
 
 /**
  * The markdown the Temporal Web UI shows as a goal's "current details": what the goal is doing,
  * what it has spent, and — first, because it is the one thing a reader may have to act on — each
- * pending approval with the exact commands that approve it. Pure, so the workflow can render it on
- * every change and replay renders the same text.
+ * pending approval, its whole call and the exact commands that approve it. Pure, so the workflow
+ * can render it on every change and replay renders the same text.
  */
 
 export interface GoalDetailsPlanStep {
@@ -51,6 +52,8 @@ export interface GoalDetailsInput {
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
 const TEXT_PREVIEW_CHARS = 160;
+/** Characters per line of a call's code block; longer lines wrap (see wrapped). */
+const CALL_LINE_CHARACTERS = 80;
 
 export function renderGoalDetails(input: GoalDetailsInput): string {
   const sections = [
@@ -89,8 +92,10 @@ function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {
   const blocks = [`#### Pending approvals (${input.pendingApprovals.length})`];
   for (const approval of input.pendingApprovals) {
     blocks.push(
-      `${inlineCode(oneLine(approval.summary))} — ${approval.reversibility}, call ${inlineCode(approval.callId)}, until ${approval.deadline}`,
+      `${inlineCode(visibleText(oneLine(approval.summary), { oneLine: true }))} — ${approval.reversibility}, call ${inlineCode(approval.callId)}, until ${approval.deadline}`,
     );
+    // The label is cut; the block under it is the whole call, which is what is approved.
+    blocks.push(codeBlock(wrapped(approval.call)));
     // A flat list of inline code after each approval: the Web UI's panel shows nested lists run
     // together, and inline code wraps where a fenced block would hide the long signal command
     // behind a scroll bar. The paragraphs between keep one approval's list from merging with
@@ -272,6 +277,33 @@ export function inlineCode(text: string): string {
   const fence = '`'.repeat(longestBacktickRun(text) + 1);
   const padding = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
   return `${fence}${padding}${text}${padding}${fence}`;
+}
+
+/**
+ * A fenced code block nothing in the text can end early: the fence is longer than any run of
+ * backticks inside, so no line of the text can close it (CommonMark, 4.5).
+ */
+function codeBlock(text: string): string {
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(text) + 1));
+  return `${fence}\n${text}\n${fence}`;
+}
+
+/**
+ * The Web UI does not wrap a code block: a long line runs past the panel's edge, and what follows
+ * a long `echo` is out of sight. A longer line is broken after CALL_LINE_CHARACTERS, and each
+ * further piece goes on a line of its own that starts with the continuation mark (escaped in the
+ * call text, so a line of the call itself never starts with it). Nothing is dropped.
+ */
+function wrapped(text: string): string {
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    const characters = Array.from(line); // whole code points: a surrogate pair is never split
+    lines.push(characters.slice(0, CALL_LINE_CHARACTERS).join(''));
+    const rest = CALL_LINE_CHARACTERS - CONTINUATION_MARK.length - 1;
+    for (let start = CALL_LINE_CHARACTERS; start < characters.length; start += rest)
+      lines.push(`${CONTINUATION_MARK} ${characters.slice(start, start + rest).join('')}`);
+  }
+  return lines.join('\n');
 }
 
 function longestBacktickRun(text: string): number {

@@ -18,6 +18,7 @@ import { reportStepInputSchema } from '../tools/report-step-spec';
 import type { Escalation, ToolOutcome } from '../tools/tool-outcome';
 import { CALL_IDS_PATCH, type NamedCall } from './call-ids';
 import { formatToolResult } from '../tools/format-tool-result';
+import { callText } from '../tools/call-text';
 import { isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
 import { callsToPrepare, denialText, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
@@ -155,6 +156,7 @@ export class GoalToolCalls {
     this.goal.visibility.record(LedgerEventKind.ApprovalRequested, `approval requested: ${call.summary}`, {
       callId: call.callId,
       reversibility: call.reversibility,
+      call: callText(call.input),
       toolCallsSoFar: this.state.counters.toolCalls,
       ...(call.tierReason === undefined ? {} : { tierReason: call.tierReason }),
       ...(call.escalation === undefined

@@ -9,6 +9,7 @@ import { explorationRatio, reflectionResponseRate } from '../reflection/reflecti
 import { rawFallbackRate } from '../common/structured-output';
 import type { SearchAttributeValues } from './search-attribute-values';
 import { describeMessage } from '../common/transcript';
+import { callText } from '../tools/call-text';
 
 /**
  * Read-only projections of the goal state: the status query, the Web UI's current details, the
@@ -21,6 +22,7 @@ export function pendingApprovals(state: GoalState): PendingApprovalView[] {
       callId: call.callId,
       toolName: call.toolName,
       summary: call.summary,
+      call: callText(call.input),
       reversibility: call.reversibility,
       input: call.input,
       requestedAt: call.approval?.requestedAt ?? '',

@@ -51,7 +51,10 @@ export const userMessageSignal = defineSignal<[UserMessagePayload]>('userMessage
 export interface PendingApprovalView {
   callId: string;
   toolName: string;
+  /** A one-line label of the call, cut short: never all an approver is shown (see `call`). */
   summary: string;
+  /** The whole call as a human must read it before deciding: never cut, nothing hidden (callText). */
+  call: string;
   reversibility: Reversibility;
   input: unknown;
   requestedAt: string;

@@ -1,0 +1,65 @@
+import type { GoalStatusView } from '../workflows/goal/messages';
+import { callText, visibleText } from '../workflows/tools/call-text';
+
+/**
+ * How the terminal shows a call awaiting a human: its short label on one line, and under it the
+ * whole call, indented, with nothing a terminal could hide (see callText). `keel pending`,
+ * `status`, `watch` and `run --wait` print these; pure, so tests read exactly what they print.
+ */
+
+const CALL_INDENT = '    ';
+
+/** A call's label on one line with nothing hidden: it is the model's text too. */
+export function labelText(summary: string): string {
+  return visibleText(summary, { oneLine: true });
+}
+
+/**
+ * The whole call, one indented line per line of it. Rendered here from the input rather than
+ * taken from the view's `call`, so a goal whose worker predates that field is shown the same way.
+ */
+export function callLines(input: unknown, indent = CALL_INDENT): string[] {
+  return callText(input)
+    .split('\n')
+    .map((line) => `${indent}${line}`);
+}
+
+/** One thing awaiting a human, as `keel pending` lists it and prints it with --json. */
+export interface PendingEntry {
+  workflowId: string;
+  /** The call's id, or "review" for an output awaiting a human review. */
+  callId: string;
+  reversibility: string;
+  summary: string;
+  deadline: string;
+  /** Approvals only: the whole call (callText) and the input it is rendered from. */
+  call?: string;
+  input?: unknown;
+}
+
+export function pendingEntries(
+  workflowId: string,
+  view: Pick<GoalStatusView, 'awaitingReview' | 'pendingApprovals'>,
+): PendingEntry[] {
+  const entries: PendingEntry[] = [];
+  if (view.awaitingReview) {
+    const summary = 'awaiting a human review of its output';
+    entries.push({ workflowId, callId: 'review', reversibility: 'output', summary, deadline: '' });
+  }
+  for (const { callId, reversibility, summary, deadline, input } of view.pendingApprovals)
+    entries.push({ workflowId, callId, reversibility, summary, deadline, call: callText(input), input });
+  return entries;
+}
+
+/** `keel pending`: a line per entry as before, and under each call the whole of it. */
+export function pendingLines(entries: readonly PendingEntry[]): string[] {
+  if (entries.length === 0) return ['no tool calls or outputs are awaiting a human'];
+  return entries.flatMap(({ workflowId, callId, reversibility, summary, deadline, input }) =>
+    callId === 'review'
+      ? [`${workflowId}  review  ${summary}  (keel review ${workflowId} --accept | --reject)`]
+      : [
+          `${workflowId}  ${callId}  ${reversibility}  ${labelText(summary)}  (until ${deadline})`,
+          ...callLines(input),
+        ],
+  );
+}
