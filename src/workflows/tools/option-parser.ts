@@ -42,8 +42,14 @@ export interface ParsedOption {
   readonly value?: string;
 }
 
-export type ParsedArguments =
-  { ok: true; options: ParsedOption[]; positionals: ShellWord[] } | { ok: false; reason: string };
+export interface ParsedOptions {
+  readonly ok: true;
+  readonly options: ParsedOption[];
+  /** The operands, in order: words that are neither options nor their values. */
+  readonly positionals: ShellWord[];
+}
+
+export type ParsedArguments = ParsedOptions | { ok: false; reason: string };
 
 /** Parses a program's arguments the way getopt_long does (options may follow operands). */
 export function parseArguments(

@@ -1,5 +1,6 @@
 import { parseArguments, type OptionSpec } from './option-parser';
 import { whyFindIsNotReadOnly } from './read-only-find';
+import { whyGitIsNotReadOnly } from './read-only-git';
 import { READ_ONLY_OPTIONS } from './read-only-options';
 import { Reversibility } from './reversibility';
 import { splitSimpleCommands, type ShellWord } from './shell-words';
@@ -85,7 +86,7 @@ const READ_ONLY_COMMANDS: Readonly<Record<string, ArgumentRule>> = {
   ),
   uniq,
   find: whyFindIsNotReadOnly,
-  git: (args) => gitRule(args.map((word) => word.text)),
+  git: whyGitIsNotReadOnly,
 };
 
 function whyNotReadOnly(words: readonly ShellWord[]): string | undefined {
@@ -107,46 +108,3 @@ function whyNotConfined(words: readonly ShellWord[]): string | undefined {
   }
   return undefined;
 }
-
-// The rules git had before its own allowlist (read-only-git.ts replaces them).
-type TextRule = (args: readonly string[]) => string | undefined;
-
-const gitRule: TextRule = (args) => {
-  let index = 0;
-  while (args[index] === '--no-pager') index += 1;
-  const subcommand = args[index];
-  if (subcommand === undefined) return 'git without a subcommand';
-  if (subcommand.startsWith('-'))
-    return `git option ${subcommand} before the subcommand can change behaviour`;
-  const rule = Object.hasOwn(READ_ONLY_GIT_SUBCOMMANDS, subcommand)
-    ? READ_ONLY_GIT_SUBCOMMANDS[subcommand]
-    : undefined;
-  return rule === undefined
-    ? `git ${subcommand} is not a known read-only git command`
-    : rule(args.slice(index + 1));
-};
-
-/** --output writes a file; --ext-diff runs a configured external program. */
-const gitDiffLike: TextRule = (args) =>
-  args.some((argument) => argument.startsWith('--output') || argument === '--ext-diff')
-    ? 'git --output/--ext-diff writes a file or runs a program'
-    : undefined;
-
-const GIT_BRANCH_LISTING_FLAGS = new Set([
-  ...['-a', '-r', '-v', '-vv', '--all', '--remotes', '--verbose', '--list', '--show-current'],
-  '--no-color',
-]);
-
-const READ_ONLY_GIT_SUBCOMMANDS: Readonly<Record<string, TextRule>> = {
-  status: () => undefined,
-  log: gitDiffLike,
-  diff: gitDiffLike,
-  show: gitDiffLike,
-  'rev-parse': () => undefined,
-  'ls-files': () => undefined,
-  blame: () => undefined,
-  branch: (args) =>
-    args.every((argument) => GIT_BRANCH_LISTING_FLAGS.has(argument))
-      ? undefined
-      : 'git branch with arguments can create, rename or delete branches',
-};
