@@ -417,7 +417,7 @@ const notReadOnly: ReadonlyArray<readonly [hole: string, command: string]> = [
   ['unknown option', 'stat --printf'],
 ];
 
-/** Commands that are read-only today, correctly, and must stay so: the hint stays useful. */
+/** Inspection commands that must be read-only (nearly all were before): else the hint stops being useful. */
 const staysReadOnly: readonly string[] = [
   'ls -la src | head -50',
   'git status',

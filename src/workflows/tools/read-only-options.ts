@@ -331,7 +331,7 @@ const rg: OptionSpec = {
 const cd: OptionSpec = { flags: 'LP', globsAreHarmless: true };
 const which: OptionSpec = { flags: 'as', globsAreHarmless: true };
 
-export const READ_ONLY_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+export const READ_ONLY_OPTIONS = {
   ls,
   cat,
   head,
@@ -361,4 +361,4 @@ export const READ_ONLY_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   cd,
   pwd: cd,
   which,
-};
+} satisfies Readonly<Record<string, OptionSpec>>;

@@ -47,9 +47,9 @@ const anyArguments: ArgumentRule = () => undefined;
 /** Parses with the program's option allowlist, then applies the check on its operands, if any. */
 function withOptions(
   program: string,
+  spec: OptionSpec,
   check?: (operands: readonly ShellWord[], args: readonly ShellWord[]) => string | undefined,
 ): ArgumentRule {
-  const spec = READ_ONLY_OPTIONS[program] as OptionSpec;
   return (args) => {
     const parsed = parseArguments(program, args, spec);
     if (!parsed.ok) return parsed.reason;
@@ -61,7 +61,7 @@ function withOptions(
  * uniq's second operand is its output file. With POSIXLY_CORRECT an option after the first
  * operand is an operand too (`uniq in -c` writes -c), so no word may follow the first operand.
  */
-const uniq = withOptions('uniq', (operands, args) => {
+const uniq = withOptions('uniq', READ_ONLY_OPTIONS.uniq, (operands, args) => {
   const first = operands[0];
   return first !== undefined && args.indexOf(first) < args.length - 1
     ? 'uniq writes to its second operand (its output file)'
@@ -69,24 +69,23 @@ const uniq = withOptions('uniq', (operands, args) => {
 });
 
 /** cd without a directory goes to $HOME, `cd -` to $OLDPWD: both outside the workspace. */
-const cd = withOptions('cd', (operands) =>
+const cd = withOptions('cd', READ_ONLY_OPTIONS.cd, (operands) =>
   operands.length !== 1 || operands[0]?.text === '-'
     ? 'cd without a directory (or cd -) leaves the workspace'
     : undefined,
 );
 
 const READ_ONLY_COMMANDS: Readonly<Record<string, ArgumentRule>> = {
-  echo: anyArguments,
-  true: anyArguments,
-  cd,
   ...Object.fromEntries(
-    Object.keys(READ_ONLY_OPTIONS)
-      .filter((program) => !['cd', 'uniq'].includes(program))
-      .map((program) => [program, withOptions(program)]),
+    Object.entries(READ_ONLY_OPTIONS).map(([program, spec]) => [program, withOptions(program, spec)]),
   ),
+  // Rules on the operands too, or on their own grammar.
   uniq,
+  cd,
   find: whyFindIsNotReadOnly,
   git: whyGitIsNotReadOnly,
+  echo: anyArguments,
+  true: anyArguments,
 };
 
 function whyNotReadOnly(words: readonly ShellWord[]): string | undefined {
