@@ -270,6 +270,8 @@ const notReadOnly: ReadonlyArray<readonly [hole: string, command: string]> = [
   ['tilde', 'cat x=~/.netrc'],
   ['tilde', 'ls x=a:~/y'],
   ['tilde', 'cat ~-/x'],
+  // `.*` matches `..`; a quoted character outside the BMP must not shift where it is looked for.
+  ['glob climbs', "ls '\u{1f600}'/../.*"],
   // Globs can expand to words that look like options.
   ['glob as option', 'sort *'],
   ['glob as option', 'file *'],

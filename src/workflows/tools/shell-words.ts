@@ -187,7 +187,8 @@ class Splitter {
     const end = this.source.indexOf("'", this.index);
     if (end < 0) return 'unbalanced quotes';
     this.inWord = true;
-    for (const char of this.source.slice(this.index, end)) this.add(char, false);
+    // One UTF-16 unit at a time, as everywhere: `active` must stay index for index with `text`.
+    for (let index = this.index; index < end; index += 1) this.add(this.source.charAt(index), false);
     this.index = end + 1;
     return undefined;
   }
