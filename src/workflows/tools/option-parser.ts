@@ -120,7 +120,9 @@ function parseLong(
     options.push({ name, value });
     return undefined;
   }
-  return whyUnknown(program, `--${name}`, spec, (option) => option.length > 1 && option.startsWith(name));
+  const abbreviates = (option: string): boolean =>
+    name !== '' && option.length > 1 && option.startsWith(name);
+  return whyUnknown(program, `--${name}`, spec, abbreviates);
 }
 
 function parseShort(
