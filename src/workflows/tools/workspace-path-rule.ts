@@ -9,6 +9,7 @@ import type { ShellWord } from './shell-words';
  */
 export function whyOutsideWorkspace(word: ShellWord): string | undefined {
   if (hasExpansion(word)) return `"${word.text}" expands a variable, which can name any path`;
+  if (hasTildeAfterAssignment(word)) return `"${word.text}" expands ~ (bash does after = and :)`;
   for (const candidate of pathCandidates(word)) {
     if (candidate.active.startsWith('~'))
       return `names ${candidate.text}, a home directory outside the workspace`;
@@ -18,13 +19,18 @@ export function whyOutsideWorkspace(word: ShellWord): string | undefined {
   return undefined;
 }
 
-/** `$NAME`, `${…}`, `$1`, and the special parameters ($$ is a process id: /proc/$$/…). */
+/**
+ * `$NAME`, `${…}`, `$1`, the special parameters ($$ is a process id: /proc/$$/…), and anything
+ * else after an active `$`: only a `$` that ends the word is surely literal.
+ */
 function hasExpansion(word: ShellWord): boolean {
-  for (let index = 0; index < word.active.length; index += 1) {
-    // The character after `$` decides, quoted or not: in "$HOME" only the `$` is active.
-    if (word.active[index] === '$' && /[A-Za-z0-9_{$!#?*@-]/.test(word.text.charAt(index + 1))) return true;
-  }
-  return false;
+  // Quoted or not, what follows decides: in "$HOME" only the `$` is active, and it still expands.
+  return word.active.slice(0, -1).includes('$');
+}
+
+/** bash expands `~` after `=` and `:` in words that look like assignments (`x=~/.netrc`). */
+function hasTildeAfterAssignment(word: ShellWord): boolean {
+  return /[=:]~/.test(word.active);
 }
 
 /**
