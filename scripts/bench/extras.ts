@@ -278,7 +278,8 @@ export async function measureParkedMemory(
           startGoal(environment.client, {
             taskQueue,
             workflowId,
-            input: { goal: scenarioPrompt(scenario), workspace },
+            // Network makes the call irreversible, so each goal parks waiting for approval.
+            input: { goal: scenarioPrompt(scenario), workspace, sandbox: { network: true } },
           }),
         ),
       );

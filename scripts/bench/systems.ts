@@ -162,6 +162,9 @@ function keelSystem(client: Client, taskQueue: string): BenchSystem {
           // The loopback model reads without progress and never answers checkpoints; the bench
           // measures the loop's cost, so the discipline guards (measured by eval:discipline) stay off.
           guards: { enabled: false },
+          // With network allowed every run_command is irreversible: the mixed scenario's append
+          // waits for approval, as it does in the other systems.
+          sandbox: { network: true },
         },
       });
       const goal = goalHandle(client, id);

@@ -4,7 +4,7 @@ import type { ScenarioInput } from '../../src/scripted-model/scenario';
 export const CHAOS_GOAL = 'CHAOS: append every numbered effect to effects.txt, one per call';
 export const EFFECTS_FILE = 'effects.txt';
 
-/** The command of call `index` (1-based): an append the classifier calls irreversible. */
+/** The command of call `index` (1-based): an append, irreversible because the goal allows network. */
 export function effectCommand(index: number): string {
   return `echo effect-${index} >> ${EFFECTS_FILE}`;
 }

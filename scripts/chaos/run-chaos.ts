@@ -116,6 +116,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           {
             goal: CHAOS_GOAL,
             workspace,
+            // With network allowed every run_command is irreversible: each append is approved and
+            // runs at most once, which is what chaos measures.
+            sandbox: { network: true },
             // A short heartbeat timeout lets the server notice a killed worker in seconds.
             timing: { heartbeatTimeoutMs: 2000 },
             limits: { maxTurns: options.calls + 5, maxToolCalls: options.calls + 5 },

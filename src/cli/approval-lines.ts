@@ -1,5 +1,7 @@
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { callText, visibleText } from '../workflows/tools/call-text';
+import { heldChangesLines } from '../workflows/tools/held-changes-text';
+import type { WorkspaceEffects } from '../workflows/tools/tool-outcome';
 
 /**
  * How the terminal shows a call awaiting a human: its short label on one line, and under it the
@@ -35,6 +37,9 @@ export interface PendingEntry {
   /** Approvals only: the whole call (callText) and the input it is rendered from. */
   call?: string;
   input?: unknown;
+  /** Why it waits for a human, and the changes it holds (applied on approval), when it holds any. */
+  reason?: string;
+  heldChanges?: WorkspaceEffects;
 }
 
 export function pendingEntries(
@@ -46,20 +51,48 @@ export function pendingEntries(
     const summary = 'awaiting a human review of its output';
     entries.push({ workflowId, callId: 'review', reversibility: 'output', summary, deadline: '' });
   }
-  for (const { callId, reversibility, summary, deadline, input } of view.pendingApprovals)
-    entries.push({ workflowId, callId, reversibility, summary, deadline, call: callText(input), input });
+  for (const {
+    callId,
+    reversibility,
+    summary,
+    deadline,
+    input,
+    reason,
+    heldChanges,
+  } of view.pendingApprovals)
+    entries.push({
+      workflowId,
+      callId,
+      reversibility,
+      summary,
+      deadline,
+      call: callText(input),
+      input,
+      ...(reason === undefined ? {} : { reason }),
+      ...(heldChanges === undefined ? {} : { heldChanges }),
+    });
   return entries;
 }
 
 /** `keel pending`: a line per entry as before, and under each call the whole of it. */
 export function pendingLines(entries: readonly PendingEntry[]): string[] {
   if (entries.length === 0) return ['no tool calls or outputs are awaiting a human'];
-  return entries.flatMap(({ workflowId, callId, reversibility, summary, deadline, input }) =>
-    callId === 'review'
-      ? [`${workflowId}  review  ${summary}  (keel review ${workflowId} --accept | --reject)`]
-      : [
-          `${workflowId}  ${callId}  ${reversibility}  ${labelText(summary)}  (until ${deadline})`,
-          ...callLines(input),
-        ],
+  return entries.flatMap(
+    ({ workflowId, callId, reversibility, summary, deadline, input, reason, heldChanges }) =>
+      callId === 'review'
+        ? [`${workflowId}  review  ${summary}  (keel review ${workflowId} --accept | --reject)`]
+        : [
+            `${workflowId}  ${callId}  ${reversibility}  ${labelText(summary)}  (until ${deadline})`,
+            ...callLines(input),
+            ...(heldChanges === undefined
+              ? []
+              : [
+                  `${CALL_INDENT}# ran on a copy-on-write layer; approving applies these changes, denying discards them:`,
+                  ...heldChangesLines(heldChanges).map((line) => `${CALL_INDENT}# ${line}`),
+                ]),
+            ...(reason === undefined
+              ? []
+              : [`${CALL_INDENT}# why it waits: ${visibleText(reason, { oneLine: true })}`]),
+          ],
   );
 }

@@ -54,7 +54,8 @@ async function startGoal(goal: string, extra: Record<string, unknown>) {
   const handle = await harness.client.workflow.start(goalWorkflow, {
     taskQueue: harness.taskQueue,
     workflowId: `${goal.toLowerCase()}-${Date.now()}`,
-    args: [{ goal: `${goal}: do the irreversible thing`, workspace, ...extra }],
+    // With network allowed every run_command is irreversible: the appends wait for a human.
+    args: [{ goal: `${goal}: do the irreversible thing`, workspace, sandbox: { network: true }, ...extra }],
   });
   const callId = await eventually(
     async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,

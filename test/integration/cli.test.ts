@@ -128,6 +128,8 @@ test('run, pending, approve and status work end to end from the command line', a
       'GOAL-CLI: write a file',
       '--workspace',
       workspace,
+      // With network allowed every run_command is irreversible: it waits for a human.
+      '--network',
       '--id',
       `cli-${Date.now()}`,
     ]);
@@ -159,7 +161,9 @@ test('run, pending, approve and status work end to end from the command line', a
       summary: 'run_command: echo from-cli > cli.txt',
       call: 'echo from-cli > cli.txt',
       input: { command: 'echo from-cli > cli.txt' },
+      reason: 'the goal allows network access',
     });
+    assert.match(callId, /^call-\d+$/, 'keel names the calls, not the model');
     assert.ok(!Number.isNaN(Date.parse(String(deadline))), `deadline ${String(deadline)}`);
 
     const assess = await keel([...common, 'assess', workflowId]);
@@ -215,6 +219,8 @@ test('keel pending does not wait on a goal whose worker is gone: it names it and
         'GOAL-CLI: orphan',
         '--workspace',
         workspace,
+        // With network allowed every run_command is irreversible: it waits for a human.
+        '--network',
         '--id',
         workflowId,
       ]);
@@ -272,6 +278,8 @@ async function startSignedGoal(common: string[], directory: string) {
     'SIGNED-GOAL: needs a signature',
     '--workspace',
     workspace,
+    // With network allowed every run_command is irreversible: it waits for a human.
+    '--network',
     '--approval-key',
     `alice=${alicePublic}`,
     '--id',

@@ -81,7 +81,13 @@ test(
         // The filler repeats one listing on purpose (it only has to grow history); the loop guard
         // would rightly stop it at the 5th.
         args: [
-          { goal: 'GOAL-LONG: keep going', workspace: tempDirectory(), guards: { loop: { enabled: false } } },
+          {
+            goal: 'GOAL-LONG: keep going',
+            workspace: tempDirectory(),
+            guards: { loop: { enabled: false } },
+            // With network allowed every run_command is irreversible: the last one waits for a human.
+            sandbox: { network: true },
+          },
         ],
       });
       const callId = await eventually(

@@ -222,7 +222,14 @@ test('a goal terminated outside keel is reported as terminated, with nothing pen
     const handle = await harness.client.workflow.start(goalWorkflow, {
       taskQueue: harness.taskQueue,
       workflowId: `terminated-${Date.now()}`,
-      args: [{ goal: 'GOAL-TERMINATED: wait for approval', workspace: tempDirectory() }],
+      // With network allowed every run_command is irreversible: it waits for a human.
+      args: [
+        {
+          goal: 'GOAL-TERMINATED: wait for approval',
+          workspace: tempDirectory(),
+          sandbox: { network: true },
+        },
+      ],
     });
     await eventually(async () => (await goalStatus(handle)).pendingApprovals.length === 1 || undefined);
     await handle.terminate('stopped from outside');

@@ -3,10 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
 import {
   createHarness,
-  eventually,
   historyText,
   stopOwnServer,
   temporalAddress,
@@ -47,7 +45,7 @@ after(async () => {
 });
 
 test(
-  "reading /proc/*/environ needs approval, and once approved runs sandboxed: the worker's API key reaches neither history nor the model",
+  "reading /proc/*/environ runs sandboxed, with no human needed: the worker's API key reaches neither history nor the model",
   { timeout: 120_000 },
   async () => {
     const workspace = tempDirectory('keel-environ-');
@@ -67,21 +65,12 @@ test(
       workflowId: `sandbox-environ-${Date.now()}`,
       args: [{ goal: 'GOAL-ENVIRON: read the environment', workspace }],
     });
-    const view = await eventually(async () => {
-      const status = await handle.query(goalStatusQuery);
-      return status.pendingApprovals.length === LEAKY_COMMANDS.length ? status : undefined;
-    });
-    assert.deepEqual(
-      view.pendingApprovals.map((approval) => approval.reversibility),
-      ['irreversible', 'irreversible'],
-    );
-    assert.equal(view.counters.toolCalls, 0, 'nothing ran before approval');
-
-    for (const approval of view.pendingApprovals)
-      await handle.signal(approveSignal, { callId: approval.callId, approver: 'test' });
+    // Not read-only by its words (it names paths outside the workspace), so it runs on a layer
+    // in the sandbox, whose /proc shows only the sandbox's own processes.
     const result = await handle.result();
     assert.equal(result.status, 'completed');
     assert.equal(result.counters.toolCalls, 2);
+    assert.equal(result.counters.approvalsRequested, 0);
 
     // The commands did run (in the sandbox): what they read is the scrubbed environment.
     const resultsSent = JSON.stringify(

@@ -68,7 +68,8 @@ test('search attributes track the goal, so a visibility query lists every goal w
     const handle = await harness.client.workflow.start(goalWorkflow, {
       taskQueue: harness.taskQueue,
       workflowId,
-      args: [{ goal: 'GOAL-VISIBLE: write hi.txt', workspace: tempDirectory() }],
+      // With network allowed every run_command is irreversible: it waits for a human.
+      args: [{ goal: 'GOAL-VISIBLE: write hi.txt', workspace: tempDirectory(), sandbox: { network: true } }],
     });
     const waiting = await eventually(async () => {
       const ids = await idsMatching(`KeelPendingApprovals > 0 AND KeelPhase = 'awaiting-approval'`);

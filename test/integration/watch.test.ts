@@ -40,7 +40,10 @@ async function start(goal: string) {
   return harness.client.workflow.start(goalWorkflow, {
     taskQueue: harness.taskQueue,
     workflowId: `${goal.toLowerCase()}-${Date.now()}`,
-    args: [{ goal: `${goal}: append a line`, workspace: tempDirectory('keel-ws-') }],
+    // With network allowed every run_command is irreversible: the append waits for a human.
+    args: [
+      { goal: `${goal}: append a line`, workspace: tempDirectory('keel-ws-'), sandbox: { network: true } },
+    ],
   });
 }
 

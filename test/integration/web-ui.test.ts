@@ -51,7 +51,8 @@ before(async () => {
   const running = harness;
   workerRun = running.withWorker(() => workerStopped);
   handle = await startGoal(running.client, {
-    input: { goal: GOAL, workspace: tempDirectory('keel-ws-') },
+    // With network allowed every run_command is irreversible: it waits for a human.
+    input: { goal: GOAL, workspace: tempDirectory('keel-ws-'), sandbox: { network: true } },
     taskQueue: running.taskQueue,
     workflowId: `web-ui-${Date.now()}`,
   });

@@ -67,7 +67,15 @@ test(
       taskQueue: harness.taskQueue,
       workflowId: `crash-${Date.now()}`,
       // a short heartbeat timeout lets the server notice the dead worker in seconds
-      args: [{ goal: 'GOAL-CRASH: survive', workspace, timing: { heartbeatTimeoutMs: 2000 } }],
+      // With network allowed every run_command is irreversible: approved, journaled, at most once.
+      args: [
+        {
+          goal: 'GOAL-CRASH: survive',
+          workspace,
+          sandbox: { network: true },
+          timing: { heartbeatTimeoutMs: 2000 },
+        },
+      ],
     });
     const requestsFor = (turnIndex: number) =>
       harness.scripted.requests.filter((request) => request.turnIndex === turnIndex).length;
@@ -166,7 +174,14 @@ test(
     const handle = await harness.client.workflow.start(goalWorkflow, {
       taskQueue: harness.taskQueue,
       workflowId: `never-began-${Date.now()}`,
-      args: [{ goal: 'GOAL-NEVER-BEGAN: append once', workspace, timing: { heartbeatTimeoutMs: 2000 } }],
+      args: [
+        {
+          goal: 'GOAL-NEVER-BEGAN: append once',
+          workspace,
+          sandbox: { network: true },
+          timing: { heartbeatTimeoutMs: 2000 },
+        },
+      ],
     });
     const callId = await eventually(
       async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,

@@ -2,6 +2,7 @@ import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../pri
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
 import type { GuardsView, HostView, PendingApprovalView } from './messages';
 import { CONTINUATION_MARK, visibleText } from '../tools/call-text';
+import { heldChangesLines } from '../tools/held-changes-text';
 
 /**
  * The markdown the Temporal Web UI shows as a goal's "current details": what the goal is doing,
@@ -96,6 +97,14 @@ function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {
     );
     // The label is cut; the block under it is the whole call, which is what is approved.
     blocks.push(codeBlock(wrapped(approval.call)));
+    if (approval.reason !== undefined)
+      blocks.push(`Why it waits: ${inlineCode(visibleText(oneLine(approval.reason), { oneLine: true }))}`);
+    if (approval.heldChanges !== undefined) {
+      // What approval applies: the call already ran, on a copy-on-write layer.
+      blocks.push(
+        `Ran on a copy-on-write layer; approving applies these changes, denying discards them:\n\n${codeBlock(wrapped(heldChangesLines(approval.heldChanges).join('\n')))}`,
+      );
+    }
     // A flat list of inline code after each approval: the Web UI's panel shows nested lists run
     // together, and inline code wraps where a fenced block would hide the long signal command
     // behind a scroll bar. The paragraphs between keep one approval's list from merging with

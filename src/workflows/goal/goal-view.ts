@@ -27,6 +27,8 @@ export function pendingApprovals(state: GoalState): PendingApprovalView[] {
       input: call.input,
       requestedAt: call.approval?.requestedAt ?? '',
       deadline: new Date(call.approval?.deadlineMs ?? 0).toISOString(),
+      ...(call.tierReason === undefined ? {} : { reason: call.tierReason }),
+      ...(call.escalation?.changes === undefined ? {} : { heldChanges: call.escalation.changes }),
     }));
 }
 

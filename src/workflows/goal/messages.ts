@@ -1,3 +1,4 @@
+import type { WorkspaceEffects } from '../tools/tool-outcome';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
@@ -59,6 +60,13 @@ export interface PendingApprovalView {
   input: unknown;
   requestedAt: string;
   deadline: string;
+  /** Why it waits for a human: the tool's reason for its tier, or what the worker found. */
+  reason?: string;
+  /**
+   * The changes the call made on its copy-on-write layer, held there until this decision:
+   * approving applies exactly these, denying discards them.
+   */
+  heldChanges?: WorkspaceEffects;
 }
 
 /** Numbers that show how the harness principles acted on this goal (defined with the result). */
