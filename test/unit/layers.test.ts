@@ -223,10 +223,11 @@ test('an apply cut off midway is finished by the next attempt, not run again', a
   assert.ok(held.escalation?.held);
   const layer = new CallLayer(workspace, context.callKey ?? '');
   const record = await layer.read();
-  assert.equal(record?.state, 'held');
+  assert.ok(record);
+  assert.equal(record.state, 'held');
   // As if the worker died after marking the apply begun and moving one file.
-  await layer.write({ ...record!, state: 'applying' });
-  const [first] = record!.operations.filter((operation) => operation.op === 'move');
+  await layer.write({ ...record, state: 'applying' });
+  const [first] = record.operations.filter((operation) => operation.op === 'move');
   assert.ok(first);
   writeFileSync(
     path.join(workspace, first.path),
