@@ -161,6 +161,51 @@ test('search with an invalid regex fails with a literal-search candidate', async
   assert.equal(literal.facts.matchCount, 1);
 });
 
+test('search runs in linear time: a catastrophic pattern on long lines answers at once and right', async () => {
+  const workspace = makeWorkspace();
+  // (a+)+$ against "aaa…ab" backtracks exponentially in RegExp: 2^27 steps, tens of seconds of a
+  // blocked event loop here (sized so a regression fails this test rather than hanging the suite).
+  writeFiles(workspace, { 'long.txt': `${'a'.repeat(27)}b\nend aaa\n` });
+  let longestGapMs = 0;
+  let last = Date.now();
+  const timer = setInterval(() => {
+    longestGapMs = Math.max(longestGapMs, Date.now() - last);
+    last = Date.now();
+  }, 5);
+  try {
+    for (const [pattern, matches] of [
+      ['(a+)+$', 1], // only "end aaa" ends with an a
+      ['(a|aa)+$', 1],
+      ['(.*a){25}', 1], // the long line has 25 a's
+      ['(a*)*c', 0],
+      ['^(a|aa)+$', 0], // no line is all a's
+    ] as const) {
+      const outcome = await search({ pattern }, toolContext(workspace));
+      assert.equal(outcome.facts.matchCount, matches, pattern);
+    }
+  } finally {
+    clearInterval(timer);
+  }
+  // Not a timing target: a backtracking engine stalls for many seconds here, RE2 for a few
+  // milliseconds, so even a loaded machine separates the two.
+  assert.ok(longestGapMs < 5_000, `the event loop stalled for ${longestGapMs} ms`);
+});
+
+test('search refuses what RE2 cannot run in linear time (backreferences, lookaround) and says why', async () => {
+  const workspace = makeWorkspace();
+  writeFiles(workspace, { 'a.ts': 'abab\n' });
+  for (const pattern of ['(ab)\\1', 'a(?=b)', '(?<!x)b']) {
+    const outcome = await search({ pattern }, toolContext(workspace));
+    assert.equal(outcome.ok, false, pattern);
+    assert.match(outcome.content, /Invalid regular expression/, pattern);
+    assert.match(
+      outcome.candidates.join('\n'),
+      /backreferences .* and lookaround .* are not supported/,
+      pattern,
+    );
+  }
+});
+
 test('write_file creates a new file in new directories, then replaces it', async () => {
   const workspace = makeWorkspace();
   const created = await writeFile({ path: 'out/deep/new.txt', content: 'héllo' }, toolContext(workspace));

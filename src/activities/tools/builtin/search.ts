@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { Reversibility } from '../../../workflows/tools/reversibility';
 import { HYPOTHESIS_RECOMMENDED, hypothesisField } from '../../../workflows/tools/hypothesis-field';
@@ -18,7 +19,7 @@ export const searchInputSchema = z.object({
     .string()
     .min(1)
     .describe(
-      'Regular expression (JavaScript syntax) matched against each line, e.g. "parse(Config|Options)".',
+      'Regular expression (RE2 syntax: like JavaScript, without backreferences or lookaround) matched against each line, e.g. "parse(Config|Options)".',
     ),
   path: z
     .string()
@@ -46,9 +47,12 @@ export const SEARCH_MAX_FILES = 5000;
 const MATCH_LINE_CHARACTERS = 200;
 
 export const search: ToolImplementation<SearchInput> = async (input, context) => {
-  let regex: RegExp;
+  let regex: RE2JS;
   try {
-    regex = new RegExp(input.pattern, input.caseInsensitive === true ? 'i' : '');
+    // RE2 (linear time), not the backtracking RegExp: a pattern like (a+)+$ on a long line kept
+    // a worker's event loop busy for seconds, stalling every other goal on it. RE2 has no
+    // backreferences or lookaround; such a pattern is refused with what to do instead.
+    regex = RE2JS.compile(input.pattern, input.caseInsensitive === true ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (error) {
     return invalidPatternOutcome(input, error instanceof Error ? error.message : String(error));
   }
@@ -174,7 +178,7 @@ function invalidPatternOutcome(input: SearchInput, message: string): ToolOutcome
     content: `Invalid regular expression /${input.pattern}/: ${message}.`,
     candidates: [
       `${suggestCall('search', { ...withoutHypothesis(input), pattern: escapeRegExp(input.pattern) })} — search for the text literally`,
-      'Fix the pattern (JavaScript regular expression syntax: escape ( ) [ ] { } . * + ? with a backslash to match them literally)',
+      'Fix the pattern (RE2 syntax: escape ( ) [ ] { } . * + ? with a backslash to match them literally; backreferences such as \\1 and lookaround such as (?=…) are not supported)',
     ],
     facts: { matchCount: 0, emptyOutput: true },
   });
