@@ -13,7 +13,18 @@ export const scriptedFailureSchema = z
   .strict();
 
 export const scriptedToolCallSchema = z
-  .object({ name: z.string().min(1), input: z.record(z.string(), z.unknown()).default({}) })
+  .object({
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()).default({}),
+    /**
+     * The tool_use id to send instead of a fresh one: plays a model that repeats an id within a
+     * turn or reuses one from an earlier turn (keel names calls itself; see call-ids.ts).
+     */
+    id: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]+$/)
+      .optional(),
+  })
   .strict();
 
 export const scriptedTurnSchema = z

@@ -89,6 +89,12 @@ export async function startScriptedMessagesServer(options: {
       sendJson(response, 400, errorBody(400, 'no scripted scenario matches this request'));
       return;
     }
+    // As the real API does: a request whose tool_use blocks share an id is refused.
+    const repeated = repeatedToolUseId(body);
+    if (repeated !== undefined) {
+      sendJson(response, 400, errorBody(400, `${repeated}: \`tool_use\` ids must be unique`));
+      return;
+    }
     if (body.tool_choice?.type === 'tool' && body.tool_choice.name) {
       await answerStructured(scenario, body, body.tool_choice.name, request, response);
       return;
@@ -226,6 +232,20 @@ function jsonEscaped(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }
 
+/** Where the first tool_use id used twice in the request's messages is ("messages.3.content.1"). */
+function repeatedToolUseId(body: MessagesRequestBody): string | undefined {
+  const seen = new Set<string>();
+  for (const [messageIndex, message] of (body.messages ?? []).entries()) {
+    if (!Array.isArray(message.content)) continue;
+    for (const [blockIndex, block] of (message.content as Array<{ type?: string; id?: string }>).entries()) {
+      if (block.type !== 'tool_use' || typeof block.id !== 'string') continue;
+      if (seen.has(block.id)) return `messages.${messageIndex}.content.${blockIndex}`;
+      seen.add(block.id);
+    }
+  }
+  return undefined;
+}
+
 function messageBody(options: {
   body: MessagesRequestBody;
   scenario: Scenario;
@@ -239,7 +259,7 @@ function messageBody(options: {
   turn.toolCalls.forEach((call, index) => {
     content.push({
       type: 'tool_use',
-      id: `toolu_${slug}_${turnIndex + 1}_${index + 1}`,
+      id: call.id ?? `toolu_${slug}_${turnIndex + 1}_${index + 1}`,
       name: call.name,
       input: call.input,
     });

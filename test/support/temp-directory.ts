@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -21,10 +21,19 @@ export function tempDirectory(prefix = 'keel-test-'): string {
 
 function removeCreatedDirectories(): void {
   for (const directory of created) {
+    // What keel keeps beside a workspace (journal, copy-on-write layers) goes with it.
+    const state = path.join(path.dirname(directory), '.keel-state');
+    for (const target of [directory, path.join(state, path.basename(directory))]) {
+      try {
+        rmSync(target, { recursive: true, force: true });
+      } catch {
+        // A directory a sandbox made read-only, say: leave it rather than fail the exit.
+      }
+    }
     try {
-      rmSync(directory, { recursive: true, force: true });
+      rmdirSync(state); // only when no other workspace's state is left in it
     } catch {
-      // A directory a sandbox made read-only, say: leave it rather than fail the exit.
+      // not empty, or never made
     }
   }
 }
