@@ -1,11 +1,13 @@
 /** The whole corpus of `npm run eval:security`, one file per category; ids are checked unique. */
 import type { SecurityCase } from '../security-case';
+import { gitConfigCases } from './git-configs';
 import { optionTrickCases } from './option-tricks';
 import { shellParsingCases } from './shell-parsing';
 
 export const SECURITY_CASES: readonly SecurityCase[] = uniquelyNamed([
   ...shellParsingCases,
   ...optionTrickCases,
+  ...gitConfigCases,
 ]);
 
 function uniquelyNamed(cases: readonly SecurityCase[]): readonly SecurityCase[] {
