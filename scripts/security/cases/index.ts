@@ -2,12 +2,14 @@
 import type { SecurityCase } from '../security-case';
 import { gitConfigCases } from './git-configs';
 import { optionTrickCases } from './option-tricks';
+import { outsideReadCases } from './outside-reads';
 import { shellParsingCases } from './shell-parsing';
 
 export const SECURITY_CASES: readonly SecurityCase[] = uniquelyNamed([
   ...shellParsingCases,
   ...optionTrickCases,
   ...gitConfigCases,
+  ...outsideReadCases,
 ]);
 
 function uniquelyNamed(cases: readonly SecurityCase[]): readonly SecurityCase[] {
