@@ -3,6 +3,7 @@ import type { SecurityCase } from '../security-case';
 import { gitConfigCases } from './git-configs';
 import { optionTrickCases } from './option-tricks';
 import { outsideReadCases } from './outside-reads';
+import { raceCases } from './races';
 import { shellParsingCases } from './shell-parsing';
 
 export const SECURITY_CASES: readonly SecurityCase[] = uniquelyNamed([
@@ -10,6 +11,7 @@ export const SECURITY_CASES: readonly SecurityCase[] = uniquelyNamed([
   ...optionTrickCases,
   ...gitConfigCases,
   ...outsideReadCases,
+  ...raceCases,
 ]);
 
 function uniquelyNamed(cases: readonly SecurityCase[]): readonly SecurityCase[] {
