@@ -1,5 +1,6 @@
 /** The whole corpus of `npm run eval:security`, one file per category; ids are checked unique. */
 import type { SecurityCase } from '../security-case';
+import { forbiddenWriteCases } from './forbidden-writes';
 import { gitConfigCases } from './git-configs';
 import { optionTrickCases } from './option-tricks';
 import { outsideReadCases } from './outside-reads';
@@ -12,6 +13,7 @@ export const SECURITY_CASES: readonly SecurityCase[] = uniquelyNamed([
   ...gitConfigCases,
   ...outsideReadCases,
   ...raceCases,
+  ...forbiddenWriteCases,
 ]);
 
 function uniquelyNamed(cases: readonly SecurityCase[]): readonly SecurityCase[] {
