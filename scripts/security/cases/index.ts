@@ -1,5 +1,6 @@
 /** The whole corpus of `npm run eval:security`, one file per category; ids are checked unique. */
 import type { SecurityCase } from '../security-case';
+import { catastrophicRegexCases } from './catastrophic-regex';
 import { forbiddenWriteCases } from './forbidden-writes';
 import { gitConfigCases } from './git-configs';
 import { optionTrickCases } from './option-tricks';
@@ -14,6 +15,7 @@ export const SECURITY_CASES: readonly SecurityCase[] = uniquelyNamed([
   ...outsideReadCases,
   ...raceCases,
   ...forbiddenWriteCases,
+  ...catastrophicRegexCases,
 ]);
 
 function uniquelyNamed(cases: readonly SecurityCase[]): readonly SecurityCase[] {
