@@ -1,6 +1,7 @@
 /** The whole corpus of `npm run eval:security`, one file per category; ids are checked unique. */
 import type { SecurityCase } from '../security-case';
 import { catastrophicRegexCases } from './catastrophic-regex';
+import { deceptiveLabelCases } from './deceptive-labels';
 import { forbiddenWriteCases } from './forbidden-writes';
 import { gitConfigCases } from './git-configs';
 import { optionTrickCases } from './option-tricks';
@@ -16,6 +17,7 @@ export const SECURITY_CASES: readonly SecurityCase[] = uniquelyNamed([
   ...raceCases,
   ...forbiddenWriteCases,
   ...catastrophicRegexCases,
+  ...deceptiveLabelCases,
 ]);
 
 function uniquelyNamed(cases: readonly SecurityCase[]): readonly SecurityCase[] {
