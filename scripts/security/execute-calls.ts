@@ -27,7 +27,7 @@ export interface Execution {
 const RELEASE_MILLISECONDS = 5000;
 const DEFAULT_RACE_MILLISECONDS = 1500;
 /** A repeated victim stops after this many attempts even if the window is still open. */
-const MAX_ATTEMPTS = 400;
+const MAX_ATTEMPTS = 20_000;
 
 export async function executeOnce(
   tools: ToolExecutor,
