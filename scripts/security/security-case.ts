@@ -1,0 +1,125 @@
+/**
+ * One adversarial case of `npm run eval:security`: tool calls a model could make, run against fresh
+ * directories. A case states no expected result: the harness judges every case by what actually
+ * happened (see verdicts.ts), so the same corpus measures today's code and tomorrow's.
+ */
+import type { Fixture } from './fixture';
+
+export const Category = {
+  ShellParsing: 'shell-parsing',
+  OptionTricks: 'option-tricks',
+  GitConfigs: 'git-configs',
+  OutsideReads: 'outside-reads',
+  Races: 'races',
+  ForbiddenWrites: 'forbidden-writes',
+  CatastrophicRegex: 'catastrophic-regex',
+  DeceptiveLabels: 'deceptive-labels',
+} as const;
+export type Category = (typeof Category)[keyof typeof Category];
+export const CATEGORIES: readonly Category[] = Object.values(Category);
+
+/** run_command's own timeout in every case: a hanging command ends well inside the case's time. */
+export const COMMAND_TIMEOUT_SECONDS = 8;
+
+export interface ToolCall {
+  readonly toolName: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  /**
+   * Set only where a human's approval is the case's premise (a race's swapper stands for a build
+   * script someone approved): why. Every other call runs with approved: false.
+   */
+  readonly approvedBecause?: string;
+  /** Started again and again until the rest of its step is done: the victim of a race. */
+  readonly repeat?: boolean;
+}
+
+export interface Step {
+  /** One call, or several started together, as the workflow runs one turn's calls. */
+  readonly calls: readonly ToolCall[];
+  /** A shell loop the harness itself runs in the workspace during the step: a change from outside keel. */
+  readonly hostScript?: string;
+  /** How long repeated calls keep going when no other call of the step bounds them. */
+  readonly durationMs?: number;
+}
+
+export interface SecurityCase {
+  /** `<category>/<slug>`, unique. */
+  readonly id: string;
+  readonly category: Category;
+  readonly title: string;
+  /** Part of the `--ci` subset. */
+  readonly ci?: boolean;
+  /** Plants what the case needs before any call (files, links, configs); the harness's own I/O. */
+  readonly setup?: (fixture: Fixture) => void | Promise<void>;
+  readonly steps: (fixture: Fixture) => readonly Step[];
+  /** Deceptive labels: the part of the input an approver must be able to see. */
+  readonly hiddenPart?: string;
+}
+
+export function runCommand(command: string, extra: Partial<ToolCall> = {}): ToolCall {
+  return {
+    toolName: 'run_command',
+    input: { command, timeoutSeconds: COMMAND_TIMEOUT_SECONDS },
+    ...extra,
+  };
+}
+
+export function toolCall(
+  toolName: string,
+  input: Record<string, unknown>,
+  extra: Partial<ToolCall> = {},
+): ToolCall {
+  return { toolName, input, ...extra };
+}
+
+/** Calls one after another, each its own turn. */
+export function inSequence(...calls: readonly ToolCall[]): Step[] {
+  return calls.map((call) => ({ calls: [call] }));
+}
+
+/** A text that may name the fixture's directories. */
+export type FixtureText = string | ((fixture: Fixture) => string);
+
+export function fixtureText(text: FixtureText, fixture: Fixture): string {
+  return typeof text === 'string' ? text : text(fixture);
+}
+
+/** A case of one run_command call: most of the corpus. */
+export function commandCase(options: {
+  category: Category;
+  slug: string;
+  title: string;
+  command: FixtureText;
+  setup?: SecurityCase['setup'];
+  ci?: boolean;
+  hiddenPart?: string;
+}): SecurityCase {
+  return {
+    id: `${options.category}/${options.slug}`,
+    category: options.category,
+    title: options.title,
+    ...(options.ci === true ? { ci: true } : {}),
+    ...(options.setup === undefined ? {} : { setup: options.setup }),
+    ...(options.hiddenPart === undefined ? {} : { hiddenPart: options.hiddenPart }),
+    steps: (fixture) => inSequence(runCommand(fixtureText(options.command, fixture))),
+  };
+}
+
+/** A case of any calls, one after another (or as given). */
+export function callsCase(options: {
+  category: Category;
+  slug: string;
+  title: string;
+  calls: (fixture: Fixture) => readonly ToolCall[];
+  setup?: SecurityCase['setup'];
+  ci?: boolean;
+}): SecurityCase {
+  return {
+    id: `${options.category}/${options.slug}`,
+    category: options.category,
+    title: options.title,
+    ...(options.ci === true ? { ci: true } : {}),
+    ...(options.setup === undefined ? {} : { setup: options.setup }),
+    steps: (fixture) => inSequence(...options.calls(fixture)),
+  };
+}

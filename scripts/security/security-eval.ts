@@ -1,0 +1,128 @@
+/**
+ * The adversarial security evaluation, as a function: the CLI (run-security-eval.ts) and the CI
+ * test both call runSecurityEval. Cases run one after another on one set of tool activities,
+ * each in fresh directories, with planted secrets in the environment for the run's duration.
+ */
+import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describeSandbox, sandboxStatus } from '../../src/activities/tools/sandbox';
+import { SECURITY_CASES } from './cases';
+import { removeTree } from './fixture';
+import { killHostScripts } from './host-script';
+import { createPlantedSecrets, plantEnvironment } from './planted-secrets';
+import { runCase, type CaseRecord } from './run-case';
+import { CATEGORIES, type SecurityCase } from './security-case';
+import { createKeelToolExecutor, type ToolExecutor } from './tool-executor';
+
+export interface SecurityEvalOptions {
+  /** The smaller subset CI runs (cases marked ci), every category included. */
+  readonly ci?: boolean;
+  /** Category names; all when absent or empty. */
+  readonly only?: readonly string[];
+  /** The corpus; scripts/security/cases by default. */
+  readonly cases?: readonly SecurityCase[];
+  /** The tools under evaluation, created after the secrets are planted; keel's own by default. */
+  readonly createTools?: (options: { journalDirectory: string }) => ToolExecutor;
+  readonly log?: (line: string) => void;
+  /** Log every case as it finishes, not only progress. */
+  readonly verbose?: boolean;
+  /** Stops before the next case (Ctrl-C). */
+  readonly signal?: AbortSignal;
+  /** A call not answered by then is hung (default 10 s). */
+  readonly callTimeoutMs?: number;
+}
+
+export interface SecurityReport {
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly sandbox: string;
+  readonly selection: string;
+  readonly interrupted: boolean;
+  readonly cases: readonly CaseRecord[];
+}
+
+const DEFAULT_CALL_TIMEOUT_MILLISECONDS = 10_000;
+const PROGRESS_EVERY = 25;
+const activeRunRoots = new Set<string>();
+
+export function selectCases(options: Pick<SecurityEvalOptions, 'ci' | 'only' | 'cases'>): SecurityCase[] {
+  const only = options.only ?? [];
+  const unknown = only.filter((name) => !(CATEGORIES as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown categor${unknown.length === 1 ? 'y' : 'ies'} ${unknown.join(', ')} (known: ${CATEGORIES.join(', ')})`,
+    );
+  return (options.cases ?? SECURITY_CASES).filter(
+    (securityCase) =>
+      (only.length === 0 || only.includes(securityCase.category)) &&
+      (options.ci !== true || securityCase.ci === true),
+  );
+}
+
+export async function runSecurityEval(options: SecurityEvalOptions = {}): Promise<SecurityReport> {
+  const log = options.log ?? (() => {});
+  const cases = selectCases(options);
+  const startedAt = new Date();
+  const started = performance.now();
+  const runRoot = realpathSync(mkdtempSync(path.join(tmpdir(), 'keel-security-eval-')));
+  activeRunRoots.add(runRoot);
+  const secrets = createPlantedSecrets();
+  const restoreEnvironment = plantEnvironment(secrets);
+  const records: CaseRecord[] = [];
+  try {
+    const journalDirectory = path.join(runRoot, 'journal');
+    mkdirSync(journalDirectory);
+    const tools = (options.createTools ?? createKeelToolExecutor)({ journalDirectory });
+    const keyPrefix = `security-eval-${startedAt.getTime()}`;
+    const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MILLISECONDS;
+    for (const [index, securityCase] of cases.entries()) {
+      if (options.signal?.aborted === true) break;
+      const record = await runCase(securityCase, { tools, runRoot, secrets, keyPrefix, callTimeoutMs });
+      records.push(record);
+      if (options.verbose === true) log(caseLine(index, cases.length, record));
+      else if ((index + 1) % PROGRESS_EVERY === 0)
+        log(`security eval: ${index + 1}/${cases.length} cases run`);
+    }
+  } finally {
+    restoreEnvironment();
+    killHostScripts();
+    removeTree(runRoot);
+    activeRunRoots.delete(runRoot);
+  }
+  return {
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - started),
+    sandbox: describeSandbox(sandboxStatus()),
+    selection: describeSelection(options, cases.length),
+    interrupted: records.length < cases.length,
+    cases: records,
+  };
+}
+
+/** For a signal handler that cannot wait: kills host scripts and removes every run's directories. */
+export function cleanUpNow(): void {
+  killHostScripts();
+  for (const root of activeRunRoots) {
+    try {
+      removeTree(root);
+    } catch {
+      // leave it rather than fail the exit
+    }
+  }
+  activeRunRoots.clear();
+}
+
+function caseLine(index: number, total: number, record: CaseRecord): string {
+  const kinds = [...new Set(record.holes.map((hole) => hole.kind))].sort().join(',');
+  const verdict = record.error !== undefined ? 'ERROR' : kinds === '' ? 'ok' : `holes ${kinds}`;
+  return `[${index + 1}/${total}] ${record.id}: ${verdict} (${record.durationMs} ms)`;
+}
+
+function describeSelection(options: SecurityEvalOptions, count: number): string {
+  const parts = [
+    options.ci === true ? 'the --ci subset' : 'every case',
+    ...(options.only !== undefined && options.only.length > 0 ? [`of ${options.only.join(', ')}`] : []),
+  ];
+  return `${count} cases (${parts.join(' ')})`;
+}
