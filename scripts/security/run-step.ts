@@ -117,7 +117,15 @@ export async function runStep(
   const markers = outsideAll
     .filter((change) => change.path.startsWith(markersPrefix) && change.change !== 'deleted')
     .map((change) => describeMarker(fixture.root, change));
-  const outsideChanges = outsideAll.filter((change) => !change.path.startsWith(markersPrefix));
+  // keel's own records of each call's copy-on-write layer, beside the workspace (the sandbox never
+  // sees that directory): keel writing there is the design, anything else changing is a hole.
+  const layersPrefix = `${path.relative(fixture.root, path.join(fixture.state, 'layers'))}/`;
+  const outsideChanges = outsideAll.filter(
+    (change) =>
+      !change.path.startsWith(markersPrefix) &&
+      `${change.path}/` !== layersPrefix &&
+      !change.path.startsWith(layersPrefix),
+  );
 
   const records: CallRecord[] = [];
   const observations: CallObservation[] = [];
