@@ -15,6 +15,12 @@ const program = new Command('bench')
   .option('--replay-calls <n>', 'calls of the recorded history replayed (0 skips)', natural, 1000)
   .option('--parked <n>', 'goals parked on approval for the memory measurement (0 skips)', natural, 500)
   .option('--start-samples <n>', 'samples of the worker start time (0 skips)', natural, 3)
+  .option(
+    '--command-samples <n>',
+    'samples of each way run_command runs: read-only, layered, … (0 skips)',
+    natural,
+    20,
+  )
   .option('--skip-slow', 'skip the replay, memory and start-time measurements')
   .option('--extras-only', 'only the separate measurements: no comparison scenarios, no warm-up')
   .option('--systems <list>', 'comma-separated: keel,floor,ai-sdk', systemList)
@@ -50,6 +56,7 @@ async function main(): Promise<void> {
     replayCalls: number;
     parked: number;
     startSamples: number;
+    commandSamples: number;
     skipSlow?: boolean;
     extrasOnly?: boolean;
     systems?: SystemName[];
@@ -67,6 +74,7 @@ async function main(): Promise<void> {
     replayCalls: flags.skipSlow ? 0 : flags.replayCalls,
     parkedGoals: flags.skipSlow ? 0 : flags.parked,
     startSamples: flags.skipSlow ? 0 : flags.startSamples,
+    commandSamples: flags.commandSamples,
     comparison: !flags.extrasOnly,
     outputDirectory: path.resolve(flags.out),
     png: flags.png,

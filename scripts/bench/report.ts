@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { CommandCostsResult } from './command-costs';
 import type { GoalMeasurement, SystemSummary } from './comparison';
 import type { LongGoalResult, ParkedMemoryResult, ReplayResult, StartTimeResult } from './extras';
 import type { Spread } from './stats';
@@ -14,6 +15,7 @@ export interface BenchReport {
   replay?: ReplayResult | { skipped: string };
   parkedMemory?: ParkedMemoryResult | { skipped: string };
   workerStart?: StartTimeResult | { skipped: string };
+  commandCosts?: CommandCostsResult | { skipped: string };
   longGoal?: LongGoalResult | { skipped: string };
   failures: string[];
 }
@@ -84,6 +86,14 @@ function separateLines(report: BenchReport): string[] {
   else if (memory) {
     lines.push(
       `- Worker memory (RSS): ${size(memory.idleRssBytes)} idle, ${size(memory.parkedRssBytes)} with ${memory.parked} of ${memory.goals} goals parked on approval (${size(memory.perGoalBytes)} per goal).`,
+    );
+  }
+  const commands = report.commandCosts;
+  if (commands && 'skipped' in commands) lines.push(`- run_command costs: skipped (${commands.skipped}).`);
+  else if (commands) {
+    const ratio = (value: Spread) => number(value.median / commands.floorMs.median, 2);
+    lines.push(
+      `- run_command on the worker, ms per call, median (min–max) of ${commands.samples}, and × the floor (bubblewrap alone, workspace read-write, no effect detection): floor ${range(commands.floorMs)}; read-only (workspace bound read-only) ${range(commands.readOnlyMs)}, ${ratio(commands.readOnlyMs)}×; **mutating on a copy-on-write layer** (mount, run, take stock, apply) ${range(commands.layeredMs)}, ${ratio(commands.layeredMs)}×; the previous design (read-write plus git on the host before and after) ${range(commands.previousMs)}, ${ratio(commands.previousMs)}×.`,
     );
   }
   const start = report.workerStart;

@@ -4,6 +4,7 @@ import { startBenchEnvironment } from './bench-environment';
 import { ScenarioKind, type BenchScenario } from './bench-scenario';
 import { chartSvg, writeChartPng } from './chart';
 import { runComparison, type GoalMeasurement } from './comparison';
+import { measureCommandCosts } from './command-costs';
 import { measureParkedMemory, measureWorkerStart, replayRecorded, runLongGoal } from './extras';
 import { machineDescription, markdownReport, type BenchReport } from './report';
 import { startBenchWorkersIn, SystemName, type BenchSystem } from './systems';
@@ -25,6 +26,8 @@ export interface BenchOptions {
   parkedGoals: number;
   /** Samples of the worker start time (0 skips it). */
   startSamples: number;
+  /** Samples of each way run_command runs (read-only, layered, …; 0 skips it). */
+  commandSamples?: number;
   /** Run the comparison scenarios (false: only the separate measurements). Default true. */
   comparison?: boolean;
   outputDirectory: string;
@@ -107,6 +110,9 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     // Separate processes, after the in-process workers stopped, so nothing else competes.
     report.parkedMemory = await attempt('memory', options.parkedGoals, failures, log, () =>
       measureParkedMemory(environment, options.parkedGoals, log),
+    );
+    report.commandCosts = await attempt('run_command costs', options.commandSamples ?? 0, failures, log, () =>
+      measureCommandCosts(options.commandSamples ?? 0, log),
     );
     report.workerStart = await attempt('worker start', options.startSamples, failures, log, () =>
       measureWorkerStart(environment, options.startSamples, log),

@@ -26,6 +26,28 @@ export function callLines(input: unknown, indent = CALL_INDENT): string[] {
     .map((line) => `${indent}${line}`);
 }
 
+/**
+ * What a human reads under a pending approval's label: the whole call, then (when the call ran on
+ * a copy-on-write layer and holds changes) exactly what approving would apply, and why it waits.
+ */
+export function approvalLines(
+  approval: { input: unknown; reason?: string; heldChanges?: WorkspaceEffects },
+  indent = CALL_INDENT,
+): string[] {
+  return [
+    ...callLines(approval.input, indent),
+    ...(approval.heldChanges === undefined
+      ? []
+      : [
+          `${indent}# ran on a copy-on-write layer; approving applies these changes, denying discards them:`,
+          ...heldChangesLines(approval.heldChanges).map((line) => `${indent}# ${line}`),
+        ]),
+    ...(approval.reason === undefined
+      ? []
+      : [`${indent}# why it waits: ${visibleText(approval.reason, { oneLine: true })}`]),
+  ];
+}
+
 /** One thing awaiting a human, as `keel pending` lists it and prints it with --json. */
 export interface PendingEntry {
   workflowId: string;
@@ -83,16 +105,11 @@ export function pendingLines(entries: readonly PendingEntry[]): string[] {
         ? [`${workflowId}  review  ${summary}  (keel review ${workflowId} --accept | --reject)`]
         : [
             `${workflowId}  ${callId}  ${reversibility}  ${labelText(summary)}  (until ${deadline})`,
-            ...callLines(input),
-            ...(heldChanges === undefined
-              ? []
-              : [
-                  `${CALL_INDENT}# ran on a copy-on-write layer; approving applies these changes, denying discards them:`,
-                  ...heldChangesLines(heldChanges).map((line) => `${CALL_INDENT}# ${line}`),
-                ]),
-            ...(reason === undefined
-              ? []
-              : [`${CALL_INDENT}# why it waits: ${visibleText(reason, { oneLine: true })}`]),
+            ...approvalLines({
+              input,
+              ...(reason === undefined ? {} : { reason }),
+              ...(heldChanges === undefined ? {} : { heldChanges }),
+            }),
           ],
   );
 }

@@ -2,7 +2,7 @@ import type { GoalHandle } from '../client/goal-client';
 import { goalResult, goalStatus } from '../client/goal-client';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView, PendingApprovalView } from '../workflows/goal/messages';
-import { callLines, labelText } from './approval-lines';
+import { approvalLines, labelText } from './approval-lines';
 
 export interface FollowOptions {
   print: (line: string) => void;
@@ -52,7 +52,7 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
       if (seenApprovals.has(approval.callId)) continue;
       seenApprovals.add(approval.callId);
       print(`! approval needed (${approval.reversibility}): ${labelText(approval.summary)}`);
-      for (const line of callLines(approval.input)) print(line);
+      for (const line of approvalLines(approval)) print(line);
       print(
         `    keel approve ${handle.workflowId} ${approval.callId}   |   keel deny ${handle.workflowId} ${approval.callId}`,
       );

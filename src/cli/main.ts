@@ -31,7 +31,7 @@ import type { GoalStatusView } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail } from '../workflows/goal/goal-details';
 import { budgetLines } from './budget-lines';
-import { callLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
+import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
 import { visibleJson } from '../workflows/tools/call-text';
 
 interface GlobalOptions {
@@ -278,7 +278,7 @@ export function buildProgram(): Command {
         if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
         for (const approval of view.pendingApprovals) {
           print(`awaiting approval: ${approval.callId} ${labelText(approval.summary)}`);
-          for (const line of callLines(approval.input)) print(line);
+          for (const line of approvalLines(approval)) print(line);
         }
         if ((view.counters.approvalsIgnored ?? 0) > 0)
           print(

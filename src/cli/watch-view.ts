@@ -4,7 +4,7 @@ import { formatElapsed, formatInteger } from '../workflows/principles/budget';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult } from './follow-goal';
-import { callLines, labelText } from './approval-lines';
+import { approvalLines, labelText } from './approval-lines';
 
 /**
  * `keel watch <id>`: a live terminal view of one goal for those who prefer the terminal to the
@@ -57,7 +57,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
     for (const approval of view.pendingApprovals) {
       lines.push(
         `  ! ${labelText(approval.summary)} (${approval.reversibility}) until ${approval.deadline}${timeLeft(approval.deadline, options.now)}`,
-        ...callLines(approval.input, '      '),
+        ...approvalLines(approval, '      '),
       );
       lines.push(
         `    keel approve ${workflowId} ${approval.callId}   |   keel deny ${workflowId} ${approval.callId}`,

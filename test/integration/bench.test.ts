@@ -22,6 +22,7 @@ test(
       replayCalls: 6,
       parkedGoals: 4,
       startSamples: 1,
+      commandSamples: 2,
       outputDirectory,
       png: true,
       ...(process.env.TEMPORAL_ADDRESS ? { address: process.env.TEMPORAL_ADDRESS } : {}),
@@ -64,6 +65,11 @@ test(
     const { compiledWithBundleMs, compiledBundlingMs, sourceWithBundleMs } = report.workerStart;
     for (const started of [compiledWithBundleMs, compiledBundlingMs, sourceWithBundleMs])
       assert.ok(started.median > 0 && Number.isFinite(started.median), shown);
+    assert.ok(report.commandCosts && !('skipped' in report.commandCosts), shown);
+    const { floorMs, readOnlyMs, layeredMs, previousMs } = report.commandCosts;
+    for (const cost of [floorMs, readOnlyMs, layeredMs, previousMs])
+      assert.ok(cost.median > 0 && Number.isFinite(cost.median), shown);
+    assert.match(shown, /mutating on a copy-on-write layer/);
 
     const json = JSON.parse(readFileSync(files.json, 'utf8')) as { summaries: unknown[] };
     assert.equal(json.summaries.length, 9);

@@ -95,3 +95,26 @@ test('keel pending: reviews keep their line, and an empty list says so', () => {
   ]);
   assert.deepEqual(pendingLines([]), ['no tool calls or outputs are awaiting a human']);
 });
+
+test('keel pending: a call held on its layer lists every change approval would apply, and why it waits', () => {
+  const held = approval('rm -rf build && echo x > out.txt', {
+    callId: 'call-4',
+    reason: "the command's changes go beyond a mutating call:\n- deletes build/, which existed before the call",
+    heldChanges: {
+      created: ['out.txt'],
+      modified: [],
+      deleted: ['build/'],
+      omitted: { created: 0, modified: 0, deleted: 3 },
+      collapsed: { '.git/': 2 },
+    },
+  });
+  const lines = pendingLines(pendingEntries('goal-1', { awaitingReview: false, pendingApprovals: [held] }));
+  assert.deepEqual(lines.slice(1), [
+    '    rm -rf build && echo x > out.txt',
+    '    # ran on a copy-on-write layer; approving applies these changes, denying discards them:',
+    '    # deletes: build/ and 3 more',
+    '    # creates: out.txt',
+    '    # inside .git/: 2 entries',
+    "    # why it waits: the command's changes go beyond a mutating call:\\n- deletes build/, which existed before the call",
+  ]);
+});
