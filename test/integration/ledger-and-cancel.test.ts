@@ -86,7 +86,8 @@ test('a cancelled goal ends with status cancelled, its pending call never run', 
     const handle = await harness.client.workflow.start(goalWorkflow, {
       taskQueue: harness.taskQueue,
       workflowId: `cancel-${Date.now()}`,
-      args: [{ goal: 'GOAL-CANCEL: wait forever', workspace }],
+      // With network allowed every run_command is irreversible: it waits for a human.
+      args: [{ goal: 'GOAL-CANCEL: wait forever', workspace, sandbox: { network: true } }],
     });
     await eventually(async () => (await handle.query(goalStatusQuery)).pendingApprovals.length === 1);
     await handle.cancel();
