@@ -14,6 +14,8 @@ export const Category = {
   ForbiddenWrites: 'forbidden-writes',
   CatastrophicRegex: 'catastrophic-regex',
   DeceptiveLabels: 'deceptive-labels',
+  /** Repeated and reused tool_use ids (call-id-cases.ts: keel's bookkeeping, not tool calls). */
+  CallIds: 'call-ids',
 } as const;
 export type Category = (typeof Category)[keyof typeof Category];
 export const CATEGORIES: readonly Category[] = Object.values(Category);

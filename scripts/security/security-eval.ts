@@ -12,7 +12,9 @@ import { removeTree } from './fixture';
 import { killHostScripts } from './host-script';
 import { createPlantedSecrets, plantEnvironment } from './planted-secrets';
 import { runCase, type CaseRecord } from './run-case';
-import { CATEGORIES, type SecurityCase } from './security-case';
+import { CALL_ID_CASES, runCallIdCase, type CallIdCase } from './call-id-cases';
+import { CATEGORIES, Category, type SecurityCase } from './security-case';
+import { HoleKind } from './verdicts';
 import { createKeelToolExecutor, type ToolExecutor } from './tool-executor';
 
 export interface SecurityEvalOptions {
@@ -63,6 +65,7 @@ export function selectCases(options: Pick<SecurityEvalOptions, 'ci' | 'only' | '
 export async function runSecurityEval(options: SecurityEvalOptions = {}): Promise<SecurityReport> {
   const log = options.log ?? (() => {});
   const cases = selectCases(options);
+  const callIdCases = selectCallIdCases(options);
   const startedAt = new Date();
   const started = performance.now();
   const runRoot = realpathSync(mkdtempSync(path.join(tmpdir(), 'keel-security-eval-')));
@@ -84,6 +87,13 @@ export async function runSecurityEval(options: SecurityEvalOptions = {}): Promis
       else if ((index + 1) % PROGRESS_EVERY === 0)
         log(`security eval: ${index + 1}/${cases.length} cases run`);
     }
+    for (const callIdCase of callIdCases) {
+      if (options.signal?.aborted === true) break;
+      const record = await runCallIdRecord(callIdCase);
+      records.push(record);
+      if (options.verbose === true)
+        log(caseLine(records.length - 1, cases.length + callIdCases.length, record));
+    }
   } finally {
     restoreEnvironment();
     killHostScripts();
@@ -94,9 +104,36 @@ export async function runSecurityEval(options: SecurityEvalOptions = {}): Promis
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
     sandbox: describeSandbox(sandboxStatus()),
-    selection: describeSelection(options, cases.length),
-    interrupted: records.length < cases.length,
+    selection: describeSelection(options, cases.length + callIdCases.length),
+    interrupted: records.length < cases.length + callIdCases.length,
     cases: records,
+  };
+}
+
+function selectCallIdCases(options: Pick<SecurityEvalOptions, 'ci' | 'only' | 'cases'>): CallIdCase[] {
+  if (options.cases !== undefined) return []; // a corpus of the caller's own
+  const only = options.only ?? [];
+  if (only.length > 0 && !only.includes(Category.CallIds)) return [];
+  return CALL_ID_CASES.filter((callIdCase) => options.ci !== true || callIdCase.ci === true);
+}
+
+async function runCallIdRecord(callIdCase: CallIdCase): Promise<CaseRecord> {
+  const started = performance.now();
+  let violations: string[] = [];
+  let error: string | undefined;
+  try {
+    violations = await runCallIdCase(callIdCase);
+  } catch (caught) {
+    error = caught instanceof Error ? (caught.stack ?? caught.message) : String(caught);
+  }
+  return {
+    id: callIdCase.id,
+    category: Category.CallIds,
+    title: callIdCase.title,
+    durationMs: Math.round(performance.now() - started),
+    steps: [],
+    holes: violations.map((what) => ({ kind: HoleKind.UnapprovedIrreversible, step: 1, what, evidence: [] })),
+    ...(error === undefined ? {} : { error }),
   };
 }
 

@@ -22,6 +22,15 @@ export function keelCallId(number: number): string {
 }
 
 /**
+ * The key a call's journal entry and copy-on-write layer are kept under, the same for every
+ * attempt of it. keel's call ids restart with each goal, and a goal may reuse the workflow id of
+ * one that ended, so the chain's first run id (kept across continue-as-new) tells them apart.
+ */
+export function idempotencyKeyOf(call: { workflowId: string; firstRunId: string; callId: string }): string {
+  return `${call.workflowId}/${call.firstRunId}/${call.callId}`;
+}
+
+/**
  * Names a reply's tool calls `call-<n>` from `named + 1` on, and makes every tool_use id in the
  * reply unique in the transcript: a repeated or reused id is replaced by `<id>_keel<n>` (the
  * Messages API pairs each tool_result with one tool_use, so two blocks sharing an id would make

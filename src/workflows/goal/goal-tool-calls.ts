@@ -16,7 +16,7 @@ import { LedgerEventKind } from '../common/ledger';
 import { observeDenial, observeToolCall } from '../principles/principles';
 import { reportStepInputSchema } from '../tools/report-step-spec';
 import type { Escalation, ToolOutcome } from '../tools/tool-outcome';
-import { CALL_IDS_PATCH, type NamedCall } from './call-ids';
+import { CALL_IDS_PATCH, idempotencyKeyOf, type NamedCall } from './call-ids';
 import { formatToolResult } from '../tools/format-tool-result';
 import { callText } from '../tools/call-text';
 import { isHarnessTool } from '../tools/harness-tools';
@@ -338,14 +338,14 @@ export class GoalToolCalls {
     this.afterCall(call, outcome, atToolCall);
   }
 
-  /**
-   * Unique per call and per goal: keel's call ids restart with each goal, and a goal may reuse the
-   * workflow id of one that ended, so the chain's first run id tells them apart (the journal and
-   * the copy-on-write layers are kept under this key).
-   */
+  /** Stable for every attempt of this call; see idempotencyKeyOf (runs before the patch keep theirs). */
   private idempotencyKey(call: ToolCallRecord): string {
     if (!this.keelCallIds) return `${this.goal.workflowId}/${call.callId}`;
-    return `${this.goal.workflowId}/${wf.workflowInfo().firstExecutionRunId}/${call.callId}`;
+    return idempotencyKeyOf({
+      workflowId: this.goal.workflowId,
+      firstRunId: wf.workflowInfo().firstExecutionRunId,
+      callId: call.callId,
+    });
   }
 
   private recordResult(call: ToolCallRecord, outcome: ToolOutcome): void {

@@ -5,10 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { suggestCall } from '../../../workflows/tools/suggest-call';
 import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
 import { escapeRegExp, failure, success } from '../tool-outcomes';
-import { outcomeOfRefusal, resolveWorkspacePath } from '../workspace';
-import { openFileBeneath } from '../workspace-access/open-beneath';
-import { withWorkspaceLock } from '../workspace-access/workspace-lock';
-import { protectedWrite } from './write-file';
+import { withWorkspaceFile } from '../workspace-access/workspace-file';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
 
@@ -29,36 +26,11 @@ export type EditFileInput = z.infer<typeof editFileInputSchema>;
 const CONTEXT_LINES = 5;
 const LINES_LISTED = 10;
 
-export const editFile: ToolImplementation<EditFileInput> = async (input, context) => {
-  const resolution = await resolveWorkspacePath({
-    workspace: context.workspace,
-    path: input.path,
-    toolName: 'edit_file',
-  });
-  if (!resolution.ok) return resolution.outcome;
-  const { segments, relative } = resolution.path;
-  const guarded = protectedWrite(relative, context.approved);
-  if (guarded !== undefined) return guarded;
-
-  return withWorkspaceLock(context.workspace, async () => {
-    let opened;
-    try {
-      // Read and written through one descriptor opened without following links (open-beneath.ts).
-      opened = await openFileBeneath(context.workspace, segments, 'update');
-    } catch (error) {
-      return outcomeOfRefusal(
-        error,
-        { workspace: context.workspace, toolName: 'edit_file', kind: 'file' },
-        relative,
-      );
-    }
-    try {
-      return await edit(input, relative, opened.file);
-    } finally {
-      await opened.file.close();
-    }
-  });
-};
+export const editFile: ToolImplementation<EditFileInput> = (input, context) =>
+  withWorkspaceFile(
+    { context, path: input.path, toolName: 'edit_file', access: 'update' },
+    (file, relative) => edit(input, relative, file),
+  );
 
 async function edit(input: EditFileInput, relative: string, file: FileHandle): Promise<ToolOutcome> {
   const content = await file.readFile('utf8');

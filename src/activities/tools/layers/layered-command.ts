@@ -20,27 +20,18 @@ export type LayeredCommandResult =
  * or discard them (the command timed out, or the workspace changed under it). A retried attempt
  * answers from the layer's record instead of running the command again.
  */
-export async function runLayeredCommand(options: {
-  command: string;
-  workspace: string;
-  callKey: string;
-  approved: boolean;
-  bwrap: string;
-  unshare: string;
-  env: Record<string, string>;
-  network: boolean;
-  timeoutMilliseconds: number;
-  outputLimitPerStream: number;
-  signal: AbortSignal;
-  heartbeat: () => void;
-  heartbeatIntervalMilliseconds: number;
-  /** The result the model reads once the layer's fate is known (run-command.ts knows its shape). */
-  outcomeOf: (
-    result: ShellProcessResult,
-    effects: WorkspaceEffects | undefined,
-    note: string,
-  ) => Promise<ToolOutcome>;
-}): Promise<LayeredCommandResult> {
+export async function runLayeredCommand(
+  options: Omit<Parameters<typeof runInLayer>[0], 'layer'> & {
+    callKey: string;
+    approved: boolean;
+    /** The result the model reads once the layer's fate is known (run-command.ts knows its shape). */
+    outcomeOf: (
+      result: ShellProcessResult,
+      effects: WorkspaceEffects | undefined,
+      note: string,
+    ) => Promise<ToolOutcome>;
+  },
+): Promise<LayeredCommandResult> {
   const layer = new CallLayer(options.workspace, options.callKey);
   return withWorkspaceLock(options.workspace, async () => {
     const earlier = await layer.read();
@@ -48,7 +39,7 @@ export async function runLayeredCommand(options: {
     if (answered !== undefined) return { kind: 'outcome', outcome: answered };
 
     await layer.write({ state: 'running', operations: [], baseline: [] });
-    const run = await runInLayer({ ...options, layer, timeoutMilliseconds: options.timeoutMilliseconds });
+    const run = await runInLayer({ ...options, layer });
     if (!run.mounted) {
       await layer.dropLayer();
       await layer.write({ state: 'discarded', operations: [], baseline: [] });
