@@ -5,6 +5,7 @@
  *
  *   node --import tsx scripts/record-history.ts                      # representative-goal.json
  *   node --import tsx scripts/record-history.ts tool-turns FILE.json  # the tool-turns goal
+ *   node --import tsx scripts/record-history.ts escalation FILE.json  # held changes, keel's call ids
  *
  * The representative goal has planning, a checkpoint, an approval, a budget warning and a
  * backtrack; the tool-turns goal (test/fixtures/tool-turns-goal.ts) has the start's lookups and
@@ -23,6 +24,12 @@ import {
   REPRESENTATIVE_WORKFLOW_ID,
   representativeScenario,
 } from '../test/fixtures/representative-goal';
+import {
+  ESCALATION_FILES,
+  ESCALATION_GOAL,
+  ESCALATION_WORKFLOW_ID,
+  escalationScenario,
+} from '../test/fixtures/escalation-goal';
 import {
   TOOL_TURNS_FILES,
   TOOL_TURNS_GOAL,
@@ -58,7 +65,18 @@ function recordingOf(kind: string | undefined, file: string | undefined): Record
       file: path.join(histories, file),
     };
   }
-  throw new Error('usage: record-history.ts [representative [FILE.json] | tool-turns FILE.json]');
+  if (kind === 'escalation' && file !== undefined) {
+    return {
+      scenario: escalationScenario,
+      workflowId: ESCALATION_WORKFLOW_ID,
+      goal: ESCALATION_GOAL,
+      files: ESCALATION_FILES,
+      file: path.join(histories, file),
+    };
+  }
+  throw new Error(
+    'usage: record-history.ts [representative [FILE.json] | tool-turns FILE.json | escalation FILE.json]',
+  );
 }
 
 /** Approves the one call that waits for a human, then waits for the goal to end. */

@@ -8,6 +8,7 @@ import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { WORKFLOWS_PATH } from '../../src/worker';
 import { REPRESENTATIVE_WORKFLOW_ID } from '../fixtures/representative-goal';
 import { TOOL_TURNS_WORKFLOW_ID } from '../fixtures/tool-turns-goal';
+import { ESCALATION_WORKFLOW_ID } from '../fixtures/escalation-goal';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -125,3 +126,27 @@ function localActivities(events: readonly RecordedEvent[], activityType: string)
 function scheduledActivities(events: readonly RecordedEvent[]): string[] {
   return events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
 }
+
+// Recorded with the keel-assigned-call-ids patch (src/workflows/goal/call-ids.ts): a tool_use id
+// sent twice in one turn, and a command whose deletion was held on its layer, approved, then
+// applied by settleHeldChanges. Guards the determinism of keel's call naming and of escalations.
+test('a goal recorded with keel-assigned call ids and a held escalation replays without nondeterminism', async () => {
+  const file = path.resolve(__dirname, '../fixtures/histories/escalation-call-ids.json');
+  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const events = (history as { events: RecordedEvent[] }).events;
+  assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+  assert.ok(scheduledActivities(events).includes('settleHeldChanges'), 'the held changes were applied');
+  const patches = events.flatMap((event) => {
+    const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+    return data === undefined ? [] : [Buffer.from(data, 'base64').toString('utf8')];
+  });
+  assert.ok(
+    patches.some((patch) => patch.includes('"keel-assigned-call-ids"')),
+    patches.join('\n'),
+  );
+  await Worker.runReplayHistory(
+    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
+    temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
+    ESCALATION_WORKFLOW_ID,
+  );
+});
