@@ -99,7 +99,8 @@ test('keel pending: reviews keep their line, and an empty list says so', () => {
 test('keel pending: a call held on its layer lists every change approval would apply, and why it waits', () => {
   const held = approval('rm -rf build && echo x > out.txt', {
     callId: 'call-4',
-    reason: "the command's changes go beyond a mutating call:\n- deletes build/, which existed before the call",
+    reason:
+      "the command's changes go beyond a mutating call:\n- deletes build/, which existed before the call",
     heldChanges: {
       created: ['out.txt'],
       modified: [],
