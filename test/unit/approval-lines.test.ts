@@ -99,8 +99,7 @@ test('keel pending: reviews keep their line, and an empty list says so', () => {
 test('keel pending: a call held on its layer lists every change approval would apply, and why it waits', () => {
   const held = approval('rm -rf build && echo x > out.txt', {
     callId: 'call-4',
-    reason:
-      "the command's changes go beyond a mutating call:\n- deletes build/, which existed before the call",
+    reason: 'its changes go beyond a mutating call: deletes build, which existed before the call',
     heldChanges: {
       created: ['out.txt'],
       modified: [],
@@ -116,6 +115,6 @@ test('keel pending: a call held on its layer lists every change approval would a
     '    # deletes: build/ and 3 more',
     '    # creates: out.txt',
     '    # inside .git/: 2 entries',
-    "    # why it waits: the command's changes go beyond a mutating call:\\n- deletes build/, which existed before the call",
+    '    # why it waits: its changes go beyond a mutating call: deletes build, which existed before the call',
   ]);
 });

@@ -112,6 +112,11 @@ test('a deletion no human approved is held: nothing reaches the workspace until 
   assert.match(held.content, /Its changes are held, not applied/);
   assert.match(held.content, /deletes build\/out\.js, which existed before the call/);
   assert.match(held.content, /deletes notes\.txt/);
+  assert.equal(
+    held.escalation?.reason,
+    'its changes go beyond a mutating call: deletes build/out.js, which existed before the call; deletes notes.txt, which existed before the call',
+    'one line for the approval request: every path is listed beside it',
+  );
   assert.deepEqual(held.escalation?.held?.changes, {
     created: ['build/new.js', 'src/c.ts'],
     modified: [],

@@ -82,9 +82,15 @@ function whyNeedsApproval(change: WorkspaceChange): string | undefined {
   return protectedPathReason(change.path, change.type);
 }
 
-/** One line for the model and the approver: how many refusals, the first few in full. */
+/** For the model: the first few refusals in full, one a line. */
 export function describeRefusals(refusals: readonly ChangeRefusal[], shown = 5): string {
   const lines = refusals.slice(0, shown).map((refusal) => `- ${refusal.reason}`);
   if (refusals.length > shown) lines.push(`- … and ${refusals.length - shown} more`);
   return lines.join('\n');
+}
+
+/** For the approval request and the ledger: the same on one line (every path is listed beside it). */
+export function refusalsInOneLine(refusals: readonly ChangeRefusal[], shown = 3): string {
+  const first = refusals.slice(0, shown).map((refusal) => refusal.reason);
+  return [...first, ...(refusals.length > shown ? [`and ${refusals.length - shown} more`] : [])].join('; ');
 }

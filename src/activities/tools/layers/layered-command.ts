@@ -1,5 +1,5 @@
 import type { ToolOutcome, WorkspaceEffects } from '../../../workflows/tools/tool-outcome';
-import { describeRefusals } from '../../../workflows/tools/workspace-change-policy';
+import { describeRefusals, refusalsInOneLine } from '../../../workflows/tools/workspace-change-policy';
 import type { ShellProcessResult } from '../shell-process';
 import { escalation, failure } from '../tool-outcomes';
 import { withWorkspaceLock } from '../workspace-access/workspace-lock';
@@ -67,7 +67,7 @@ export async function runLayeredCommand(
           (await options.outcomeOf(run.result, undefined, '')).content,
           `Its changes are held, not applied: a call no human approved may not make them.\n${describeRefusals(capture.refusals)}`,
         ].join('\n'),
-        reason: `the command's changes go beyond a mutating call:\n${describeRefusals(capture.refusals)}`,
+        reason: `its changes go beyond a mutating call: ${refusalsInOneLine(capture.refusals)}`,
         held: { changes: capture.effects },
       });
       await layer.write({
