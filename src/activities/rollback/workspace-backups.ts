@@ -1,8 +1,8 @@
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
 import { walkFiles } from '../tools/walk-files';
-import { openFileBeneath, segmentsOf } from '../tools/workspace-access/open-beneath';
+import { openFileBeneath, readRegularFile, segmentsOf } from '../tools/workspace-access/open-beneath';
 
 export interface WorkspaceBackupInput {
   workspace: string;
@@ -47,7 +47,8 @@ export function createBackupActivities(options: {
         }
         const destination = path.join(target, 'files', file.relative);
         await mkdir(path.dirname(destination), { recursive: true });
-        await copyFile(file.path, destination);
+        // Read without following a link (it may have been swapped for one since it was listed).
+        await writeFile(destination, await readRegularFile(file.path));
         files.push(file.relative);
         bytes += file.size;
       }
