@@ -11,16 +11,18 @@ test('a restore writes through no link the model planted since the backup, and t
   writeFiles(outside, { 'secret.txt': 'host secret\n' });
   writeFiles(workspace, { 'src/app.ts': 'original\n', 'notes.txt': 'notes\n' });
   symlinkSync(path.join(outside, 'secret.txt'), path.join(workspace, 'leak.txt'));
-  const { backupWorkspace, restoreWorkspace } = createBackupActivities({
-    backupDirectory: makeWorkspace('keel-backups-'),
-  });
+  const backups = createBackupActivities({ backupDirectory: makeWorkspace('keel-backups-') });
   const backup = { workspace, backupId: 'goal-1/attempt-1' };
-  assert.deepEqual(await backupWorkspace(backup), { files: 2 }, 'the link is not backed up as a file');
+  assert.deepEqual(
+    await backups.backupWorkspace(backup),
+    { files: 2 },
+    'the link is not backed up as a file',
+  );
   // After the backup: src becomes a link out of the workspace, notes.txt is changed.
   rmSync(path.join(workspace, 'src'), { recursive: true });
   symlinkSync(outside, path.join(workspace, 'src'));
   writeFiles(workspace, { 'notes.txt': 'changed\n' });
-  const restored = await restoreWorkspace(backup);
+  const restored = await backups.restoreWorkspace(backup);
   assert.deepEqual(restored.restored.sort(), ['notes.txt', 'src/app.ts']);
   assert.deepEqual(readdirSync(outside), ['secret.txt'], 'nothing written through the link');
   assert.equal(readFileSync(path.join(workspace, 'src/app.ts'), 'utf8'), 'original\n');
