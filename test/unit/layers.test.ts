@@ -14,7 +14,11 @@ import {
 import path from 'node:path';
 import { runCommand } from '../../src/activities/tools/run-command';
 import { sandboxStatus } from '../../src/activities/tools/sandbox/sandbox-status';
-import { applyHeldLayer, discardHeldLayer } from '../../src/activities/tools/layers/layered-command';
+import {
+  applyHeldLayer,
+  discardHeldLayer,
+  runLayeredCommand,
+} from '../../src/activities/tools/layers/layered-command';
 import { CallLayer } from '../../src/activities/tools/layers/layer-record';
 import type { ToolContext } from '../../src/activities/tools/tool-context';
 import { makeWorkspace, toolContext, writeFiles } from './tools-test-helpers';
@@ -255,4 +259,42 @@ test('a directory the command made unreadable is still taken stock of and applie
   assert.equal(lstatSync(path.join(workspace, 'locked/in')).mode & 0o777, 0);
   chmodSync(path.join(workspace, 'locked/in'), 0o755);
   assert.equal(readFileSync(path.join(workspace, 'locked/in/s.txt'), 'utf8'), 's\n');
+});
+
+test('a layer that cannot be mounted runs nothing and leaves no record: a later attempt of the call starts over', async () => {
+  const workspace = makeWorkspace();
+  const status = sandboxStatus();
+  assert.ok(status.mode === 'bubblewrap' && status.layers.available);
+  const attempt = (unshare: string) =>
+    runLayeredCommand({
+      command: 'echo ran > ran.txt',
+      workspace,
+      callKey: 'goal/run/call-1',
+      approved: false,
+      bwrap: status.executable,
+      unshare,
+      env: { PATH: '/usr/bin:/bin' },
+      network: false,
+      timeoutMilliseconds: 30_000,
+      outputLimitPerStream: 10_000,
+      signal: new AbortController().signal,
+      heartbeat: () => undefined,
+      heartbeatIntervalMilliseconds: 5_000,
+      outcomeOf: (result, effects) =>
+        Promise.resolve({
+          ok: result.exitCode === 0,
+          content: 'ran',
+          candidates: [],
+          facts: {},
+          ...(effects ? { effects } : {}),
+        }),
+    });
+  // unshare that fails at once stands for a host where overlayfs cannot be mounted.
+  const failed = await attempt('/bin/false');
+  assert.equal(failed.kind, 'no-layer');
+  assert.equal(existsSync(path.join(workspace, 'ran.txt')), false);
+  const again = await attempt(status.layers.unshare);
+  assert.equal(again.kind, 'outcome');
+  assert.ok(again.kind === 'outcome' && again.outcome.ok, JSON.stringify(again));
+  assert.equal(readFileSync(path.join(workspace, 'ran.txt'), 'utf8'), 'ran\n');
 });

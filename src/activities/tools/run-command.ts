@@ -15,7 +15,7 @@ import { diffWorkspaceSnapshots, takeWorkspaceSnapshot, type WorkspaceSnapshot }
 export const RUN_COMMAND_OUTPUT_LIMIT = 20_000;
 const DEFAULT_HEARTBEAT_INTERVAL_MILLISECONDS = 5000;
 
-/** Layers directories where mounting failed once: later calls there ask a human at once. */
+/** Workspaces where mounting a layer failed once in this process: later calls there skip trying. */
 const layersUnavailable = new Map<string, string>();
 
 /**

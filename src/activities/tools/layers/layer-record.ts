@@ -87,6 +87,11 @@ export class CallLayer {
     void pruneOldRecords(path.dirname(this.directories.root));
   }
 
+  /** Removes everything of this call's layer, its record too. */
+  async forget(): Promise<void> {
+    await removeForcing(this.directories.root);
+  }
+
   /** Removes the layer's directories, keeping the record (the call's answer to a retry). */
   async dropLayer(): Promise<void> {
     const { lower, upper, work, merged } = this.directories;

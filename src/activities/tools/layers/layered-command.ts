@@ -41,8 +41,8 @@ export async function runLayeredCommand(
     await layer.write({ state: 'running', operations: [], baseline: [] });
     const run = await runInLayer({ ...options, layer });
     if (!run.mounted) {
-      await layer.dropLayer();
-      await layer.write({ state: 'discarded', operations: [], baseline: [] });
+      // Nothing ran: no record is left, so a later attempt of this call (approved, say) starts over.
+      await layer.forget();
       const why = run.result.stderr.toString().trim().split('\n')[0] ?? '';
       return {
         kind: 'no-layer',
