@@ -1,14 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { editFile } from '../../src/activities/tools/builtin/edit-file';
+import { EDIT_FILE_MAX_BYTES, editFile } from '../../src/activities/tools/builtin/edit-file';
 import { listDir } from '../../src/activities/tools/builtin/list-dir';
 import { readFile } from '../../src/activities/tools/builtin/read-file';
 import { search } from '../../src/activities/tools/builtin/search';
 import { writeFile } from '../../src/activities/tools/builtin/write-file';
 import { walkFiles } from '../../src/activities/tools/walk-files';
+import { readRegularFile } from '../../src/activities/tools/workspace-access/open-beneath';
 import { makeWorkspace, toolContext, writeFiles } from './tools-test-helpers';
 
 const SECRET = 'keel-host-secret-7f3a';
@@ -100,4 +101,21 @@ test("write_file and edit_file ask a human before writing git's configuration or
   assert.equal(approved.ok, true, approved.content);
   const bookkeeping = await writeFile({ path: '.git/HEAD', content: 'ref: refs/heads/x\n' }, unapproved);
   assert.equal(bookkeeping.ok, true, "git's own bookkeeping needs no human");
+});
+
+test('no file tool reads more than it means to: a huge file is refused by edit_file, and a read is bounded on the descriptor', async () => {
+  const workspace = makeWorkspace();
+  writeFiles(workspace, { 'big.log': 'x'.repeat(EDIT_FILE_MAX_BYTES + 1), 'small.txt': 'small\n' });
+  const context = toolContext(workspace, { reversibility: 'mutating', approved: false });
+  const edited = await editFile({ path: 'big.log', oldString: 'x', newString: 'y' }, context);
+  assert.equal(edited.ok, false);
+  assert.match(edited.content, /more than edit_file reads .* nothing was changed/);
+  assert.equal(statSync(path.join(workspace, 'big.log')).size, EDIT_FILE_MAX_BYTES + 1);
+  const written = await writeFile({ path: 'big.log', content: 'replaced\n' }, context);
+  assert.match(
+    written.content,
+    new RegExp(`Replaced the content of big\\.log \\(${EDIT_FILE_MAX_BYTES + 1} → 9 bytes\\)`),
+  );
+  await assert.rejects(readRegularFile(path.join(workspace, 'small.txt'), 3), /larger than 3 bytes/);
+  assert.equal((await readRegularFile(path.join(workspace, 'small.txt'), 6)).toString(), 'small\n');
 });

@@ -48,7 +48,7 @@ export function createBackupActivities(options: {
         const destination = path.join(target, 'files', file.relative);
         await mkdir(path.dirname(destination), { recursive: true });
         // Read without following a link (it may have been swapped for one since it was listed).
-        await writeFile(destination, await readRegularFile(file.path));
+        await writeFile(destination, await readRegularFile(file.path, MAX_BACKUP_BYTES - bytes));
         files.push(file.relative);
         bytes += file.size;
       }

@@ -127,7 +127,7 @@ async function describePath(entry: string, hashBudget: { remaining: number }): P
       described.hash = sha256(Buffer.from(await readlink(entry)));
     } else if (info.isFile() && info.size <= HASH_MAX_FILE_BYTES && info.size <= hashBudget.remaining) {
       hashBudget.remaining -= info.size;
-      described.hash = sha256(await readRegularFile(entry));
+      described.hash = sha256(await readRegularFile(entry, HASH_MAX_FILE_BYTES));
     }
   } catch {
     // Unreadable: size and mtime still tell most changes apart.

@@ -4,7 +4,7 @@ import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import type { FileHandle } from 'node:fs/promises';
 import { suggestCall } from '../../../workflows/tools/suggest-call';
 import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
-import { escapeRegExp, failure, success } from '../tool-outcomes';
+import { escapeRegExp, failure, quoteShell, success } from '../tool-outcomes';
 import { withWorkspaceFile } from '../workspace-access/workspace-file';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
@@ -32,7 +32,20 @@ export const editFile: ToolImplementation<EditFileInput> = (input, context) =>
     (file, relative) => edit(input, relative, file),
   );
 
+/** Larger files are edited with a command (sed, a script): edit_file reads the whole file. */
+export const EDIT_FILE_MAX_BYTES = 16 * 1024 * 1024;
+
 async function edit(input: EditFileInput, relative: string, file: FileHandle): Promise<ToolOutcome> {
+  const size = (await file.stat()).size;
+  if (size > EDIT_FILE_MAX_BYTES) {
+    return failure({
+      content: `${relative} has ${size} bytes, more than edit_file reads (${EDIT_FILE_MAX_BYTES}); nothing was changed.`,
+      candidates: [
+        `${suggestCall('run_command', { command: `sed -n '1,40p' ${quoteShell(relative)}` })} — look at its start`,
+        'Change it with a command (sed, a script) that does not load the whole file',
+      ],
+    });
+  }
   const content = await file.readFile('utf8');
   const positions = occurrences(content, input.oldString);
   const oldLineCount = input.oldString.split('\n').length;

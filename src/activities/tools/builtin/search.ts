@@ -129,7 +129,7 @@ export const search: ToolImplementation<SearchInput> = async (input, context) =>
       if (filesScanned % 200 === 0) context.heartbeat();
       let content: Buffer;
       try {
-        content = await readRegularFile(file.path);
+        content = await readRegularFile(file.path, SEARCH_MAX_FILE_BYTES);
       } catch {
         skipped += 1;
         continue;

@@ -22,8 +22,9 @@ export const writeFile: ToolImplementation<WriteFileInput> = (input, context) =>
     async (file, relative, created) => {
       const next = Buffer.from(input.content, 'utf8');
       const bytes = next.length;
-      const previous = created ? undefined : await file.readFile();
-      if (previous?.equals(next)) {
+      const previousSize = created ? undefined : (await file.stat()).size;
+      // Read only when the sizes match: the new content bounds what is read, whatever is there.
+      if (previousSize === bytes && (await file.readFile()).equals(next)) {
         return success({
           content: `${relative} already has exactly this content (${bytes} bytes); nothing changed.`,
           facts: { bytes },
@@ -34,9 +35,9 @@ export const writeFile: ToolImplementation<WriteFileInput> = (input, context) =>
       await file.write(next, 0, bytes, 0);
       return success({
         content:
-          previous === undefined
+          previousSize === undefined
             ? `Created ${relative} (${bytes} bytes).`
-            : `Replaced the content of ${relative} (${previous.length} → ${bytes} bytes).`,
+            : `Replaced the content of ${relative} (${previousSize} → ${bytes} bytes).`,
         facts: { bytes },
         effects: { created: created ? [relative] : [], modified: created ? [] : [relative], deleted: [] },
       });

@@ -13,6 +13,8 @@ import type { BaselineEntry, Fingerprint, LayerOperation } from './layer-operati
 
 /** Paths named per kind of effect; the rest are counted (a call may create thousands of files). */
 export const EFFECT_PATHS_KEPT = 200;
+/** Files of the same size larger than this are taken as changed without reading both. */
+const COMPARED_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Everything keel knows of a layer once its command ended: what it changed, and how to apply it. */
 export interface CapturedLayer {
@@ -160,11 +162,14 @@ class Capture {
   /** Same type, mode and bytes (or link target) is no change worth reporting, whatever the times say. */
   private async differs(relative: string, layer: Stats, below: Stats): Promise<boolean> {
     if ((layer.mode & 0o7777) !== (below.mode & 0o7777) || layer.size !== below.size) return true;
+    if (layer.size > COMPARED_MAX_BYTES) return true;
     const upperPath = path.join(this.upper, relative);
     const lowerPath = path.join(this.workspace, relative);
     try {
       if (layer.isSymbolicLink()) return (await readlink(upperPath)) !== (await readlink(lowerPath));
-      return !(await readRegularFile(upperPath)).equals(await readRegularFile(lowerPath));
+      return !(await readRegularFile(upperPath, COMPARED_MAX_BYTES)).equals(
+        await readRegularFile(lowerPath, COMPARED_MAX_BYTES),
+      );
     } catch {
       return true;
     }

@@ -178,12 +178,15 @@ export async function lstatBeneath(
 /**
  * The content of an entry (a path through a directory descriptor, see entryPath) if it is a
  * regular file when opened: no link followed, and a FIFO swapped in since it was listed is
- * refused instead of blocking the read.
+ * refused instead of blocking the read. `maxBytes` is checked on the open descriptor too: a file
+ * grown or swapped since it was listed cannot make the worker read gigabytes.
  */
-export async function readRegularFile(entry: string): Promise<Buffer> {
+export async function readRegularFile(entry: string, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer> {
   const file = await open(entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   try {
-    if (!(await file.stat()).isFile()) throw new Error(`${entry} is not a regular file`);
+    const info = await file.stat();
+    if (!info.isFile()) throw new Error(`${entry} is not a regular file`);
+    if (info.size > maxBytes) throw new Error(`${entry} is larger than ${maxBytes} bytes`);
     return await file.readFile();
   } finally {
     await file.close();
