@@ -35,7 +35,11 @@ export {
   type ToolFailure,
   type ToolLogger,
 } from './activities/tools/define-tool';
-export { failure as toolFailure, success as toolSuccess } from './activities/tools/tool-outcomes';
+export {
+  escalation as toolEscalation,
+  failure as toolFailure,
+  success as toolSuccess,
+} from './activities/tools/tool-outcomes';
 export type { ToolOutcome } from './workflows/tools/tool-outcome';
 export { hypothesisField } from './workflows/tools/hypothesis-field';
 export {

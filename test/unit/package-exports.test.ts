@@ -35,6 +35,7 @@ test('npm run build emits the package entry points with types, and they export t
     'defineTool',
     'builtinTools',
     'runSandboxedCommand',
+    'toolEscalation',
     'connectClient',
     'startGoal',
     'decideApproval',
