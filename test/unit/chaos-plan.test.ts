@@ -4,13 +4,13 @@ import { chaosScenario, countEffects, effectCommand, effectIndexIn } from '../..
 import { disruptionSchedule } from '../../scripts/chaos/chaos-schedule';
 import { classifyShellCommand } from '../../src/workflows/tools/shell-command-classifier';
 
-test('the chaos goal appends one numbered effect a turn, each an irreversible command', () => {
+test('the chaos goal appends one numbered effect a turn, each a command that changes files', () => {
   const scenario = chaosScenario(3);
   assert.equal(scenario.turns.length, 4);
   assert.deepEqual(scenario.turns[1]?.toolCalls, [
     { name: 'run_command', input: { command: 'echo effect-2 >> effects.txt' } },
   ]);
-  assert.equal(classifyShellCommand(effectCommand(2)).reversibility, 'irreversible');
+  assert.equal(classifyShellCommand(effectCommand(2)).readOnly, false);
   assert.equal(effectIndexIn('outcome unknown: echo effect-17 >> effects.txt'), 17);
 });
 

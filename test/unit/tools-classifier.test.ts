@@ -40,7 +40,7 @@ const readOnly = [
   'grep -rn foo . 2>/dev/null',
 ];
 
-const irreversible = [
+const notReadOnlyCommands = [
   'rm -rf build',
   'cat a > b',
   'echo hi >> log.txt',
@@ -542,7 +542,7 @@ const refusedBecause: ReadonlyArray<readonly [string, RegExp]> = [
 for (const [command, reason] of refusedBecause) {
   test(`refused for its own reason: ${JSON.stringify(command)}`, () => {
     const result = classifyShellCommand(command);
-    assert.equal(result.reversibility, 'irreversible');
+    assert.equal(result.readOnly, false);
     assert.match(result.reason, reason);
   });
 }
@@ -550,7 +550,7 @@ for (const [command, reason] of refusedBecause) {
 for (const [hole, command] of notReadOnly) {
   test(`not read-only (${hole}): ${JSON.stringify(command)}`, () => {
     const result = classifyShellCommand(command);
-    assert.equal(result.reversibility, 'irreversible', result.reason);
+    assert.equal(result.readOnly, false, result.reason);
     assert.ok(result.reason.length > 0);
   });
 }
@@ -558,34 +558,34 @@ for (const [hole, command] of notReadOnly) {
 for (const command of staysReadOnly) {
   test(`stays read-only: ${JSON.stringify(command)}`, () => {
     const result = classifyShellCommand(command);
-    assert.equal(result.reversibility, 'read-only', result.reason);
+    assert.equal(result.readOnly, true, result.reason);
   });
 }
 
 for (const command of readOnly) {
   test(`read-only: ${command}`, () => {
     const result = classifyShellCommand(command);
-    assert.equal(result.reversibility, 'read-only', result.reason);
+    assert.equal(result.readOnly, true, result.reason);
   });
 }
 
-for (const command of irreversible) {
-  test(`irreversible: ${command}`, () => {
+for (const command of notReadOnlyCommands) {
+  test(`not read-only: ${command}`, () => {
     const result = classifyShellCommand(command);
-    assert.equal(result.reversibility, 'irreversible');
+    assert.equal(result.readOnly, false);
     assert.ok(result.reason.length > 0);
   });
 }
 
 for (const [command, reason] of outsideWorkspace) {
-  test(`irreversible (outside the workspace): ${command}`, () => {
+  test(`not read-only (outside the workspace): ${command}`, () => {
     const result = classifyShellCommand(command);
-    assert.equal(result.reversibility, 'irreversible');
+    assert.equal(result.readOnly, false);
     assert.match(result.reason, reason);
   });
 }
 
-test('the reason names what made a command irreversible', () => {
+test('the reason names what made a command not read-only', () => {
   assert.match(classifyShellCommand('ls | frobnicate').reason, /frobnicate/);
   assert.match(classifyShellCommand('cat a > b').reason, /redirection/);
   assert.match(classifyShellCommand('echo $(date)').reason, /substitution/);

@@ -2,7 +2,6 @@ import { parseArguments, type OptionSpec } from './option-parser';
 import { whyFindIsNotReadOnly } from './read-only-find';
 import { whyGitIsNotReadOnly } from './read-only-git';
 import { READ_ONLY_OPTIONS } from './read-only-options';
-import { Reversibility } from './reversibility';
 import { splitSimpleCommands, type ShellWord } from './shell-words';
 import { whyOutsideWorkspace } from './workspace-path-rule';
 
@@ -11,31 +10,31 @@ import { whyOutsideWorkspace } from './workspace-path-rule';
  * a command counts as read-only only when every part of it is a known inspection command given
  * only options known not to write, delete or execute something else (an allowlist per command);
  * anything unknown, any output redirection to a file, any command substitution or subshell, any
- * syntax dash and bash read differently makes it irreversible. The kernel enforces read-only
- * calls, so this is a hint for labels and approvals; still, a wrong "read-only" is a bug, while a
- * wrong "irreversible" only runs the call on a copy-on-write layer.
+ * syntax dash and bash read differently makes it not read-only. The kernel enforces read-only
+ * calls, so this is a hint for the tier and the label; still, a wrong "read-only" is a bug, while
+ * a wrong "not read-only" only runs the call on a copy-on-write layer.
  * Reading is not harmless either (`cat /proc/$PPID/environ` leaks the worker's secrets), so every
  * word must also stay inside the workspace (see workspace-path-rule.ts).
  */
 export interface ShellCommandClassification {
-  readonly reversibility: typeof Reversibility.ReadOnly | typeof Reversibility.Irreversible;
-  /** Why, for the ledger: the first thing that made it irreversible, or why it is read-only. */
+  readonly readOnly: boolean;
+  /** Why, for the ledger: the first thing that made it not read-only, or why it is read-only. */
   readonly reason: string;
 }
 
 export function classifyShellCommand(command: string): ShellCommandClassification {
   const parsed = splitSimpleCommands(command);
-  if (!parsed.ok) return irreversible(parsed.reason);
-  if (parsed.commands.length === 0) return irreversible('the command is empty');
+  if (!parsed.ok) return notReadOnly(parsed.reason);
+  if (parsed.commands.length === 0) return notReadOnly('the command is empty');
   for (const words of parsed.commands) {
     const reason = whyNotReadOnly(words) ?? whyNotConfined(words);
-    if (reason !== undefined) return irreversible(reason);
+    if (reason !== undefined) return notReadOnly(reason);
   }
-  return { reversibility: Reversibility.ReadOnly, reason: 'every part is a known read-only command' };
+  return { readOnly: true, reason: 'every part is a known read-only command' };
 }
 
-function irreversible(reason: string): ShellCommandClassification {
-  return { reversibility: Reversibility.Irreversible, reason };
+function notReadOnly(reason: string): ShellCommandClassification {
+  return { readOnly: false, reason };
 }
 
 /** Returns why the arguments are not read-only, or undefined when they are. */

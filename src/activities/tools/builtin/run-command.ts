@@ -28,7 +28,7 @@ export const runCommandTool = defineTool({
     if (commands === 'none')
       return { tier: 'irreversible', reason: 'this worker has no sandbox to hold a command to a tier' };
     const classified = classifyShellCommand(input.command);
-    if (classified.reversibility === 'read-only' && input.changesFiles !== true)
+    if (classified.readOnly && input.changesFiles !== true)
       return { tier: 'read-only', reason: `${classified.reason}; it runs on a read-only workspace` };
     const why = input.changesFiles === true ? 'the call says it changes files' : classified.reason;
     if (commands !== 'layers')
