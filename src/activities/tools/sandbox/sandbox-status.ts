@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { removeForcing } from '../layers/layer-record';
 import { bubblewrapArguments } from './bubblewrap-arguments';
 import { layerLauncher } from './layer-launcher';
 
@@ -61,8 +60,21 @@ function probeSandbox(env: NodeJS.ProcessEnv): SandboxStatus {
       return { mode: 'unconfined', reason: `bubblewrap cannot run a sandbox here: ${probe}` };
     return { mode: 'bubblewrap', executable, layers: probeLayers(env, executable, workspace) };
   } finally {
-    void removeForcing(workspace);
+    removeNow(workspace);
   }
+}
+
+/**
+ * Synchronously, so a short-lived process (a CLI command) leaves nothing behind: overlayfs leaves
+ * work/work with mode 000, which the worker owns and opens up first.
+ */
+function removeNow(directory: string): void {
+  try {
+    chmodSync(path.join(directory, '.layer', 'work', 'work'), 0o700);
+  } catch {
+    // not there: no layer was mounted
+  }
+  rmSync(directory, { recursive: true, force: true });
 }
 
 /** Mounts a real layer over a scratch workspace and runs bwrap on it, as a command would run. */
