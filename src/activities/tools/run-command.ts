@@ -5,6 +5,7 @@ import { commandEnvironment } from './command-environment';
 import { commandOutcome } from './command-outcome';
 import { runLayeredCommand } from './layers/layered-command';
 import { runSandboxedCommand } from './sandbox/run-sandboxed-command';
+import type { WorkspaceAccess } from './sandbox/bubblewrap-arguments';
 import { sandboxStatus, type SandboxStatus } from './sandbox/sandbox-status';
 import type { ToolContext, ToolImplementation } from './tool-context';
 import { escalation } from './tool-outcomes';
@@ -81,15 +82,7 @@ async function runReadOnly(
   context: ToolContext,
   status: SandboxStatus,
 ): Promise<ToolOutcome> {
-  const result = await runSandboxedCommand({
-    command: input.command,
-    workspace: context.workspace,
-    env: environmentFor(context),
-    network: context.network,
-    status,
-    workspaceAccess: 'read-only',
-    ...sandboxedOptions(input, context),
-  });
+  const result = await runSandboxed(input, context, status, 'read-only');
   const refused = /read-only file system/i.test(`${result.stderr.toString()}\n${result.stdout.toString()}`);
   return commandOutcome({
     input,
@@ -113,14 +106,7 @@ async function runStraight(
 ): Promise<ToolOutcome> {
   return withWorkspaceLock(context.workspace, async () => {
     const before = await snapshotOrUndefined(() => takeWorkspaceSnapshot({ workspace: context.workspace }));
-    const result = await runSandboxedCommand({
-      command: input.command,
-      workspace: context.workspace,
-      env: environmentFor(context),
-      network: context.network,
-      status,
-      ...sandboxedOptions(input, context),
-    });
+    const result = await runSandboxed(input, context, status, 'read-write');
     const after =
       before === undefined
         ? undefined
@@ -164,15 +150,26 @@ function timeoutSecondsOf(input: RunCommandInput): number {
   return input.timeoutSeconds ?? RUN_COMMAND_DEFAULT_TIMEOUT_SECONDS;
 }
 
-/** Timeout, output cap, cancellation and heartbeats, as runSandboxedCommand names them. */
-function sandboxedOptions(input: RunCommandInput, context: ToolContext) {
-  return {
+/** The call's command in bubblewrap (or unconfined), straight on the workspace, bound as asked. */
+function runSandboxed(
+  input: RunCommandInput,
+  context: ToolContext,
+  status: SandboxStatus,
+  workspaceAccess: WorkspaceAccess,
+) {
+  return runSandboxedCommand({
+    command: input.command,
+    workspace: context.workspace,
+    env: environmentFor(context),
+    network: context.network,
+    status,
+    workspaceAccess,
     timeoutMs: timeoutSecondsOf(input) * 1000,
     outputLimitPerStream: RUN_COMMAND_OUTPUT_LIMIT / 2,
     signal: context.signal,
     heartbeat: () => context.heartbeat(),
     heartbeatIntervalMs: context.heartbeatIntervalMilliseconds ?? DEFAULT_HEARTBEAT_INTERVAL_MILLISECONDS,
-  };
+  });
 }
 
 /** Effect detection is best-effort: a broken snapshot must not turn a finished command into an error. */
