@@ -96,14 +96,10 @@ export function commandCase(options: {
   ci?: boolean;
   hiddenPart?: string;
 }): SecurityCase {
+  const { command, hiddenPart, ...rest } = options;
   return {
-    id: `${options.category}/${options.slug}`,
-    category: options.category,
-    title: options.title,
-    ...(options.ci === true ? { ci: true } : {}),
-    ...(options.setup === undefined ? {} : { setup: options.setup }),
-    ...(options.hiddenPart === undefined ? {} : { hiddenPart: options.hiddenPart }),
-    steps: (fixture) => inSequence(runCommand(fixtureText(options.command, fixture))),
+    ...callsCase({ ...rest, calls: (fixture) => [runCommand(fixtureText(command, fixture))] }),
+    ...(hiddenPart === undefined ? {} : { hiddenPart }),
   };
 }
 

@@ -50,6 +50,7 @@ export async function captureLayer(options: {
 class Capture {
   private readonly operations: LayerOperation[] = [];
   private readonly baseline: BaselineEntry[] = [];
+  private readonly noted = new Set<string>();
   private readonly changes: WorkspaceChange[] = [];
   private readonly kept = { created: [] as string[], modified: [] as string[], deleted: [] as string[] };
   private readonly omitted = { created: 0, modified: 0, deleted: 0 };
@@ -176,7 +177,8 @@ class Capture {
   }
 
   private note(relative: string, below: Stats | undefined): void {
-    if (this.baseline.some((entry) => entry.path === relative)) return;
+    if (this.noted.has(relative)) return;
+    this.noted.add(relative);
     this.baseline.push({ path: relative, fingerprint: fingerprint(below) });
   }
 

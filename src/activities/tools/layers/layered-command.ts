@@ -64,7 +64,8 @@ export async function runLayeredCommand(
     if (!options.approved && capture.refusals.length > 0) {
       const held = escalation({
         content: [
-          (await options.outcomeOf(run.result, undefined, '')).content,
+          // The effects are not part of the content (formatToolResult adds them): the same text.
+          applied.content,
           `Its changes are held, not applied: a call no human approved may not make them.\n${describeRefusals(capture.refusals)}`,
         ].join('\n'),
         reason: `its changes go beyond a mutating call: ${refusalsInOneLine(capture.refusals)}`,
