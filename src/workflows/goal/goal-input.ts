@@ -3,6 +3,7 @@ import { guardSettingsSchema } from '../principles/guards';
 import { principleSettingsSchema } from '../principles/principles';
 import { approvalSignaturesSchema, approversSchema } from './approval-authority';
 import { hostIdSchema, workspaceSourceSchema } from '../hosts/host-queues';
+import { MAX_OUTPUT_TOKENS, modelLimits } from '../common/model-limits';
 
 export const ApprovalPolicy = { Auto: 'auto', Ask: 'ask' } as const;
 export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy];
@@ -10,13 +11,62 @@ export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Prompt caching (see activities/model/cache-breakpoints.ts): on by default, as every turn's
+ * request begins with the whole previous one. `ttl: '1h'` keeps the cache across a human's wait
+ * (writes cost 2× the input price instead of 1.25×); off only for endpoints that refuse
+ * cache_control.
+ */
+export const promptCacheSettingsSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    ttl: z.enum(['5m', '1h']).default('5m'),
+  })
+  .strict();
+
+/**
+ * Extended thinking: the model may think for up to `budgetTokens` before it answers (the API's
+ * minimum is 1,024 and the budget must stay below max_tokens). Thinking blocks are kept in the
+ * transcript with their signatures and sent back as the API requires.
+ */
+export const thinkingSettingsSchema = z
+  .object({ budgetTokens: z.number().int().min(1024, 'thinking.budgetTokens must be at least 1024') })
+  .strict();
+
 export const modelSettingsSchema = z
   .object({
     name: z.string().min(1).default(DEFAULT_MODEL),
-    maxTokens: z.number().int().positive().max(64_000).default(4096),
+    maxTokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS).default(4096),
     temperature: z.number().min(0).max(1).optional(),
+    thinking: thinkingSettingsSchema.optional(),
+    cache: promptCacheSettingsSchema.prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((model, context) => {
+    const limit = modelLimits(model.name)?.maxOutputTokens;
+    if (limit !== undefined && model.maxTokens > limit) {
+      context.addIssue({
+        code: 'custom',
+        path: ['maxTokens'],
+        message: `${model.name} writes at most ${limit} tokens an answer; maxTokens ${model.maxTokens} is above it`,
+      });
+    }
+    if (model.thinking === undefined) return;
+    if (model.thinking.budgetTokens >= model.maxTokens) {
+      context.addIssue({
+        code: 'custom',
+        path: ['thinking', 'budgetTokens'],
+        message: `the thinking budget (${model.thinking.budgetTokens}) must be below maxTokens (${model.maxTokens})`,
+      });
+    }
+    if (model.temperature !== undefined && model.temperature !== 1) {
+      context.addIssue({
+        code: 'custom',
+        path: ['temperature'],
+        message: 'extended thinking works only with the default temperature; leave temperature unset',
+      });
+    }
+  });
 
 export const goalLimitsSchema = z
   .object({

@@ -6,9 +6,12 @@ import type { ContentBlock, TranscriptMessage } from '../common/transcript';
 /** A range of the stored request's messages ([from, to)), or null for the next message sent. */
 export type RequestSegment = [number, number] | null;
 
+/** The goal's model settings as an activity takes them (inputs of older runs may lack `cache`). */
+export type ModelCallSettings = Omit<ModelSettings, 'cache'> & { cache?: ModelSettings['cache'] };
+
 /** What the workflow asks of one model turn, tool definitions from the goal's recorded catalogue. */
 export interface ModelCallInput {
-  model: ModelSettings;
+  model: ModelCallSettings;
   /** Omitted only when `continues` names a stored request with the same system prompt. */
   system?: string;
   /** All of the request's messages, or with `continues` the ones after the stored request's. */
@@ -52,7 +55,7 @@ export interface ModelCallResult {
  * there (it is the safety net for endpoints without tool forcing).
  */
 export interface StructuredCallInput {
-  model: ModelSettings;
+  model: ModelCallSettings;
   system: string;
   prompt: string;
   output: { toolName: string; description: string; jsonSchema: Record<string, unknown> };
