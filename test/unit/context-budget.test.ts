@@ -181,3 +181,38 @@ test('the size fitToBudget measures is the serialized transcript, message sizes 
     );
   }
 });
+
+test('thinking is signed: older turns lose it whole, never cut; the last assistant message keeps it', () => {
+  const thinking = (turn: number) => ({
+    type: 'thinking' as const,
+    thinking: `t${turn} ${'y'.repeat(5000)}`,
+    signature: `sig${turn}`,
+  });
+  const messages: TranscriptMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'TASK' }] }];
+  for (let turn = 0; turn < 12; turn += 1) {
+    messages.push({
+      role: 'assistant',
+      content: [thinking(turn), { type: 'tool_use', id: `c${turn}`, name: 'read_file', input: {} }],
+    });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: `c${turn}`, content: 'ok' }],
+    });
+  }
+  const fitted = fitToBudget(messages, { maxChars: 30_000, keepLatestMessages: 2 });
+  assert.ok(fitted.charsAfter <= 30_000, `fits: ${fitted.charsAfter}`);
+  const kept = fitted.transcript.flatMap((message) =>
+    message.content.filter((block) => block.type === 'thinking'),
+  );
+  for (const block of kept) {
+    const original = thinking(Number(block.signature.slice(3)));
+    assert.deepEqual(block, original, 'a kept thinking block is exactly as the model sent it');
+  }
+  // Even when nothing else is left to cut, the tool-use loop's last answer keeps its thinking.
+  const squeezed = fitToBudget(messages, { maxChars: 6000, keepLatestMessages: 2 });
+  const lastAssistant = squeezed.transcript.findLast((message) => message.role === 'assistant');
+  assert.equal(lastAssistant?.content[0]?.type, 'thinking', 'the tool-use loop keeps its thinking first');
+  assert.ok(kept.length < 12, 'older thinking was left out');
+  // Every tool_use still has its result, and no assistant message was emptied.
+  for (const message of fitted.transcript) assert.ok(message.content.length > 0);
+});

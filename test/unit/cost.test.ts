@@ -4,6 +4,7 @@ import {
   DEFAULT_PRICE_TABLE,
   EMPTY_USAGE,
   addUsage,
+  cacheHitRate,
   estimateUsd,
   findModelPrice,
   priceTableSchema,
@@ -146,4 +147,18 @@ test('the default table parses and covers current Claude models', () => {
   for (const key of ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5', 'claude-opus-4-5']) {
     assert.ok(table[key], key);
   }
+});
+
+test('1-hour cache writes are priced at their own rate (2× input unless the table says), and the hit rate counts every input kind', () => {
+  const written = usage({ cacheCreationInputTokens: million, cacheCreation1hInputTokens: million });
+  assert.ok(Math.abs(estimateUsd({ usage: written, model: 'claude-sonnet-4-5' }).usd - 6) < 1e-9);
+  const mixed = usage({ cacheCreationInputTokens: 2 * million, cacheCreation1hInputTokens: million });
+  assert.ok(Math.abs(estimateUsd({ usage: mixed, model: 'claude-sonnet-4-5' }).usd - (3.75 + 6)) < 1e-9);
+  const table = { 'my-model': { input: 1, output: 1, cacheWrite: 1.25, cacheWrite1h: 1.5, cacheRead: 0.1 } };
+  assert.ok(Math.abs(estimateUsd({ usage: written, model: 'my-model', prices: table }).usd - 1.5) < 1e-9);
+  assert.equal(
+    cacheHitRate(usage({ inputTokens: 10, cacheCreationInputTokens: 10, cacheReadInputTokens: 80 })),
+    0.8,
+  );
+  assert.equal(cacheHitRate(EMPTY_USAGE), 0);
 });

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { FailureType } from '../../workflows/common/failure-types';
 import type {
   ModelCallInput,
@@ -11,6 +11,8 @@ import type {
 import type { ContentBlock } from '../../workflows/common/transcript';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
 import { capAnswer } from './answer-cap';
+import { wireRequest } from './cache-breakpoints';
+import { StreamProgressTracker } from './stream-progress';
 import { toModelFailure } from './model-errors';
 import type { ModelRequestStore, StoredRequest } from './request-store/model-request-store';
 import { STORED_REQUEST_VERSION } from './request-store/model-request-store';
@@ -21,6 +23,9 @@ export interface ModelActivityDependencies {
   /** Where goals' last requests are kept so the next turn can extend them; none: always whole. */
   requestStore?: ModelRequestStore;
 }
+
+/** How often the stream's progress is sent at most (Temporal throttles heartbeats further). */
+const PROGRESS_BEAT_MS = 1000;
 
 export function createModelActivities({ client, requestStore }: ModelActivityDependencies) {
   /** The whole request: the input's own parts after the stored request it extends, if any. */
@@ -79,16 +84,32 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
     }
   }
 
-  /** Runs one Messages request with heartbeats and cancellation; errors become Temporal failures. */
+  /**
+   * Runs one Messages request as a stream, so max_tokens up to the model's output limit works
+   * (the SDK refuses long non-streaming requests) and the heartbeats carry the answer as it forms
+   * (stream-progress.ts); a dead worker is noticed within the heartbeat timeout. Cancellation
+   * aborts the stream. Errors become Temporal failures.
+   */
   async function send(body: Anthropic.MessageCreateParamsNonStreaming): Promise<Anthropic.Message> {
     const context = activityContextOrUndefined();
-    // Heartbeats let Temporal notice a dead worker long before the start-to-close timeout.
-    const heartbeat = context
-      ? setInterval(() => context.heartbeat(), heartbeatIntervalMs(context))
-      : undefined;
+    const progress = new StreamProgressTracker();
+    const beat = (): void => context?.heartbeat(progress.snapshot());
+    // A stream can be silent for long (thinking, a slow first token): beat on a timer as well.
+    const heartbeat = context ? setInterval(beat, heartbeatIntervalMs(context)) : undefined;
+    let lastBeat = 0;
     try {
-      return await client.messages.create(body, context ? { signal: context.cancellationSignal } : {});
+      const stream = client.messages.stream(body, context ? { signal: context.cancellationSignal } : {});
+      stream.on('streamEvent', (event) => {
+        progress.observe(event);
+        const now = Date.now();
+        if (now - lastBeat >= PROGRESS_BEAT_MS) {
+          lastBeat = now;
+          beat();
+        }
+      });
+      return await stream.finalMessage();
     } catch (error) {
+      if (context?.cancellationSignal.aborted) throw new CancelledFailure('the model call was cancelled');
       throw toModelFailure(error);
     } finally {
       if (heartbeat) clearInterval(heartbeat);
@@ -99,13 +120,18 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
     /** One model turn over the Messages API. Retries belong to Temporal, not to the SDK. */
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
       const request = await assemble(input);
+      const cache = { enabled: input.model.cache?.enabled ?? true, ttl: input.model.cache?.ttl ?? '5m' };
+      const wire = wireRequest(request, cache, input.turnNote);
       const response = await send({
         model: input.model.name,
         max_tokens: input.model.maxTokens,
-        system: request.system,
-        messages: request.messages,
-        ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+        system: wire.system,
+        messages: wire.messages,
+        ...(wire.tools.length > 0 ? { tools: wire.tools } : {}),
         ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
+        ...(input.model.thinking
+          ? { thinking: { type: 'enabled', budget_tokens: input.model.thinking.budgetTokens } }
+          : {}),
       });
       const result = toResult(response);
       const key = await remember(input, request, result.content);
@@ -175,13 +201,17 @@ function toResult(response: Anthropic.Message): ModelCallResult {
       FailureType.ModelResponseInvalid,
     );
   }
-  // Only text and tool_use go into the transcript; other block kinds (thinking, server tools)
-  // are dropped rather than replayed to endpoints that may not understand them.
+  // Text, tool calls and thinking (with its signature: the API wants it back exactly) go into the
+  // transcript; other block kinds (server tools keel does not offer) are dropped.
   const content: ContentBlock[] = [];
   for (const block of response.content) {
     if (block.type === 'text') content.push({ type: 'text', text: block.text });
     else if (block.type === 'tool_use')
       content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+    else if (block.type === 'thinking')
+      content.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+    else if (block.type === 'redacted_thinking')
+      content.push({ type: 'redacted_thinking', data: block.data });
   }
   const usage = response.usage;
   return {
@@ -193,6 +223,7 @@ function toResult(response: Anthropic.Message): ModelCallResult {
       outputTokens: usage?.output_tokens ?? 0,
       cacheCreationInputTokens: usage?.cache_creation_input_tokens ?? 0,
       cacheReadInputTokens: usage?.cache_read_input_tokens ?? 0,
+      cacheCreation1hInputTokens: usage?.cache_creation?.ephemeral_1h_input_tokens ?? 0,
     },
   };
 }

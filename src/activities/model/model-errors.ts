@@ -29,6 +29,9 @@ export function toModelFailure(error: unknown): ApplicationFailure {
     const status = error.status;
     const details = error as { error?: unknown; message: string; headers?: Headers };
     const message = `model endpoint answered ${status}: ${apiErrorMessage(details)}`;
+    if (isContextTooLong(status, details)) {
+      return ApplicationFailure.nonRetryable(message, FailureType.ModelContextTooLong);
+    }
     const permanent = NON_RETRYABLE_BY_STATUS[status];
     if (permanent) return ApplicationFailure.nonRetryable(message, permanent);
     return ApplicationFailure.create({
@@ -41,6 +44,16 @@ export function toModelFailure(error: unknown): ApplicationFailure {
   // Unknown statuses and anything else: let Temporal retry within the policy's limit.
   const text = error instanceof Error ? error.message : String(error);
   return ApplicationFailure.retryable(`model call failed: ${text}`, RetryableModelFailureType.ServerError);
+}
+
+/**
+ * A request over the model's context window: 400 "prompt is too long: N tokens > M maximum"
+ * (platform.claude.com/docs/en/build-with-claude/context-windows), or 413 request_too_large
+ * for a body over the API's size limit. Retrying the same request can never succeed.
+ */
+function isContextTooLong(status: number, error: { error?: unknown; message: string }): boolean {
+  if (status === 413) return true;
+  return status === 400 && /prompt is too long/i.test(apiErrorMessage(error));
 }
 
 function retryableType(status: number): string {

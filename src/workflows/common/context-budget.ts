@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolResultBlock, TranscriptMessage } from './transcript';
+import { isThinking, type ContentBlock, type ToolResultBlock, type TranscriptMessage } from './transcript';
 
 /**
  * A hard bound on the context sent to the model. Without one, a goal that reads a few large files
@@ -76,6 +76,7 @@ export function fitToBudget(
   let elidedBlocks = 0;
   let droppedTurns = 0;
   const elideIn = (from: number, to: number): void => {
+    const lastAssistant = lastAssistantIndex();
     for (let index = from; index < to && chars > target; index += 1) {
       let message = messages[index];
       if (!message) continue;
@@ -83,6 +84,17 @@ export function fitToBudget(
         const block = message.content[at] as ContentBlock;
         const before = JSON.stringify(block).length;
         if (before < WORTH_ELIDING) continue;
+        if (isThinking(block)) {
+          // Thinking is signed: it can be left out of an earlier turn (the API allows that) but
+          // never cut. The last assistant message keeps it (a tool-use loop needs it whole).
+          if (index === lastAssistant || message.content.every(isThinking)) continue;
+          message = writable(index);
+          message.content.splice(at, 1);
+          at -= 1;
+          chars -= before + 1;
+          elidedBlocks += 1;
+          continue;
+        }
         // The last message keeps what fits of its blocks; older ones keep only the note.
         const keepChars = index === messages.length - 1 ? Math.max(0, before - (chars - target) - 400) : 0;
         const smaller = elide(block, keepChars);
@@ -94,6 +106,12 @@ export function fitToBudget(
         elidedBlocks += 1;
       }
     }
+  };
+  // Recomputed per pass: dropping old turns moves every index.
+  const lastAssistantIndex = (): number => {
+    for (let index = messages.length - 1; index >= 0; index -= 1)
+      if (messages[index]?.role === 'assistant') return index;
+    return -1;
   };
   const keptFrom = (): number => Math.max(1, messages.length - budget.keepLatestMessages);
   // First the older messages, then (with headroom) whole old turns, then the kept ones but the
@@ -198,6 +216,9 @@ function elide(block: ContentBlock, keepChars: number): ContentBlock {
       };
     case 'text':
       return { ...block, text: elidedText(block.text, keepChars, 'this text') };
+    case 'thinking':
+    case 'redacted_thinking':
+      return block; // signed: left out whole or kept whole, never cut (see elideIn)
   }
 }
 

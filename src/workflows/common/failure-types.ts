@@ -11,6 +11,13 @@ export const FailureType = {
   ModelNotFound: 'ModelNotFound',
   ModelUnprocessable: 'ModelUnprocessable',
   ModelResponseInvalid: 'ModelResponseInvalid',
+  /**
+   * The request is longer than the model's context window ("prompt is too long", or 413): the
+   * workflow trims the context harder and asks once more, then fails the goal with this type.
+   */
+  ModelContextTooLong: 'ModelContextTooLong',
+  /** The model declined to go on (stop reason "refusal"): the goal fails with this type. */
+  ModelRefused: 'ModelRefused',
   WorkspaceMissing: 'WorkspaceMissing',
   /** The goal's tool patterns match no tool the worker has. */
   UnknownTools: 'UnknownTools',
@@ -65,4 +72,5 @@ export const NON_RETRYABLE_MODEL_FAILURES: readonly string[] = [
   FailureType.ModelUnprocessable,
   FailureType.ModelResponseInvalid,
   FailureType.ModelRequestMissing,
+  FailureType.ModelContextTooLong,
 ];

@@ -40,6 +40,15 @@ export const LedgerEventKind = {
   ToolOutcomeUnknown: 'tool.outcome_unknown',
   /** The transcript went over the goal's context budget; old blocks were elided (with the numbers). */
   ContextTrimmed: 'context.trimmed',
+  /**
+   * A model answer reached max_tokens: asked again with more room, its cut call answered unrun,
+   * or the model asked to continue its text.
+   */
+  ModelAnswerCut: 'model.answer_cut',
+  /** The API paused a long turn (pause_turn); it was sent back to go on. */
+  ModelPaused: 'model.paused',
+  /** The model's extended thinking in a turn, abridged (never shown as its answer). */
+  ModelThought: 'model.thought',
   BudgetWarning: 'budget.warning',
   BudgetExhausted: 'budget.exhausted',
   HypothesisMismatch: 'hypothesis.mismatch',

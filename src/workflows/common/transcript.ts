@@ -24,10 +24,28 @@ export const toolResultBlockSchema = z.object({
   content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textBlockSchema, imageBlockSchema]))]),
   is_error: z.boolean().optional(),
 });
+/**
+ * The model's extended thinking, kept with its signature: the API verifies the signature when the
+ * block comes back, and requires the assistant turn holding a tool call to be sent back beginning
+ * with its thinking (platform.claude.com/docs/en/build-with-claude/extended-thinking, "Preserving
+ * thinking blocks"). Never changed, never shown as the model's answer.
+ */
+export const thinkingBlockSchema = z.object({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  signature: z.string(),
+});
+/** Thinking the API encrypted (safety redaction): opaque `data`, sent back unchanged. */
+export const redactedThinkingBlockSchema = z.object({
+  type: z.literal('redacted_thinking'),
+  data: z.string(),
+});
 export const contentBlockSchema = z.discriminatedUnion('type', [
   textBlockSchema,
   toolUseBlockSchema,
   toolResultBlockSchema,
+  thinkingBlockSchema,
+  redactedThinkingBlockSchema,
 ]);
 export const transcriptMessageSchema = z.object({
   role: z.enum(['user', 'assistant']),
@@ -37,6 +55,8 @@ export const transcriptMessageSchema = z.object({
 export type TextBlock = z.infer<typeof textBlockSchema>;
 export type ToolUseBlock = z.infer<typeof toolUseBlockSchema>;
 export type ToolResultBlock = z.infer<typeof toolResultBlockSchema>;
+export type ThinkingBlock = z.infer<typeof thinkingBlockSchema>;
+export type RedactedThinkingBlock = z.infer<typeof redactedThinkingBlockSchema>;
 export type ContentBlock = z.infer<typeof contentBlockSchema>;
 export type TranscriptMessage = z.infer<typeof transcriptMessageSchema>;
 
@@ -46,6 +66,22 @@ export function userText(text: string): TranscriptMessage {
 
 export function toolUsesOf(message: TranscriptMessage): ToolUseBlock[] {
   return message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+}
+
+/** A thinking or redacted-thinking block: the model's reasoning, never its answer. */
+export function isThinking(block: ContentBlock): block is ThinkingBlock | RedactedThinkingBlock {
+  return block.type === 'thinking' || block.type === 'redacted_thinking';
+}
+
+/** The model's visible thinking in a message, for watch views and the ledger (abridge it there). */
+export function thinkingOf(message: TranscriptMessage): string {
+  return message.content
+    .map((block) =>
+      block.type === 'thinking' ? block.thinking : block.type === 'redacted_thinking' ? '[redacted]' : '',
+    )
+    .filter((text) => text !== '')
+    .join('\n')
+    .trim();
 }
 
 export function textOf(message: TranscriptMessage): string {
@@ -105,6 +141,10 @@ export function describeMessage(message: TranscriptMessage, maxLength = 200): st
         return `[tool_use ${block.name} ${JSON.stringify(block.input)}]`;
       case 'tool_result':
         return `[tool_result${block.is_error ? ' (error)' : ''}] ${toolResultText(block)}`;
+      case 'thinking':
+        return `[thinking ${block.thinking.length} characters]`;
+      case 'redacted_thinking':
+        return '[thinking, redacted]';
     }
   });
   const line = `${message.role}: ${parts.join(' ')}`.replace(/\s+/g, ' ').trim();

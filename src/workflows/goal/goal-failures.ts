@@ -6,6 +6,7 @@ import { recordBase } from './turn';
 import { FailureType } from '../common/failure-types';
 import { outcomeUnknownDetailsSchema, type OutcomeUnknownDetails } from '../tools/outcome-unknown';
 import { unexecutedToolCallNote } from '../reflection/reflection-response';
+import { cutCallResult } from './stop-reasons';
 
 /** A call held back under hard enforcement: returned unexecuted with a request for the answer. */
 export function heldBack(call: NamedCall): ToolCallRecord {
@@ -15,6 +16,17 @@ export function heldBack(call: NamedCall): ToolCallRecord {
     summary: `${call.toolUse.name} (held back)`,
     status: 'done',
     result: { content: unexecutedToolCallNote(), isError: true },
+  };
+}
+
+/** A call whose input the max_tokens limit cut off: answered unrun (stop-reasons.ts). */
+export function cutOff(call: NamedCall, maxTokens: number): ToolCallRecord {
+  return {
+    ...recordBase(call),
+    reversibility: 'read-only',
+    summary: `${call.toolUse.name} (cut off at max_tokens, not run)`,
+    status: 'done',
+    result: { content: cutCallResult(maxTokens), isError: true },
   };
 }
 

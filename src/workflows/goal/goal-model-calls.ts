@@ -1,11 +1,11 @@
 import * as wf from '@temporalio/workflow';
 import { z } from 'zod';
 import { parseStructuredOutput } from '../common/structured-output';
-import { fitToBudget } from '../common/context-budget';
+import { fitToBudget, type FittedTranscript } from '../common/context-budget';
 import { LedgerEventKind } from '../common/ledger';
 import type { TranscriptMessage } from '../common/transcript';
 import { temporalPriorityKey } from '../planning/assessment';
-import { modelToolDefinitions } from '../tools/harness-tools';
+import { modelToolDefinitions, type ModelToolDefinition } from '../tools/harness-tools';
 import type { ActivityProxies } from './activity-proxies';
 import type { StructuredAnswer, StructuredRequest } from './goal-context';
 import { describeFailure, modelFailure } from './goal-failures';
@@ -21,10 +21,27 @@ import {
   type StoredModelRequest,
 } from './model-request';
 import { systemPrompt } from './prompts';
+import { judgeStop, moreRoomThan, type StopVerdict } from './stop-reasons';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
 import { LEAN_HISTORY_PATCH } from './lean-history';
 import type { CarriedModelRequest } from './carried-model-request';
+
+/** A model turn's answer, what its stop reason means, and the room it was given. */
+export interface ModelTurn {
+  readonly reply: TranscriptMessage;
+  readonly stop: StopVerdict;
+  readonly maxTokens: number;
+}
+
+type SentRequest = { system: string; tools: ModelToolDefinition[]; messages: TranscriptMessage[] };
+
+/** The room to ask a cut tool call again with, or undefined when the answer stands as it is. */
+function cutCallRoom(result: ModelCallResult, model: string, maxTokens: number): number | undefined {
+  return judgeStop(result.stopReason, result.content) === 'cut-call'
+    ? moreRoomThan(model, maxTokens)
+    : undefined;
+}
 
 /** After this many requests a run's worker stores did not have, the run stops naming them. */
 const MAX_MISSED_REQUESTS = 3;
@@ -73,38 +90,43 @@ export class GoalModelCalls {
     return carriedModelRequest(this.stored, this.state.transcript);
   }
 
-  /** One agent turn over the transcript; the reply joins the transcript. */
-  async turn(): Promise<TranscriptMessage> {
+  /**
+   * One agent turn over the transcript; the reply joins the transcript. Its stop reason is judged
+   * here (stop-reasons.ts): an answer cut off while writing a tool call is asked again once with
+   * the model's whole output room before it is kept, and a request the model finds too long for
+   * its context is trimmed harder and sent once more.
+   */
+  async turn(): Promise<ModelTurn> {
     const config = this.state.config;
     const turn = this.state.counters.modelTurns + 1;
-    const planContext = this.goal.planContext();
     this.fitContext();
-    const sent = {
-      system: planContext ? `${systemPrompt(config)}\n\n${planContext}` : systemPrompt(config),
-      tools: modelToolDefinitions(this.state.tools?.catalogue ?? [], config.planning.enabled),
-      messages: [...this.state.transcript],
-    };
-    const call = (parts: ModelRequestParts): Promise<ModelCallResult> =>
-      this.goal.activities.model.callModel.executeWithOptions(
-        { summary: `model turn ${turn}`, priority: this.priority() },
-        [{ model: config.model, ...parts, goalId: this.goal.workflowId, turn } satisfies ModelCallInput],
-      );
+    let sent = this.request();
+    let maxTokens = config.model.maxTokens;
+    let trimmedHarder = false;
+    let askedAgain = false;
     let result: ModelCallResult;
-    try {
-      const parts: ModelRequestParts =
-        this.missedRequests < MAX_MISSED_REQUESTS ? nextModelRequest(this.stored, sent) : sent;
+    for (;;) {
       try {
-        result = await call(parts);
+        result = await this.send(sent, turn, maxTokens);
       } catch (error) {
-        // The worker that ran it does not have the stored request (another machine, pruned):
-        // nothing was sent to the model, so the request goes whole.
-        if (parts.continues === undefined || !isFailureOfType(error, FailureType.ModelRequestMissing))
-          throw error;
-        this.missedRequests += 1;
-        result = await call(sent);
+        if (!trimmedHarder && isFailureOfType(error, FailureType.ModelContextTooLong) && this.fitHarder()) {
+          trimmedHarder = true;
+          sent = this.request();
+          continue;
+        }
+        throw modelFailure(error);
       }
-    } catch (error) {
-      throw modelFailure(error);
+      const room = askedAgain ? undefined : cutCallRoom(result, config.model.name, maxTokens);
+      if (room === undefined) break;
+      // Paid for, though the answer is not kept: its last call is incomplete.
+      this.addUsage(result.usage);
+      this.goal.record(
+        LedgerEventKind.ModelAnswerCut,
+        `model turn ${turn} reached max_tokens (${maxTokens}) while writing a tool call; asked again with ${room}`,
+        { turn, maxTokens, askedAgainWith: room },
+      );
+      askedAgain = true;
+      maxTokens = room;
     }
     this.state.counters.modelTurns = turn;
     this.state.lastModel = result.model;
@@ -112,7 +134,68 @@ export class GoalModelCalls {
     const reply: TranscriptMessage = { role: 'assistant', content: result.content };
     this.state.transcript.push(reply);
     this.stored = result.request === undefined ? undefined : storedModelRequest(result.request, sent, reply);
-    return reply;
+    return { reply, stop: judgeStop(result.stopReason, result.content), maxTokens };
+  }
+
+  /** What the next model request holds: the system prompt, the tools, the transcript. */
+  private request(): SentRequest {
+    const config = this.state.config;
+    return {
+      system: systemPrompt(config),
+      tools: modelToolDefinitions(this.state.tools?.catalogue ?? [], config.planning.enabled),
+      messages: [...this.state.transcript],
+    };
+  }
+
+  /**
+   * Sends a request, by reference to the stored one where it can. The active plan step changes
+   * within a goal, so it travels as the turn's note, after the cached prefix (model-call.ts).
+   */
+  private async send(sent: SentRequest, turn: number, maxTokens: number): Promise<ModelCallResult> {
+    const planContext = this.goal.planContext();
+    const call = (parts: ModelRequestParts): Promise<ModelCallResult> =>
+      this.goal.activities.model.callModel.executeWithOptions(
+        { summary: `model turn ${turn}`, priority: this.priority() },
+        [
+          {
+            model: { ...this.state.config.model, maxTokens },
+            ...parts,
+            ...(planContext ? { turnNote: planContext } : {}),
+            goalId: this.goal.workflowId,
+            turn,
+          } satisfies ModelCallInput,
+        ],
+      );
+    const parts: ModelRequestParts =
+      this.missedRequests < MAX_MISSED_REQUESTS ? nextModelRequest(this.stored, sent) : sent;
+    try {
+      return await call(parts);
+    } catch (error) {
+      // The worker that ran it does not have the stored request (another machine, pruned):
+      // nothing was sent to the model, so the request goes whole.
+      if (parts.continues === undefined || !isFailureOfType(error, FailureType.ModelRequestMissing))
+        throw error;
+      this.missedRequests += 1;
+      return call(sent);
+    }
+  }
+
+  /**
+   * The model said the request is over its context window: cut the transcript to half its size
+   * (the budget's own trimming, with a smaller budget). False when there is nothing left to cut.
+   */
+  private fitHarder(): boolean {
+    const budget = this.state.config.context ?? DEFAULT_CONTEXT_BUDGET;
+    const size = JSON.stringify(this.state.transcript).length;
+    const fitted = fitToBudget(
+      this.state.transcript,
+      { maxChars: Math.floor(Math.min(size, budget.maxChars) / 2), keepLatestMessages: 2 },
+      { headroom: true },
+    );
+    if (fitted.charsAfter >= fitted.charsBefore) return false;
+    this.state.transcript = fitted.transcript;
+    this.recordTrim(fitted, 'the model found the request too long for its context window');
+    return true;
   }
 
   /**
@@ -125,10 +208,14 @@ export class GoalModelCalls {
     });
     if (fitted.elidedBlocks === 0 && fitted.droppedTurns === 0) return;
     this.state.transcript = fitted.transcript;
+    this.recordTrim(fitted, 'to fit its budget');
+  }
+
+  private recordTrim(fitted: FittedTranscript, why: string): void {
     const dropped = fitted.droppedTurns > 0 ? `, ${fitted.droppedTurns} oldest turns dropped` : '';
     this.goal.record(
       LedgerEventKind.ContextTrimmed,
-      `context trimmed to fit its budget: ${fitted.elidedBlocks} old blocks elided${dropped} (${fitted.charsBefore} → ${fitted.charsAfter} characters)`,
+      `context trimmed ${why}: ${fitted.elidedBlocks} old blocks elided${dropped} (${fitted.charsBefore} → ${fitted.charsAfter} characters)`,
       {
         elidedBlocks: fitted.elidedBlocks,
         droppedTurns: fitted.droppedTurns,
@@ -189,5 +276,7 @@ export class GoalModelCalls {
     total.outputTokens += usage.outputTokens;
     total.cacheCreationInputTokens += usage.cacheCreationInputTokens;
     total.cacheReadInputTokens += usage.cacheReadInputTokens;
+    total.cacheCreation1hInputTokens =
+      (total.cacheCreation1hInputTokens ?? 0) + (usage.cacheCreation1hInputTokens ?? 0);
   }
 }

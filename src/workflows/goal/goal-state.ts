@@ -120,6 +120,8 @@ export const tokenUsageSchema = z.object({
   outputTokens: z.number().int().nonnegative(),
   cacheCreationInputTokens: z.number().int().nonnegative(),
   cacheReadInputTokens: z.number().int().nonnegative(),
+  /** The part of cacheCreationInputTokens written with the 1-hour TTL (priced higher). */
+  cacheCreation1hInputTokens: z.number().int().nonnegative().optional(),
 });
 export type TokenUsageTotals = z.infer<typeof tokenUsageSchema>;
 
@@ -204,6 +206,8 @@ export const goalStateSchema = z.object({
   /** Harness notes (checkpoints, mismatches, plan changes) to give the model before its next turn. */
   notes: z.array(z.string()),
   finalText: z.string().optional(),
+  /** The text of answers cut off at max_tokens so far, joined to the answer that completes them. */
+  cutText: z.string().optional(),
   endReason: z.string().optional(),
   startedAtMs: z.number(),
   continuedAsNew: z.number().int().nonnegative(),
@@ -264,7 +268,13 @@ export function emptyCounters(): GoalCounters {
 }
 
 export function emptyUsage(): TokenUsageTotals {
-  return { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+  return {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheCreationInputTokens: 0,
+    cacheReadInputTokens: 0,
+    cacheCreation1hInputTokens: 0,
+  };
 }
 
 export type StateLoad = { ok: true; state: GoalState } | { ok: false; message: string };

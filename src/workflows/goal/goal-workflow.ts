@@ -5,6 +5,7 @@ import { LedgerEventKind } from '../common/ledger';
 import {
   appendUserBlocks,
   textOf,
+  thinkingOf,
   userText,
   withAppendedText,
   type TranscriptMessage,
@@ -22,7 +23,7 @@ import { proxiesFor, type ActivityProxies } from './activity-proxies';
 import { GoalAssessment } from './goal-assessment';
 import { GoalDiscipline } from './goal-discipline';
 import { goalEnding } from './goal-ending';
-import { describeFailure, heldBack } from './goal-failures';
+import { cutOff, describeFailure, heldBack } from './goal-failures';
 import { GoalGuards, type GuardStop } from './goal-guards';
 import { GoalHost } from './goal-host';
 import { registerGoalHandlers } from './goal-handlers';
@@ -30,7 +31,8 @@ import type { WorkspaceActivities } from './goal-context';
 import type { GoalConfig, GoalInput } from './goal-input';
 import { timeForNewRun } from './history-limits';
 import { callsNamedByModel, nameCalls, type NamedCall } from './call-ids';
-import { GoalModelCalls } from './goal-model-calls';
+import { GoalModelCalls, type ModelTurn } from './goal-model-calls';
+import { CONTINUE_CUT_TEXT, type StopVerdict } from './stop-reasons';
 import { GoalPlanning } from './goal-planning';
 import { GoalReflection, type Review } from './goal-reflection';
 import type { GoalResult } from './goal-result';
@@ -44,6 +46,19 @@ import { followUpMessage, goalMessage } from './prompts';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './turn';
 
 export type { GoalResult } from './goal-result';
+
+/** How much of a turn's thinking the ledger keeps: enough to follow, never the whole. */
+const THOUGHT_CHARS = 240;
+
+function abridged(text: string, chars: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > chars ? `${line.slice(0, chars - 1)}…` : line;
+}
+
+/** The parts of an answer cut at max_tokens and the part that completed it, as one text. */
+function joinedText(before: string | undefined, text: string): string {
+  return before === undefined || before === '' ? text : `${before}${text}`;
+}
 
 /**
  * A turn is carried to a new run only while quiet: before it, a decision that arrived during the
@@ -203,10 +218,14 @@ class GoalRun {
         return this.finish(GoalStatus.Limit, `model turn limit of ${this.config.limits.maxTurns} reached`);
       }
       if (this.assessment.due()) await this.assessment.run();
-      const reply = await this.modelTurn();
+      const { reply, stop, maxTokens } = await this.modelTurn();
       const exhausted = await this.budgetExhausted();
       if (exhausted) return exhausted;
       const calls = this.nameCalls(reply);
+      if (stop !== 'answer') {
+        this.afterUnfinishedAnswer(reply, stop, calls, maxTokens);
+        continue;
+      }
       const replyText = textOf(reply);
       // Hard guard first: it must see whether a checkpoint was open before the judge closes it.
       const ignoredCheckpoints = this.guards.afterReply(replyText, calls.length > 0);
@@ -242,7 +261,8 @@ class GoalRun {
         this.toolCalls.requestApprovals(this.state.currentTurn);
         continue;
       }
-      this.state.finalText = textOf(reply);
+      this.state.finalText = joinedText(this.state.cutText, textOf(reply));
+      delete this.state.cutText;
       if (await this.awaitFollowUp()) continue;
       if (this.config.reflection.enabled) {
         this.state.phase = GoalPhase.Reviewing;
@@ -255,6 +275,58 @@ class GoalRun {
         }
       }
       return this.finish(GoalStatus.Completed, 'final answer given');
+    }
+  }
+
+  /**
+   * An answer the model did not finish (stop-reasons.ts). A refusal fails the goal with
+   * ModelRefused; a paused turn goes back as it is; a text cut at max_tokens is kept and the model
+   * asked to continue; a tool call cut at max_tokens is never run: every call of that answer is
+   * answered unrun, with why.
+   */
+  private afterUnfinishedAnswer(
+    reply: TranscriptMessage,
+    stop: Exclude<StopVerdict, 'answer'>,
+    calls: readonly NamedCall[],
+    maxTokens: number,
+  ): void {
+    const turn = this.state.counters.modelTurns;
+    switch (stop) {
+      case 'refusal': {
+        const text = textOf(reply);
+        throw ApplicationFailure.nonRetryable(
+          `the model refused to continue${text === '' ? '' : `: ${text.slice(0, 300)}`}`,
+          FailureType.ModelRefused,
+        );
+      }
+      case 'paused':
+        this.visibility.record(
+          LedgerEventKind.ModelPaused,
+          `model turn ${turn} was paused by the API; sent back to go on`,
+          {
+            turn,
+          },
+        );
+        return;
+      case 'cut-text':
+        this.state.cutText = joinedText(this.state.cutText, textOf(reply));
+        this.state.transcript = appendUserBlocks(this.state.transcript, [
+          { type: 'text', text: CONTINUE_CUT_TEXT },
+        ]);
+        this.visibility.record(
+          LedgerEventKind.ModelAnswerCut,
+          `model turn ${turn} reached max_tokens (${maxTokens}) mid-text; asked to continue`,
+          { turn, maxTokens, cut: 'text' },
+        );
+        return;
+      case 'cut-call':
+        this.state.currentTurn = calls.map((call) => cutOff(call, maxTokens));
+        this.visibility.record(
+          LedgerEventKind.ModelAnswerCut,
+          `model turn ${turn} reached max_tokens (${maxTokens}) while writing a tool call; its ${calls.length} call(s) were not run`,
+          { turn, maxTokens, cut: 'tool call', calls: calls.map((call) => call.toolUse.name) },
+        );
+        return;
     }
   }
 
@@ -327,11 +399,20 @@ class GoalRun {
     return this.state.tools?.catalogue ?? [];
   }
 
-  private async modelTurn(): Promise<TranscriptMessage> {
+  private async modelTurn(): Promise<ModelTurn> {
     this.state.phase = GoalPhase.Thinking;
     this.discipline.giveNotes();
     this.visibility.show();
-    return this.model.turn();
+    const turn = await this.model.turn();
+    const thinking = thinkingOf(turn.reply);
+    if (thinking !== '') {
+      this.visibility.record(
+        LedgerEventKind.ModelThought,
+        `model turn ${this.state.counters.modelTurns} thought: ${abridged(thinking, THOUGHT_CHARS)}`,
+        { turn: this.state.counters.modelTurns, characters: thinking.length },
+      );
+    }
+    return turn;
   }
 
   /** Principle 4: a goal past any budget ends here, whatever the model says. */

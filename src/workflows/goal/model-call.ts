@@ -34,6 +34,11 @@ export interface ModelCallInput {
      */
     segments?: RequestSegment[];
   };
+  /**
+   * What this turn tells the model that is not kept in the transcript (the active plan step):
+   * sent after the request's last cache breakpoint, so it never changes a cached prefix.
+   */
+  turnNote?: string;
   /** For logs and summaries only. */
   goalId: string;
   turn: number;

@@ -13,6 +13,8 @@ export const tokenUsageSchema = z.object({
   outputTokens: tokenCount,
   cacheCreationInputTokens: tokenCount,
   cacheReadInputTokens: tokenCount,
+  /** The part of cacheCreationInputTokens written with the 1-hour TTL (priced higher). */
+  cacheCreation1hInputTokens: z.number().int().nonnegative().optional(),
 });
 export type TokenUsage = z.infer<typeof tokenUsageSchema>;
 
@@ -29,7 +31,25 @@ export function addUsage(total: TokenUsage, more: TokenUsage): TokenUsage {
     outputTokens: total.outputTokens + more.outputTokens,
     cacheCreationInputTokens: total.cacheCreationInputTokens + more.cacheCreationInputTokens,
     cacheReadInputTokens: total.cacheReadInputTokens + more.cacheReadInputTokens,
+    // Optional: usage from before 1-hour cache writes were counted has no such field.
+    ...(total.cacheCreation1hInputTokens === undefined && more.cacheCreation1hInputTokens === undefined
+      ? {}
+      : {
+          cacheCreation1hInputTokens:
+            (total.cacheCreation1hInputTokens ?? 0) + (more.cacheCreation1hInputTokens ?? 0),
+        }),
   };
+}
+
+/** Input tokens of every kind: sent uncached, written to the cache, read from it. */
+export function inputTokensOfAllKinds(usage: TokenUsage): number {
+  return usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens;
+}
+
+/** The share of input tokens read from the prompt cache (0 when nothing was sent). */
+export function cacheHitRate(usage: TokenUsage): number {
+  const input = inputTokensOfAllKinds(usage);
+  return input === 0 ? 0 : usage.cacheReadInputTokens / input;
 }
 
 /** Every token the call processed, cached or not: what a token budget counts. */
@@ -46,6 +66,7 @@ export interface MessagesApiUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_1h_input_tokens?: number | null } | null;
 }
 
 export function usageFromMessagesApi(usage: MessagesApiUsage): TokenUsage {
@@ -54,6 +75,9 @@ export function usageFromMessagesApi(usage: MessagesApiUsage): TokenUsage {
     outputTokens: usage.output_tokens,
     cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
     cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+    ...(usage.cache_creation?.ephemeral_1h_input_tokens
+      ? { cacheCreation1hInputTokens: usage.cache_creation.ephemeral_1h_input_tokens }
+      : {}),
   };
 }
 
@@ -63,8 +87,10 @@ const usdPerMillion = z.number().nonnegative();
 export const modelPriceSchema = z.object({
   input: usdPerMillion,
   output: usdPerMillion,
-  /** Writing to the prompt cache (the 5-minute cache; 1-hour writes cost more). */
+  /** Writing to the prompt cache with the 5-minute TTL (1.25× the input price). */
   cacheWrite: usdPerMillion,
+  /** Writing with the 1-hour TTL; when absent, 2× the input price (Anthropic's pricing page). */
+  cacheWrite1h: usdPerMillion.optional(),
   cacheRead: usdPerMillion,
 });
 export type ModelPrice = z.infer<typeof modelPriceSchema>;
@@ -147,10 +173,13 @@ export function estimateUsd({ usage, model, prices = DEFAULT_PRICE_TABLE }: Esti
   const found = findModelPrice(model, prices);
   if (found === undefined) return { usd: 0, priced: false };
   const { price: rate } = found;
+  // Written with the 1-hour TTL: part of cacheCreationInputTokens, at its own rate.
+  const written1h = Math.min(usage.cacheCreation1hInputTokens ?? 0, usage.cacheCreationInputTokens);
   const usd =
     (usage.inputTokens * rate.input +
       usage.outputTokens * rate.output +
-      usage.cacheCreationInputTokens * rate.cacheWrite +
+      (usage.cacheCreationInputTokens - written1h) * rate.cacheWrite +
+      written1h * (rate.cacheWrite1h ?? rate.input * 2) +
       usage.cacheReadInputTokens * rate.cacheRead) /
     1_000_000;
   return { usd, priced: true, priceKey: found.key };

@@ -1,0 +1,76 @@
+import type Anthropic from '@anthropic-ai/sdk';
+
+/**
+ * What a streaming answer has written so far, as the model activity's heartbeat details carry it:
+ * the Web UI's pending activity (`temporal workflow describe`) and `keel watch` show the answer
+ * forming. Small on purpose: heartbeat details live in the server's pending activity, and only
+ * the final answer goes into history.
+ */
+export interface StreamProgress {
+  readonly kind: 'model-stream';
+  /** Output tokens so far: the endpoint's own count once it sent one, else characters / 4. */
+  readonly outputTokens: number;
+  /** The latest characters of the answer's text (or of its thinking, while it thinks). */
+  readonly latest: string;
+  /** The block being written. */
+  readonly writing: 'text' | 'thinking' | 'tool' | 'nothing yet';
+  /** The tool whose call is being written. */
+  readonly tool?: string;
+}
+
+const LATEST_CHARS = 160;
+
+export class StreamProgressTracker {
+  private outputChars = 0;
+  private reportedTokens: number | undefined;
+  private latest = '';
+  private writing: StreamProgress['writing'] = 'nothing yet';
+  private tool: string | undefined;
+
+  /** Takes one event of the Messages stream. */
+  observe(event: Anthropic.MessageStreamEvent): void {
+    switch (event.type) {
+      case 'content_block_start': {
+        const block = event.content_block;
+        this.writing =
+          block.type === 'thinking' || block.type === 'redacted_thinking'
+            ? 'thinking'
+            : block.type === 'tool_use' || block.type === 'server_tool_use'
+              ? 'tool'
+              : 'text';
+        this.tool = block.type === 'tool_use' || block.type === 'server_tool_use' ? block.name : undefined;
+        if (this.writing !== 'tool') this.latest = '';
+        break;
+      }
+      case 'content_block_delta': {
+        const delta = event.delta;
+        const text =
+          delta.type === 'text_delta'
+            ? delta.text
+            : delta.type === 'thinking_delta'
+              ? delta.thinking
+              : delta.type === 'input_json_delta'
+                ? delta.partial_json
+                : '';
+        this.outputChars += text.length;
+        if (delta.type !== 'input_json_delta') this.latest = (this.latest + text).slice(-LATEST_CHARS);
+        break;
+      }
+      case 'message_delta':
+        this.reportedTokens = event.usage.output_tokens;
+        break;
+      default:
+        break;
+    }
+  }
+
+  snapshot(): StreamProgress {
+    return {
+      kind: 'model-stream',
+      outputTokens: this.reportedTokens ?? Math.ceil(this.outputChars / 4),
+      latest: this.latest,
+      writing: this.writing,
+      ...(this.tool === undefined ? {} : { tool: this.tool }),
+    };
+  }
+}
