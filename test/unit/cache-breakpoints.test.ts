@@ -53,7 +53,7 @@ test('four breakpoints: the last tool, the system prompt, the previous request a
 test("each turn's request begins with the previous request, up to its newest breakpoint", () => {
   const first = blocks(wireRequest({ system: 's', tools, messages: transcript(4) }, on));
   const second = blocks(wireRequest({ system: 's', tools, messages: transcript(5) }, on));
-  const written = first.findLastIndex((json) => json.includes('cache_control'));
+  const written = first.map((json) => json.includes('cache_control')).lastIndexOf(true);
   // The entry the first request wrote is read back by the second's breakpoint at the same block.
   assert.equal(second[written], first[written]);
   assert.deepEqual(second.slice(0, written + 1).map(unmarked), first.slice(0, written + 1).map(unmarked));
@@ -63,7 +63,11 @@ test("each turn's request begins with the previous request, up to its newest bre
 test('the turn note goes after the newest breakpoint, so the next turn still reads the prefix', () => {
   const messages = transcript(2);
   const withNote = wireRequest({ system: 's', tools, messages }, on, 'Work on step 2');
-  const last = withNote.messages.at(-1)?.content as Array<{ type: string; text?: string; cache_control?: unknown }>;
+  const last = withNote.messages.at(-1)?.content as Array<{
+    type: string;
+    text?: string;
+    cache_control?: unknown;
+  }>;
   assert.equal(last.at(-1)?.text, 'Work on step 2');
   assert.equal(last.at(-1)?.cache_control, undefined);
   assert.notEqual(last.at(-2)?.cache_control, undefined);

@@ -210,7 +210,7 @@ test('thinking is signed: older turns lose it whole, never cut; the last assista
   }
   // Even when nothing else is left to cut, the tool-use loop's last answer keeps its thinking.
   const squeezed = fitToBudget(messages, { maxChars: 6000, keepLatestMessages: 2 });
-  const lastAssistant = squeezed.transcript.findLast((message) => message.role === 'assistant');
+  const lastAssistant = [...squeezed.transcript].reverse().find((message) => message.role === 'assistant');
   assert.equal(lastAssistant?.content[0]?.type, 'thinking', 'the tool-use loop keeps its thinking first');
   assert.ok(kept.length < 12, 'older thinking was left out');
   // Every tool_use still has its result, and no assistant message was emptied.
