@@ -29,7 +29,7 @@ import { watchCommandAction } from './lazy-modules';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
-import { ignoredDetail } from '../workflows/goal/goal-details';
+import { ignoredDetail, tokenUsageText } from '../workflows/goal/goal-details';
 import { budgetLines } from './budget-lines';
 import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
 import { visibleJson } from '../workflows/tools/call-text';
@@ -135,6 +135,23 @@ export function buildProgram(): Command {
         .default('auto'),
     )
     .option('--model <name>', 'model name')
+    .option(
+      '--answer-tokens <n>',
+      "the most tokens one model answer may have (max_tokens; up to the model's output limit)",
+      positiveInteger,
+    )
+    .option(
+      '--thinking <tokens>',
+      'extended thinking with this budget (at least 1024); answers get this much more room',
+      positiveInteger,
+    )
+    .option('--no-cache', 'send no prompt-cache breakpoints (for endpoints that refuse them)')
+    .addOption(
+      new Option(
+        '--cache-ttl <ttl>',
+        'how long cached prompts live: 1h suits goals that wait on humans',
+      ).choices(['5m', '1h']),
+    )
     .option('--max-tool-calls <n>', 'tool-call limit', positiveInteger)
     .option('--max-turns <n>', 'model-turn limit', positiveInteger)
     .option('--approval-timeout <duration>', 'how long an approval may wait (default 24h)', duration)
@@ -212,7 +229,7 @@ export function buildProgram(): Command {
               },
             }),
         approvalPolicy: options.approvalPolicy,
-        ...(options.model ? { model: { name: options.model } } : {}),
+        ...modelInput(options),
         limits: {
           ...(options.maxToolCalls ? { maxToolCalls: options.maxToolCalls } : {}),
           ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
@@ -270,6 +287,7 @@ export function buildProgram(): Command {
         print(
           `task ${view.task.index + 1}; model turns ${view.counters.modelTurns}; tool calls ${view.counters.toolCalls}`,
         );
+        print(`tokens: ${tokenUsageText(view.usage)}`);
         for (const line of budgetLines(view)) print(line);
         if (view.host?.unavailableSince !== undefined) {
           print(`workspace host ${view.host.id} unavailable since ${view.host.unavailableSince}; you can:`);
@@ -455,6 +473,11 @@ interface RunOptions {
   workspace: string;
   approvalPolicy: 'auto' | 'ask';
   model?: string;
+  answerTokens?: number;
+  thinking?: number;
+  /** false with --no-cache. */
+  cache: boolean;
+  cacheTtl?: '5m' | '1h';
   maxToolCalls?: number;
   maxTurns?: number;
   approvalTimeout?: number;
@@ -551,6 +574,25 @@ function signingKeyFrom(source: string) {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** Room a thinking goal's answers get beyond the thinking budget, unless --answer-tokens says. */
+const ANSWER_ROOM_AFTER_THINKING = 4096;
+
+/** `--model`, `--answer-tokens`, `--thinking` and the cache flags as goal input `model`. */
+function modelInput(options: RunOptions): Pick<GoalInput, 'model'> {
+  const maxTokens =
+    options.answerTokens ??
+    (options.thinking === undefined ? undefined : options.thinking + ANSWER_ROOM_AFTER_THINKING);
+  const model = {
+    ...(options.model ? { name: options.model } : {}),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(options.thinking === undefined ? {} : { thinking: { budgetTokens: options.thinking } }),
+    ...(!options.cache || options.cacheTtl !== undefined
+      ? { cache: { enabled: options.cache, ...(options.cacheTtl ? { ttl: options.cacheTtl } : {}) } }
+      : {}),
+  };
+  return Object.keys(model).length > 0 ? { model } : {};
 }
 
 /** `--reflection-cadence` and the budget flags as goal input `principles` (validated with the rest). */

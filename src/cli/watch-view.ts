@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
+import { tokenUsageText } from '../workflows/goal/goal-details';
 import { goalHandle, goalResult, goalStatus, type GoalHandle } from '../client/goal-client';
-import { formatElapsed, formatInteger } from '../workflows/principles/budget';
+import { formatElapsed } from '../workflows/principles/budget';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult } from './follow-goal';
@@ -39,7 +40,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
     `goal: ${preview(view.goal)}`,
     ...(view.task.index > 0 ? [`task ${view.task.index + 1}: ${preview(view.task.text)}`] : []),
     `${view.status} · ${view.phase} · turns ${counters.modelTurns} · tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible})`,
-    `approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out · tokens ${formatInteger(view.usage.inputTokens)} in, ${formatInteger(view.usage.outputTokens)} out`,
+    `approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out · tokens ${tokenUsageText(view.usage)}`,
   ];
   if (view.plan) {
     lines.push(`plan: attempt ${view.plan.attempt}, strategy ${view.plan.strategy}`);

@@ -125,9 +125,12 @@ test('cache tokens and unknown outcomes show only when there are some', () => {
       usage: { inputTokens: 1, outputTokens: 2, cacheCreationInputTokens: 300, cacheReadInputTokens: 4000 },
     }),
   );
-  assert.match(markdown, /- Tokens: 1 in, 2 out \(cache: 300 written, 4,000 read\)$/m);
+  assert.match(
+    markdown,
+    /- Tokens: 4,301 in \(93% read from the cache: 4,000 read, 300 written, 1 uncached\), 2 out$/m,
+  );
   assert.match(markdown, /- Unknown outcomes: 1/);
-  assert.doesNotMatch(renderGoalDetails(input()), /cache:|Unknown outcomes|~/);
+  assert.doesNotMatch(renderGoalDetails(input()), /cache|Unknown outcomes|~/);
 });
 
 test('budget use is shown as percentages in each dimension’s unit', () => {

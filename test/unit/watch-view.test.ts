@@ -22,6 +22,7 @@ function view(overrides: Partial<WatchableView> = {}): WatchableView {
       explorationRatio: null,
       usdEstimate: 0,
       usdPriced: true,
+      cacheHitRate: 0,
       elapsedMs: 0,
       structuredCalls: 0,
       rawFallbackRate: 0,

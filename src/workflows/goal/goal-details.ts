@@ -1,4 +1,5 @@
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../principles/budget';
+import { cacheHitRate, inputTokensOfAllKinds } from '../principles/cost';
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
 import type { GuardsView, HostView, PendingApprovalView } from './messages';
 import { CONTINUATION_MARK, visibleText } from '../tools/call-text';
@@ -149,14 +150,22 @@ export function approveCommands(
   ];
 }
 
+/**
+ * "1,200 in, 300 out" and, once the prompt cache is used, how much of the input it served:
+ * "12,000 in (85% read from the cache: 10,200 read, 1,500 written, 300 uncached), 400 out".
+ */
+export function tokenUsageText(usage: TokenUsageTotals): string {
+  const input = inputTokensOfAllKinds(usage);
+  const out = `${formatInteger(usage.outputTokens)} out`;
+  if (usage.cacheCreationInputTokens + usage.cacheReadInputTokens === 0)
+    return `${formatInteger(input)} in, ${out}`;
+  const rate = Math.round(cacheHitRate(usage) * 100);
+  return `${formatInteger(input)} in (${rate}% read from the cache: ${formatInteger(usage.cacheReadInputTokens)} read, ${formatInteger(usage.cacheCreationInputTokens)} written, ${formatInteger(usage.inputTokens)} uncached), ${out}`;
+}
+
 function countersSection(input: GoalDetailsInput): string {
   const counters = input.counters;
   const byTier = counters.toolCallsByReversibility;
-  const usage = input.usage;
-  const cache =
-    usage.cacheCreationInputTokens + usage.cacheReadInputTokens > 0
-      ? ` (cache: ${formatInteger(usage.cacheCreationInputTokens)} written, ${formatInteger(usage.cacheReadInputTokens)} read)`
-      : '';
   const cost = input.usdEstimate !== undefined ? ` · ~${usdText(input.usdEstimate)}` : '';
   // A heading of its own: two lists separated only by a blank line would merge into one.
   return [
@@ -164,7 +173,7 @@ function countersSection(input: GoalDetailsInput): string {
     `- ${timeLine(input)} · model turns ${counters.modelTurns}`,
     `- Tool calls ${counters.toolCalls}: read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}`,
     `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out`,
-    `- Tokens: ${formatInteger(usage.inputTokens)} in, ${formatInteger(usage.outputTokens)} out${cache}${cost}`,
+    `- Tokens: ${tokenUsageText(input.usage)}${cost}`,
     ...(counters.approvalsIgnored > 0
       ? [`- Ignored decisions: ${counters.approvalsIgnored}${ignoredDetail(input.lastIgnoredDecision)}`]
       : []),

@@ -14,6 +14,8 @@ export interface GoalStats {
   explorationRatio: number | null;
   usdEstimate: number;
   usdPriced: boolean;
+  /** The share of input tokens read from the prompt cache (0 before any turn). */
+  cacheHitRate: number;
   elapsedMs: number;
   structuredCalls: number;
   rawFallbackRate: number;

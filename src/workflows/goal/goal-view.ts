@@ -1,4 +1,5 @@
 import { budgetUses, type Budget } from '../principles/budget';
+import { cacheHitRate } from '../principles/cost';
 import type { GoalDetailsInput } from './goal-details';
 import { GoalPhase, GoalStatus, type GoalState } from './goal-state';
 import type { GoalResult } from './goal-result';
@@ -79,6 +80,7 @@ export function goalStats(state: GoalState, nowMs: number): GoalStats {
     }).ratio,
     usdEstimate: cost.usd,
     usdPriced: cost.priced,
+    cacheHitRate: cacheHitRate(state.usage),
     elapsedMs: cost.spent.wallTimeMs,
     structuredCalls: state.structured.calls,
     rawFallbackRate: rawFallbackRate(
