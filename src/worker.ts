@@ -158,6 +158,10 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
     identity: workerIdentity(host.hostId, process.pid, os.hostname()),
     activities,
     maxConcurrentActivityTaskExecutions: host.maxConcurrentActivities,
+    // A streaming model call beats every second with the answer so far (stream-progress.ts);
+    // Temporal would otherwise pass on only one beat in 80% of the heartbeat timeout, and the
+    // Web UI and `keel watch` would show the answer forming in 24-second jumps.
+    maxHeartbeatThrottleInterval: '2s',
   } satisfies Partial<WorkerOptions>;
   const queue = hostTaskQueue(options.taskQueue, host.hostId);
   let hostWorker: Worker | undefined;

@@ -5,6 +5,8 @@ import { formatElapsed } from '../workflows/principles/budget';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult } from './follow-goal';
+import { modelProgress } from '../client/model-progress';
+import type { StreamProgress } from '../workflows/goal/model-call';
 import { approvalLines, labelText } from './approval-lines';
 
 /**
@@ -17,6 +19,8 @@ export type WatchableView = GoalStatusView;
 
 export interface WatchViewOptions {
   workflowId: string;
+  /** The answer the model is writing now (its streaming call's heartbeat), while it thinks. */
+  forming?: StreamProgress;
   /** When given, approval deadlines also say how long is left. */
   now?: Date;
 }
@@ -49,6 +53,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
       lines.push(`  ${marker} ${step.index + 1}. ${step.toolName} — ${preview(step.rationale)}`);
     }
   }
+  if (options.forming && view.phase === 'thinking') lines.push(formingLine(options.forming));
   if (view.latestMessages.length > 0) {
     lines.push('recent:');
     for (const message of view.latestMessages) lines.push(`  ${preview(message)}`);
@@ -69,6 +74,18 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
   if (view.status !== 'running')
     lines.push(`goal ${view.status}${view.endReason ? `: ${view.endReason}` : ''}`);
   return lines;
+}
+
+/** "model writing: ~320 tokens, tool write_file: …the latest text" (thinking is labelled so). */
+function formingLine(progress: StreamProgress): string {
+  const what =
+    progress.writing === 'tool'
+      ? `tool ${progress.tool ?? ''}`.trim()
+      : progress.writing === 'thinking'
+        ? 'thinking (not its answer)'
+        : progress.writing;
+  const latest = oneLine(progress.latest);
+  return `model writing: ~${progress.outputTokens} tokens, ${what}${latest === '' ? '' : `: …${latest.slice(-TEXT_PREVIEW_CHARS)}`}`;
 }
 
 function timeLeft(deadline: string, now: Date | undefined): string {
@@ -94,6 +111,8 @@ export interface WatchOptions {
   isTTY?: boolean;
   /** The clock, for the time left on approvals; injectable for tests. */
   now?: () => Date;
+  /** What the model is writing now (see modelProgress); not asked when absent. */
+  progress?: () => Promise<StreamProgress | undefined>;
 }
 
 /** Clear the screen and move the cursor home. */
@@ -121,13 +140,18 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
     } catch {
       return;
     }
+    const forming =
+      view.phase === 'thinking' && options.progress
+        ? await options.progress().catch(() => undefined)
+        : undefined;
+    const shape = { workflowId: handle.workflowId, ...(forming ? { forming } : {}) };
     if (options.isTTY) {
-      const lines = renderWatchView(view, { workflowId: handle.workflowId, now: clock() });
+      const lines = renderWatchView(view, { ...shape, now: clock() });
       write(`${CLEAR_SCREEN}${lines.join('\n')}\n`);
       return;
     }
     // No clock here: a countdown would reprint its line on every tick of a log.
-    const lines = renderWatchView(view, { workflowId: handle.workflowId });
+    const lines = renderWatchView(view, shape);
     const fresh = lines.filter((line) => !shown.has(line));
     if (fresh.length > 0) write(`${fresh.join('\n')}\n`);
     shown = new Set(lines);
@@ -159,6 +183,7 @@ export async function watchCommandAction(options: WatchCommandOptions): Promise<
     write: options.write,
     isTTY: options.isTTY ?? process.stdout.isTTY === true,
     intervalMs: options.intervalMs,
+    progress: () => modelProgress(options.client, handle),
   });
   options.write(`${describeResult(result).join('\n')}\n`);
   return result;

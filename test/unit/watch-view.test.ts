@@ -184,3 +184,25 @@ test('an ended goal shows its final answer and how it ended', () => {
     !renderWatchView(view(), { workflowId: 'goal-1' }).some((line) => line.startsWith('goal running')),
   );
 });
+
+test('while the model thinks, the answer it is writing shows: tokens so far, the block, its latest text', () => {
+  const forming = {
+    kind: 'model-stream' as const,
+    outputTokens: 321,
+    latest: 'I will write the\nconfig file now',
+    writing: 'tool' as const,
+    tool: 'write_file',
+  };
+  const thinking = renderWatchView(view({ phase: 'thinking' }), { workflowId: 'g', forming });
+  assert.ok(
+    thinking.includes('model writing: ~321 tokens, tool write_file: …I will write the config file now'),
+  );
+  const reasoning = renderWatchView(view({ phase: 'thinking' }), {
+    workflowId: 'g',
+    forming: { ...forming, writing: 'thinking', latest: 'hmm' },
+  });
+  assert.ok(reasoning.some((line) => line.includes('thinking (not its answer): …hmm')));
+  // Once the turn is over the line goes, even if a stale heartbeat is passed in.
+  const acting = renderWatchView(view({ phase: 'running-tools' }), { workflowId: 'g', forming });
+  assert.ok(!acting.some((line) => line.startsWith('model writing')));
+});

@@ -1,22 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
-/**
- * What a streaming answer has written so far, as the model activity's heartbeat details carry it:
- * the Web UI's pending activity (`temporal workflow describe`) and `keel watch` show the answer
- * forming. Small on purpose: heartbeat details live in the server's pending activity, and only
- * the final answer goes into history.
- */
-export interface StreamProgress {
-  readonly kind: 'model-stream';
-  /** Output tokens so far: the endpoint's own count once it sent one, else characters / 4. */
-  readonly outputTokens: number;
-  /** The latest characters of the answer's text (or of its thinking, while it thinks). */
-  readonly latest: string;
-  /** The block being written. */
-  readonly writing: 'text' | 'thinking' | 'tool' | 'nothing yet';
-  /** The tool whose call is being written. */
-  readonly tool?: string;
-}
+import type { StreamProgress } from '../../workflows/goal/model-call';
+
+export type { StreamProgress } from '../../workflows/goal/model-call';
 
 const LATEST_CHARS = 160;
 

@@ -142,7 +142,7 @@ export function describeMessage(message: TranscriptMessage, maxLength = 200): st
       case 'tool_result':
         return `[tool_result${block.is_error ? ' (error)' : ''}] ${toolResultText(block)}`;
       case 'thinking':
-        return `[thinking ${block.thinking.length} characters]`;
+        return `[thinking: ${block.thinking.length > 80 ? `${block.thinking.slice(0, 79)}…` : block.thinking}]`;
       case 'redacted_thinking':
         return '[thinking, redacted]';
     }
