@@ -2,6 +2,7 @@ import * as wf from '@temporalio/workflow';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/workflow';
 import { FailureType } from '../common/failure-types';
 import { LedgerEventKind } from '../common/ledger';
+import { cacheHitRate as cacheHitRateOf } from '../principles/cost';
 import {
   appendUserBlocks,
   textOf,
@@ -562,7 +563,12 @@ class GoalRun {
           : status === GoalStatus.Stuck
             ? LedgerEventKind.GoalStuck
             : LedgerEventKind.GoalFailed;
-    this.visibility.record(kind, `goal ${status}: ${reason}`, { status, reason });
+    const cacheHitRate = cacheHitRateOf(this.state.usage);
+    this.visibility.record(kind, `goal ${status}: ${reason}`, {
+      status,
+      reason,
+      ...(cacheHitRate > 0 ? { cacheHitRate } : {}),
+    });
     this.visibility.show();
     // The last events reach the listeners before the workflow closes (closing would stop retries).
     await this.visibility.flush();
