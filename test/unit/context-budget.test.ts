@@ -216,3 +216,31 @@ test('thinking is signed: older turns lose it whole, never cut; the last assista
   // Every tool_use still has its result, and no assistant message was emptied.
   for (const message of fitted.transcript) assert.ok(message.content.length > 0);
 });
+
+test('prefix stability: a long goal rewrites its cached prefix rarely, and keeps it for many turns after each trim', () => {
+  let transcript: TranscriptMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'TASK' }] }];
+  const budget = { maxChars: 100_000, keepLatestMessages: 6 };
+  const trimmedAt: number[] = [];
+  for (let turn = 0; turn < 300; turn += 1) {
+    const fitted = fitToBudget(transcript, budget, { headroom: true });
+    // A trim is a turn whose request no longer begins with the previous request's messages.
+    if (
+      fitted.transcript.some((message, index) => index < transcript.length && message !== transcript[index])
+    )
+      trimmedAt.push(turn);
+    transcript = [
+      ...fitted.transcript,
+      { role: 'assistant', content: [{ type: 'tool_use', id: `c${turn}`, name: 'read_file', input: {} }] },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: `c${turn}`, content: 'r'.repeat(2000) }],
+      },
+    ];
+  }
+  assert.ok(trimmedAt.length > 0 && trimmedAt.length <= 25, `trims at turns ${trimmedAt.join(', ')}`);
+  const gaps = trimmedAt.slice(1).map((turn, index) => turn - (trimmedAt[index] as number));
+  assert.ok(
+    gaps.every((gap) => gap >= 10),
+    `turns between trims: ${gaps.join(', ')}`,
+  );
+});
