@@ -27,6 +27,9 @@ export const scriptedToolCallSchema = z
   })
   .strict();
 
+/** Wait this long between the events of a streamed answer (lets tests stop a worker mid-stream). */
+const streamChunkDelayMs = z.number().int().nonnegative().default(0);
+
 export const scriptedTurnSchema = z
   .object({
     text: z.string().optional(),
@@ -35,6 +38,7 @@ export const scriptedTurnSchema = z
     failures: z.array(scriptedFailureSchema).default([]),
     /** Hold the response this long (lets tests stop a worker mid-call). */
     delayMs: z.number().int().nonnegative().default(0),
+    streamChunkDelayMs,
   })
   .strict();
 
@@ -50,6 +54,7 @@ export const scriptedStructuredSchema = z
     text: z.string().optional(),
     failures: z.array(scriptedFailureSchema).default([]),
     delayMs: z.number().int().nonnegative().default(0),
+    streamChunkDelayMs,
   })
   .strict();
 
@@ -68,6 +73,7 @@ export type Scenario = z.output<typeof scenarioSchema>;
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 export type ScriptedTurn = z.output<typeof scriptedTurnSchema>;
 export type ScriptedStructured = z.output<typeof scriptedStructuredSchema>;
+export type ScriptedFailure = z.output<typeof scriptedFailureSchema>;
 
 export function parseScenario(raw: unknown, source = 'scenario'): Scenario {
   const result = scenarioSchema.safeParse(raw);
