@@ -27,6 +27,19 @@ export const scriptedToolCallSchema = z
   })
   .strict();
 
+/**
+ * Why the answer stopped (platform.claude.com/docs/en/build-with-claude/handling-stop-reasons).
+ * tool_use is not scripted: an answer with tool calls and no other reason stops for them.
+ */
+export const scriptedStopReasonSchema = z.enum([
+  'end_turn',
+  'max_tokens',
+  'refusal',
+  'pause_turn',
+  'stop_sequence',
+]);
+export type ScriptedStopReason = z.infer<typeof scriptedStopReasonSchema>;
+
 /** Wait this long between the events of a streamed answer (lets tests stop a worker mid-stream). */
 const streamChunkDelayMs = z.number().int().nonnegative().default(0);
 
@@ -39,6 +52,19 @@ export const scriptedTurnSchema = z
     /** Hold the response this long (lets tests stop a worker mid-call). */
     delayMs: z.number().int().nonnegative().default(0),
     streamChunkDelayMs,
+    /**
+     * The answer's stop_reason. max_tokens cuts the last tool call: streamed, its JSON stops
+     * mid-way; whole, its input keeps only the entries a partial JSON parse of the cut text gives
+     * (every entry but the last). Text is sent as written.
+     */
+    stopReason: scriptedStopReasonSchema.optional(),
+    /**
+     * Answer as with stopReason max_tokens when the request's max_tokens is below this: a model
+     * whose answer needs that much room. At or above it, the answer is whole.
+     */
+    cutBelowMaxTokens: z.number().int().positive().optional(),
+    /** The output_tokens to report (default: an estimate from the content; max_tokens when cut). */
+    outputTokens: z.number().int().nonnegative().optional(),
   })
   .strict();
 

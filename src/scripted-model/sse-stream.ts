@@ -37,7 +37,7 @@ export async function streamAnswer(
   message.content.forEach((block, index) => {
     events.push(
       { type: 'content_block_start', index, content_block: opening(block) },
-      ...deltas(block).map((delta) => ({
+      ...deltas(block, answer.cutJson.get(index)).map((delta) => ({
         type: 'content_block_delta',
         index,
         delta,
@@ -89,12 +89,12 @@ function opening(block: AnswerBlock): AnswerBlock {
   }
 }
 
-function deltas(block: AnswerBlock): Array<Record<string, unknown>> {
+function deltas(block: AnswerBlock, cutJson: string | undefined): Array<Record<string, unknown>> {
   switch (block.type) {
     case 'text':
       return chunks(String(block.text), TEXT_CHUNK_CHARACTERS).map((text) => ({ type: 'text_delta', text }));
     case 'tool_use': {
-      const json = JSON.stringify(block.input);
+      const json = cutJson ?? JSON.stringify(block.input);
       const size = Math.max(1, Math.ceil(json.length / JSON_CHUNKS));
       return chunks(json, size).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
     }
