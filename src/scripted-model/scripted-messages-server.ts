@@ -15,6 +15,7 @@ import {
 } from './scenario';
 import { streamAnswer } from './sse-stream';
 import { requestTokens, type InputUsage } from './token-count';
+import { validateRequest } from './validation';
 
 export type { MessagesRequestBody } from './request-body';
 
@@ -23,7 +24,7 @@ export type { MessagesRequestBody } from './request-body';
  * scenarios. The real SDK talks to it unchanged (ANTHROPIC_BASE_URL), so the demo and the tests
  * exercise the same client code as production. Replies are chosen from the request alone (which
  * scenario, how many assistant turns so far), so a retried or replayed request gets the same turn.
- * It answers whole or streamed (sse-stream.ts), as the API does.
+ * It is as strict as the API (validation.ts) and streams (sse-stream.ts) as the API does.
  */
 export interface RecordedRequest {
   scenario: string;
@@ -34,6 +35,8 @@ export interface RecordedRequest {
   body: MessagesRequestBody;
   apiKeyPresent: boolean;
   status: number;
+  /** Why the request was refused (status 400), worded as the API words it. */
+  rejection?: string;
   /** Whether the request asked for a stream ("stream": true). */
   stream: boolean;
   /** A stream the client closed before message_stop: the answer never arrived whole. */
@@ -60,6 +63,10 @@ export interface ScriptedMessagesServer {
 export interface ScriptedMessagesServerOptions {
   scenarios: Array<Scenario | ScenarioInput>;
   port?: number;
+  /** Refuse what the API refuses (validation.ts). Default true. */
+  strict?: boolean;
+  /** The context window requests must fit; default: the model's (model-limits.ts), else 200,000. */
+  contextWindowTokens?: number;
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -81,6 +88,7 @@ export async function startScriptedMessagesServer(
   options: ScriptedMessagesServerOptions,
 ): Promise<ScriptedMessagesServer> {
   const scenarios = options.scenarios.map((scenario) => parseScenario(scenario));
+  const strict = options.strict ?? true;
   const requests: RecordedRequest[] = [];
   const attempts = new Map<string, number>();
   const sockets = new Set<Socket>();
@@ -120,14 +128,17 @@ export async function startScriptedMessagesServer(
       status: 200,
       stream: body.stream === true,
     };
-    if (!scenario) {
-      sendJson(response, 400, errorBody(400, 'no scripted scenario matches this request'));
+    // As the API does: a request it would refuse is refused before anything else happens.
+    const rejection = strict
+      ? validateRequest(body, { contextWindowTokens: options.contextWindowTokens })
+      : undefined;
+    if (rejection !== undefined) {
+      requests.push({ ...record, status: 400, rejection });
+      sendJson(response, 400, errorBody(400, rejection));
       return;
     }
-    // As the real API does: a request whose tool_use blocks share an id is refused.
-    const repeated = repeatedToolUseId(body);
-    if (repeated !== undefined) {
-      sendJson(response, 400, errorBody(400, `${repeated}: \`tool_use\` ids must be unique`));
+    if (!scenario) {
+      sendJson(response, 400, errorBody(400, 'no scripted scenario matches this request'));
       return;
     }
     requests.push(record);
@@ -271,20 +282,6 @@ function fullPriceUsage(body: MessagesRequestBody): InputUsage {
     ephemeral5mInputTokens: 0,
     ephemeral1hInputTokens: 0,
   };
-}
-
-/** Where the first tool_use id used twice in the request's messages is ("messages.3.content.1"). */
-function repeatedToolUseId(body: MessagesRequestBody): string | undefined {
-  const seen = new Set<string>();
-  for (const [messageIndex, message] of (body.messages ?? []).entries()) {
-    if (!Array.isArray(message.content)) continue;
-    for (const [blockIndex, block] of (message.content as Array<{ type?: string; id?: string }>).entries()) {
-      if (block.type !== 'tool_use' || typeof block.id !== 'string') continue;
-      if (seen.has(block.id)) return `messages.${messageIndex}.content.${blockIndex}`;
-      seen.add(block.id);
-    }
-  }
-  return undefined;
 }
 
 function chooseScenario(scenarios: Scenario[], body: MessagesRequestBody): Scenario | undefined {
