@@ -1,5 +1,7 @@
 import type { MessagesRequestBody } from './request-body';
 import type { ScriptedStructured, ScriptedTurn } from './scenario';
+import { thinkingMode } from './thinking-rules';
+import type { ThinkingSigner } from './thinking-signature';
 import { contentTokens, type InputUsage } from './token-count';
 
 /**
@@ -40,9 +42,10 @@ export function answerTurn(options: {
   scenario: string;
   turnIndex: number;
   turn: ScriptedTurn;
+  signer: ThinkingSigner;
   usage: InputUsage;
 }): Answer {
-  const { body, scenario, turnIndex, turn } = options;
+  const { body, scenario, turnIndex, turn, signer } = options;
   const slug = scenario.replace(/[^A-Za-z0-9]+/g, '_');
   const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 0;
   // platform.claude.com/docs/en/build-with-claude/handling-stop-reasons: max_tokens means the
@@ -52,6 +55,14 @@ export function answerTurn(options: {
     (turn.cutBelowMaxTokens !== undefined && maxTokens < turn.cutBelowMaxTokens);
   const content: AnswerBlock[] = [];
   const cutJson = new Map<number, string>();
+  // platform.claude.com/docs/en/build-with-claude/extended-thinking: thinking blocks come first,
+  // and only when the request enables thinking.
+  if (thinkingMode(body) !== undefined) {
+    if (turn.thinking !== undefined)
+      content.push({ type: 'thinking', thinking: turn.thinking, signature: signer.sign(turn.thinking) });
+    else if (turn.redactedThinking)
+      content.push({ type: 'redacted_thinking', data: signer.redactedData(`${scenario}#${turnIndex}`) });
+  }
   if (turn.text) content.push({ type: 'text', text: turn.text });
   turn.toolCalls.forEach((call, index) => {
     const block = {

@@ -63,10 +63,20 @@ export const scriptedTurnSchema = z
      * whose answer needs that much room. At or above it, the answer is whole.
      */
     cutBelowMaxTokens: z.number().int().positive().optional(),
+    /**
+     * The answer begins with a thinking block with this text and a signature the server makes
+     * (only when the request enables thinking, as the API answers).
+     */
+    thinking: z.string().min(1).optional(),
+    /** The answer begins with a redacted_thinking block instead (same condition). */
+    redactedThinking: z.literal(true).optional(),
     /** The output_tokens to report (default: an estimate from the content; max_tokens when cut). */
     outputTokens: z.number().int().nonnegative().optional(),
   })
-  .strict();
+  .strict()
+  .refine((turn) => !(turn.thinking !== undefined && turn.redactedThinking), {
+    message: 'a turn begins with thinking or with redacted thinking, not both',
+  });
 
 /**
  * An answer to a structured call (plan, belief, review, reflection): the forced tool's input, or

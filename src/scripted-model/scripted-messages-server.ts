@@ -14,6 +14,7 @@ import {
   type ScriptedTurn,
 } from './scenario';
 import { streamAnswer } from './sse-stream';
+import { ThinkingSigner } from './thinking-signature';
 import { requestTokens, type InputUsage } from './token-count';
 import { validateRequest } from './validation';
 
@@ -89,6 +90,7 @@ export async function startScriptedMessagesServer(
 ): Promise<ScriptedMessagesServer> {
   const scenarios = options.scenarios.map((scenario) => parseScenario(scenario));
   const strict = options.strict ?? true;
+  const signer = new ThinkingSigner();
   const requests: RecordedRequest[] = [];
   const attempts = new Map<string, number>();
   const sockets = new Set<Socket>();
@@ -130,7 +132,7 @@ export async function startScriptedMessagesServer(
     };
     // As the API does: a request it would refuse is refused before anything else happens.
     const rejection = strict
-      ? validateRequest(body, { contextWindowTokens: options.contextWindowTokens })
+      ? validateRequest(body, { signer, contextWindowTokens: options.contextWindowTokens })
       : undefined;
     if (rejection !== undefined) {
       requests.push({ ...record, status: 400, rejection });
@@ -162,7 +164,7 @@ export async function startScriptedMessagesServer(
     await pause(turn.delayMs);
     if (fail(turn.failures[attempt], record, response)) return;
     const usage = fullPriceUsage(body);
-    const answer = answerTurn({ body, scenario: scenario.name, turnIndex, turn, usage });
+    const answer = answerTurn({ body, scenario: scenario.name, turnIndex, turn, signer, usage });
     await send(answer, usage, turn.streamChunkDelayMs, record, response);
   }
 

@@ -82,10 +82,12 @@ function opening(block: AnswerBlock): AnswerBlock {
   switch (block.type) {
     case 'text':
       return { ...block, text: '' };
+    case 'thinking':
+      return { ...block, thinking: '', signature: '' };
     case 'tool_use':
       return { ...block, input: {} };
     default:
-      return block;
+      return block; // redacted_thinking arrives whole
   }
 }
 
@@ -93,6 +95,16 @@ function deltas(block: AnswerBlock, cutJson: string | undefined): Array<Record<s
   switch (block.type) {
     case 'text':
       return chunks(String(block.text), TEXT_CHUNK_CHARACTERS).map((text) => ({ type: 'text_delta', text }));
+    case 'thinking':
+      // extended-thinking ("Streaming thinking"): the signature comes last, in a signature_delta
+      // just before content_block_stop.
+      return [
+        ...chunks(String(block.thinking), TEXT_CHUNK_CHARACTERS).map((thinking) => ({
+          type: 'thinking_delta',
+          thinking,
+        })),
+        { type: 'signature_delta', signature: block.signature },
+      ];
     case 'tool_use': {
       const json = cutJson ?? JSON.stringify(block.input);
       const size = Math.max(1, Math.ceil(json.length / JSON_CHUNKS));

@@ -1,5 +1,7 @@
 import { modelLimits } from '../workflows/common/model-limits';
 import { messageBlocks, type MessagesRequestBody } from './request-body';
+import { thinkingRejection } from './thinking-rules';
+import type { ThinkingSigner } from './thinking-signature';
 import { requestTokens } from './token-count';
 import { toolPairingRejection } from './tool-pairing-rules';
 
@@ -9,6 +11,7 @@ import { toolPairingRejection } from './tool-pairing-rules';
  * order and the first refusal is the answer, as the API answers one error at a time.
  */
 export interface ValidationContext {
+  signer: ThinkingSigner;
   /** The request's context window; default: the model's (model-limits.ts), else 200,000. */
   contextWindowTokens?: number;
 }
@@ -20,6 +23,7 @@ export function validateRequest(body: MessagesRequestBody, context: ValidationCo
     maxTokensRejection(body) ??
     messagesRejection(body) ??
     toolPairingRejection(body) ??
+    thinkingRejection(body, context.signer) ??
     contextWindowRejection(body, context.contextWindowTokens)
   );
 }

@@ -168,6 +168,43 @@ test('tool_use ids are unique across the request', async () => {
   );
 });
 
+test('thinking: a budget of at least 1,024 tokens and below max_tokens', async () => {
+  const thinking = (budget: number) => ({ thinking: { type: 'enabled', budget_tokens: budget } });
+  await refused(
+    base(thinking(1000)),
+    'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024',
+  );
+  await refused(
+    base({ ...thinking(2048), max_tokens: 2048 }),
+    /^`max_tokens` must be greater than `thinking\.budget_tokens`/,
+  );
+  await accepted(base({ ...thinking(1024), max_tokens: 2048 }));
+});
+
+test('thinking: no temperature but 1, no top_k, no forced tool use', async () => {
+  const thinking = { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 4096 };
+  await refused(
+    base({ ...thinking, temperature: 0.2 }),
+    /^`temperature` may only be set to 1 when thinking is enabled or in adaptive mode/,
+  );
+  await refused(
+    base({ ...thinking, top_k: 5 }),
+    '`top_k` must be unset when thinking is enabled or in adaptive mode',
+  );
+  const tools = [{ name: 'plan', input_schema: { type: 'object' } }];
+  await refused(
+    base({ ...thinking, tools, tool_choice: { type: 'any' } }),
+    'Thinking may not be enabled when tool_choice forces tool use.',
+  );
+  await refused(
+    base({ ...thinking, tools, tool_choice: { type: 'tool', name: 'plan' } }),
+    'Thinking may not be enabled when tool_choice forces tool use.',
+  );
+  await accepted(base({ ...thinking, temperature: 1, tools, tool_choice: { type: 'auto' } }));
+  // Without thinking, all of it is fine.
+  await accepted(base({ temperature: 0.2, top_k: 5 }));
+});
+
 test('a request over the context window is refused: prompt is too long', async () => {
   const small = await startScriptedMessagesServer({
     scenarios: [{ name: 'any', turns: [{ text: 'fine' }] }],
