@@ -2,7 +2,8 @@
  * The parts of a Messages API request body the loopback server reads, and the request as the
  * API processes it: one ordered list of blocks, tools → system → messages
  * (platform.claude.com/docs/en/build-with-claude/prompt-caching: "Cache prefixes are created in
- * the following order: `tools`, `system`, then `messages`"). Token counting walks this one list.
+ * the following order: `tools`, `system`, then `messages`"). Validation, token counting and the
+ * prompt cache all walk this one list, so they agree on what a block and a breakpoint are.
  */
 export interface CacheControl {
   type?: unknown;
@@ -49,6 +50,12 @@ export interface MessagesRequestBody {
 
 export type Section = 'tools' | 'system' | 'messages';
 
+/** A cache_control marker and where it sits ("messages.2.content.0.cache_control"). */
+export interface Breakpoint {
+  path: string;
+  control: CacheControl;
+}
+
 export interface PrefixBlock {
   section: Section;
   /** "tools.0", "system.1", "messages.3.content.0". */
@@ -59,6 +66,8 @@ export interface PrefixBlock {
   role?: string;
   /** The first block of its message: the boundary between messages is part of the prefix. */
   startsMessage: boolean;
+  /** The block's own cache_control and those nested in a tool_result's content, in processing order. */
+  breakpoints: Breakpoint[];
 }
 
 /** A message's content as blocks: a string is one text block, as the API reads it. */
@@ -80,11 +89,17 @@ export function prefixBlocks(body: MessagesRequestBody): PrefixBlock[] {
   const blocks: PrefixBlock[] = [];
   (body.tools ?? []).filter(isObject).forEach((tool, index) => {
     const path = `tools.${index}`;
-    blocks.push({ section: 'tools', path, block: tool, startsMessage: false });
+    blocks.push({
+      section: 'tools',
+      path,
+      block: tool,
+      startsMessage: false,
+      breakpoints: own(tool, path),
+    });
   });
   systemBlocks(body).forEach((block, index) => {
     const path = `system.${index}`;
-    blocks.push({ section: 'system', path, block, startsMessage: false });
+    blocks.push({ section: 'system', path, block, startsMessage: false, breakpoints: own(block, path) });
   });
   (body.messages ?? []).forEach((message, messageIndex) => {
     messageBlocks(message).forEach((block, index) => {
@@ -96,6 +111,7 @@ export function prefixBlocks(body: MessagesRequestBody): PrefixBlock[] {
         messageIndex,
         role: message.role,
         startsMessage: index === 0,
+        breakpoints: [...nested(block, path), ...own(block, path)],
       });
     });
   });
@@ -115,4 +131,18 @@ export function withoutCacheControl(block: RequestBlock): RequestBlock {
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function own(block: Record<string, unknown>, path: string): Breakpoint[] {
+  const control = block.cache_control;
+  return isObject(control) ? [{ path: `${path}.cache_control`, control }] : [];
+}
+
+// A tool_result's content blocks may carry cache_control of their own; they are processed
+// before the tool_result's own marker (it closes the block).
+function nested(block: RequestBlock, path: string): Breakpoint[] {
+  if (block.type !== 'tool_result' || !Array.isArray(block.content)) return [];
+  return (block.content as unknown[]).flatMap((inner, index) =>
+    isObject(inner) ? own(inner, `${path}.content.${index}`) : [],
+  );
 }

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { condensedTurnsIn } from '../workflows/planning/consolidation';
 import { droppedTurnsIn } from '../workflows/common/context-budget';
 import { answerStructured, answerTurn, type Answer } from './answer';
+import { PromptCache } from './prompt-cache';
 import type { MessagesRequestBody } from './request-body';
 import {
   parseScenario,
@@ -15,7 +16,7 @@ import {
 } from './scenario';
 import { streamAnswer } from './sse-stream';
 import { ThinkingSigner } from './thinking-signature';
-import { requestTokens, type InputUsage } from './token-count';
+import type { InputUsage } from './token-count';
 import { validateRequest } from './validation';
 
 export type { MessagesRequestBody } from './request-body';
@@ -25,7 +26,8 @@ export type { MessagesRequestBody } from './request-body';
  * scenarios. The real SDK talks to it unchanged (ANTHROPIC_BASE_URL), so the demo and the tests
  * exercise the same client code as production. Replies are chosen from the request alone (which
  * scenario, how many assistant turns so far), so a retried or replayed request gets the same turn.
- * It is as strict as the API (validation.ts) and streams (sse-stream.ts) as the API does.
+ * It is as strict as the API (validation.ts), streams (sse-stream.ts) and bills prompt caching
+ * (prompt-cache.ts) as the API does.
  */
 export interface RecordedRequest {
   scenario: string;
@@ -68,6 +70,8 @@ export interface ScriptedMessagesServerOptions {
   strict?: boolean;
   /** The context window requests must fit; default: the model's (model-limits.ts), else 200,000. */
   contextWindowTokens?: number;
+  /** The prompt cache's clock (ms); default Date.now. */
+  now?: () => number;
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -91,6 +95,7 @@ export async function startScriptedMessagesServer(
   const scenarios = options.scenarios.map((scenario) => parseScenario(scenario));
   const strict = options.strict ?? true;
   const signer = new ThinkingSigner();
+  const cache = new PromptCache(options.now ?? Date.now);
   const requests: RecordedRequest[] = [];
   const attempts = new Map<string, number>();
   const sockets = new Set<Socket>();
@@ -163,7 +168,7 @@ export async function startScriptedMessagesServer(
       });
     await pause(turn.delayMs);
     if (fail(turn.failures[attempt], record, response)) return;
-    const usage = fullPriceUsage(body);
+    const usage = cache.account(body);
     const answer = answerTurn({ body, scenario: scenario.name, turnIndex, turn, signer, usage });
     await send(answer, usage, turn.streamChunkDelayMs, record, response);
   }
@@ -193,7 +198,7 @@ export async function startScriptedMessagesServer(
     await pause(entry.delayMs);
     const attempt = nextAttempt(`${scenario.name}#${tool}#${entry.when ?? ''}`);
     if (fail(entry.failures[attempt], record, response)) return;
-    const usage = fullPriceUsage(body);
+    const usage = cache.account(body);
     const answer = answerStructured({ scenario: scenario.name, tool, attempt, entry, usage });
     await send(answer, usage, entry.streamChunkDelayMs, record, response);
   }
@@ -273,17 +278,6 @@ function turnIndexOf(body: MessagesRequestBody): number {
     condensedTurnsIn(firstMessage) +
     droppedTurnsIn(firstMessage)
   );
-}
-
-/** Every input token at the full price (the prompt cache is not modelled yet). */
-function fullPriceUsage(body: MessagesRequestBody): InputUsage {
-  return {
-    inputTokens: requestTokens(body),
-    cacheReadInputTokens: 0,
-    cacheCreationInputTokens: 0,
-    ephemeral5mInputTokens: 0,
-    ephemeral1hInputTokens: 0,
-  };
 }
 
 function chooseScenario(scenarios: Scenario[], body: MessagesRequestBody): Scenario | undefined {

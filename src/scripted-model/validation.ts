@@ -1,4 +1,5 @@
 import { modelLimits } from '../workflows/common/model-limits';
+import { cacheControlRejection } from './cache-control-rules';
 import { messageBlocks, type MessagesRequestBody } from './request-body';
 import { thinkingRejection } from './thinking-rules';
 import type { ThinkingSigner } from './thinking-signature';
@@ -24,6 +25,7 @@ export function validateRequest(body: MessagesRequestBody, context: ValidationCo
     messagesRejection(body) ??
     toolPairingRejection(body) ??
     thinkingRejection(body, context.signer) ??
+    cacheControlRejection(body) ??
     contextWindowRejection(body, context.contextWindowTokens)
   );
 }

@@ -205,6 +205,61 @@ test('thinking: no temperature but 1, no top_k, no forced tool use', async () =>
   await accepted(base({ temperature: 0.2, top_k: 5 }));
 });
 
+test('cache_control: at most four breakpoints, across tools, system and messages', async () => {
+  const marked = (text: string) => ({ type: 'text', text, cache_control: { type: 'ephemeral' } });
+  const tools = [{ name: 'plan', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }];
+  await refused(
+    base({
+      tools,
+      system: [marked('one'), marked('two')],
+      messages: [{ role: 'user', content: [marked('three'), marked('four')] }],
+    }),
+    'A maximum of 4 blocks with cache_control may be provided. Found 5.',
+  );
+  await accepted(
+    base({
+      tools,
+      system: [marked('one'), marked('two')],
+      messages: [{ role: 'user', content: [marked('three')] }],
+    }),
+  );
+});
+
+test('cache_control: not on thinking or empty text blocks, a known ttl, and 1h never after 5m', async () => {
+  await refused(
+    base({ system: [{ type: 'text', text: '', cache_control: { type: 'ephemeral' } }] }),
+    'system.0: cache_control cannot be set for empty text blocks',
+  );
+  await refused(
+    base({ system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral', ttl: '10m' } }] }),
+    "system.0.cache_control.ttl: Input should be '5m' or '1h'",
+  );
+  await refused(
+    base({
+      system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'q', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+        },
+      ],
+    }),
+    "messages.0.content.0.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. " +
+      'Note that blocks are processed in the following order: `tools`, `system`, `messages`.',
+  );
+  await accepted(
+    base({
+      system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'q', cache_control: { type: 'ephemeral', ttl: '5m' } }],
+        },
+      ],
+    }),
+  );
+});
+
 test('a request over the context window is refused: prompt is too long', async () => {
   const small = await startScriptedMessagesServer({
     scenarios: [{ name: 'any', turns: [{ text: 'fine' }] }],
