@@ -56,6 +56,10 @@ function abridged(text: string, chars: number): string {
   return line.length > chars ? `${line.slice(0, chars - 1)}…` : line;
 }
 
+function untrimmedTextOf(message: TranscriptMessage): string {
+  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
 /** The parts of an answer cut at max_tokens and the part that completed it, as one text. */
 function joinedText(before: string | undefined, text: string): string {
   return before === undefined || before === '' ? text : `${before}${text}`;
@@ -310,7 +314,8 @@ class GoalRun {
         );
         return;
       case 'cut-text':
-        this.state.cutText = joinedText(this.state.cutText, textOf(reply));
+        // Untrimmed: the cut may fall just after a space the continuation does not repeat.
+        this.state.cutText = joinedText(this.state.cutText, untrimmedTextOf(reply));
         this.state.transcript = appendUserBlocks(this.state.transcript, [
           { type: 'text', text: CONTINUE_CUT_TEXT },
         ]);
