@@ -171,8 +171,10 @@ test('cancelling the goal mid-stream aborts the stream', { timeout: 120_000 }, a
     });
     await handle.cancel();
     await handle.result().catch(() => undefined);
-    const stream = await eventually(async () =>
-      harness.scripted.requests.slice(before).find((request) => request.interrupted === true),
+    const stream = await eventually(() =>
+      Promise.resolve(
+        harness.scripted.requests.slice(before).find((request) => request.interrupted === true),
+      ),
     );
     assert.equal(stream.stream, true, 'the streamed answer was cut off by the client, not finished');
   });
