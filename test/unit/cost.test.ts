@@ -161,4 +161,8 @@ test('1-hour cache writes are priced at their own rate (2× input unless the tab
     0.8,
   );
   assert.equal(cacheHitRate(EMPTY_USAGE), 0);
+  // The Claude 5 rows carry their 1-hour rate; a 5.5 model is never priced as its 5 sibling.
+  const sonnet55 = estimateUsd({ usage: written, model: 'claude-sonnet-5-5-20261001' });
+  assert.equal(sonnet55.priceKey, 'claude-sonnet-5-5');
+  assert.ok(Math.abs(sonnet55.usd - 4) < 1e-9);
 });

@@ -115,6 +115,12 @@ const price = (input: number, output: number, cacheWrite: number, cacheRead: num
  * Prices change: a goal or worker config can override any entry.
  */
 export const DEFAULT_PRICE_TABLE: PriceTable = {
+  // The Claude 5 models' pages (platform.claude.com/docs/en/models/<model>/overview, "Pricing"),
+  // late 2026: 5-minute writes 1.25×, 1-hour writes 2×, reads 0.1× the input price.
+  'claude-opus-5-5': { ...price(4, 20, 5, 0.4), cacheWrite1h: 8 },
+  'claude-opus-5': { ...price(5, 25, 6.25, 0.5), cacheWrite1h: 10 },
+  'claude-sonnet-5-5': { ...price(2, 10, 2.5, 0.2), cacheWrite1h: 4 },
+  'claude-sonnet-5': { ...price(2, 10, 2.5, 0.2), cacheWrite1h: 4 },
   'claude-opus-4-6': price(5, 25, 6.25, 0.5),
   'claude-opus-4-5': price(5, 25, 6.25, 0.5),
   'claude-opus-4-1': price(15, 75, 18.75, 1.5),
