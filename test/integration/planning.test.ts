@@ -186,7 +186,15 @@ test('step 2 fails → the plan is superseded → attempt 1 plans reason-first �
   // the model saw the new plan right after reporting the failure
   const afterFailure = harness.scripted.requests.find((r) => r.scenario === 'backtrack' && r.turnIndex === 4);
   assert.match(JSON.stringify(afterFailure?.body.messages?.at(-1)), /A new plan \(attempt 1\)/);
-  assert.match(JSON.stringify(afterFailure?.body.system), /attempt 1, strategy \w+, reason-first/);
+  // The active plan travels after the cache breakpoints: the last block of the newest message,
+  // never the system prompt (a plan step changing would rewrite the whole cached prefix).
+  const newest = afterFailure?.body.messages?.at(-1)?.content as Array<{
+    text?: string;
+    cache_control?: unknown;
+  }>;
+  assert.match(newest.at(-1)?.text ?? '', /attempt 1, strategy \w+, reason-first/);
+  assert.equal(newest.at(-1)?.cache_control, undefined);
+  assert.doesNotMatch(JSON.stringify(afterFailure?.body.system), /strategy \w+, reason-first/);
 });
 
 test('a goal that fails all three attempts ends failed with every reason', async () => {
