@@ -27,6 +27,22 @@ export const scriptedToolCallSchema = z
   })
   .strict();
 
+/**
+ * Why the answer stopped (platform.claude.com/docs/en/build-with-claude/handling-stop-reasons).
+ * tool_use is not scripted: an answer with tool calls and no other reason stops for them.
+ */
+export const scriptedStopReasonSchema = z.enum([
+  'end_turn',
+  'max_tokens',
+  'refusal',
+  'pause_turn',
+  'stop_sequence',
+]);
+export type ScriptedStopReason = z.infer<typeof scriptedStopReasonSchema>;
+
+/** Wait this long between the events of a streamed answer (lets tests stop a worker mid-stream). */
+const streamChunkDelayMs = z.number().int().nonnegative().default(0);
+
 export const scriptedTurnSchema = z
   .object({
     text: z.string().optional(),
@@ -35,8 +51,32 @@ export const scriptedTurnSchema = z
     failures: z.array(scriptedFailureSchema).default([]),
     /** Hold the response this long (lets tests stop a worker mid-call). */
     delayMs: z.number().int().nonnegative().default(0),
+    streamChunkDelayMs,
+    /**
+     * The answer's stop_reason. max_tokens cuts the last tool call: streamed, its JSON stops
+     * mid-way; whole, its input keeps only the entries a partial JSON parse of the cut text gives
+     * (every entry but the last). Text is sent as written.
+     */
+    stopReason: scriptedStopReasonSchema.optional(),
+    /**
+     * Answer as with stopReason max_tokens when the request's max_tokens is below this: a model
+     * whose answer needs that much room. At or above it, the answer is whole.
+     */
+    cutBelowMaxTokens: z.number().int().positive().optional(),
+    /**
+     * The answer begins with a thinking block with this text and a signature the server makes
+     * (only when the request enables thinking, as the API answers).
+     */
+    thinking: z.string().min(1).optional(),
+    /** The answer begins with a redacted_thinking block instead (same condition). */
+    redactedThinking: z.literal(true).optional(),
+    /** The output_tokens to report (default: an estimate from the content; max_tokens when cut). */
+    outputTokens: z.number().int().nonnegative().optional(),
   })
-  .strict();
+  .strict()
+  .refine((turn) => !(turn.thinking !== undefined && turn.redactedThinking), {
+    message: 'a turn begins with thinking or with redacted thinking, not both',
+  });
 
 /**
  * An answer to a structured call (plan, belief, review, reflection): the forced tool's input, or
@@ -50,6 +90,7 @@ export const scriptedStructuredSchema = z
     text: z.string().optional(),
     failures: z.array(scriptedFailureSchema).default([]),
     delayMs: z.number().int().nonnegative().default(0),
+    streamChunkDelayMs,
   })
   .strict();
 
@@ -68,6 +109,7 @@ export type Scenario = z.output<typeof scenarioSchema>;
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 export type ScriptedTurn = z.output<typeof scriptedTurnSchema>;
 export type ScriptedStructured = z.output<typeof scriptedStructuredSchema>;
+export type ScriptedFailure = z.output<typeof scriptedFailureSchema>;
 
 export function parseScenario(raw: unknown, source = 'scenario'): Scenario {
   const result = scenarioSchema.safeParse(raw);

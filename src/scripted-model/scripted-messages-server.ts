@@ -2,19 +2,32 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { condensedTurnsIn } from '../workflows/planning/consolidation';
 import { droppedTurnsIn } from '../workflows/common/context-budget';
+import { answerStructured, answerTurn, type Answer } from './answer';
+import { PromptCache } from './prompt-cache';
+import type { MessagesRequestBody } from './request-body';
 import {
   parseScenario,
+  scriptedTurnSchema,
   type Scenario,
   type ScenarioInput,
+  type ScriptedFailure,
   type ScriptedStructured,
   type ScriptedTurn,
 } from './scenario';
+import { streamAnswer } from './sse-stream';
+import { ThinkingSigner } from './thinking-signature';
+import type { InputUsage } from './token-count';
+import { validateRequest } from './validation';
+
+export type { MessagesRequestBody } from './request-body';
 
 /**
  * A loopback HTTP endpoint that speaks the Anthropic Messages wire format and replays scripted
  * scenarios. The real SDK talks to it unchanged (ANTHROPIC_BASE_URL), so the demo and the tests
  * exercise the same client code as production. Replies are chosen from the request alone (which
  * scenario, how many assistant turns so far), so a retried or replayed request gets the same turn.
+ * It is as strict as the API (validation.ts), streams (sse-stream.ts) and bills prompt caching
+ * (prompt-cache.ts) as the API does.
  */
 export interface RecordedRequest {
   scenario: string;
@@ -25,15 +38,21 @@ export interface RecordedRequest {
   body: MessagesRequestBody;
   apiKeyPresent: boolean;
   status: number;
+  /** Why the request was refused (status 400), worded as the API words it. */
+  rejection?: string;
+  /** Whether the request asked for a stream ("stream": true). */
+  stream: boolean;
+  /** A stream the client closed before message_stop: the answer never arrived whole. */
+  interrupted?: boolean;
+  /** The usage the answer reported, when the model answered. */
+  usage?: RecordedUsage;
 }
 
-interface MessagesRequestBody {
-  model?: string;
-  messages?: Array<{ role: string; content: unknown }>;
-  system?: unknown;
-  tools?: unknown[];
-  tool_choice?: { type?: string; name?: string };
-  [key: string]: unknown;
+export interface RecordedUsage {
+  inputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  outputTokens: number;
 }
 
 export interface ScriptedMessagesServer {
@@ -42,6 +61,17 @@ export interface ScriptedMessagesServer {
   /** Successful responses per "scenario#turn": more than one means a completed turn was asked again. */
   completedTurnCounts(): Map<string, number>;
   close(): Promise<void>;
+}
+
+export interface ScriptedMessagesServerOptions {
+  scenarios: Array<Scenario | ScenarioInput>;
+  port?: number;
+  /** Refuse what the API refuses (validation.ts). Default true. */
+  strict?: boolean;
+  /** The context window requests must fit; default: the model's (model-limits.ts), else 200,000. */
+  contextWindowTokens?: number;
+  /** The prompt cache's clock (ms); default Date.now. */
+  now?: () => number;
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -59,18 +89,22 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export async function startScriptedMessagesServer(options: {
-  scenarios: Array<Scenario | ScenarioInput>;
-  port?: number;
-}): Promise<ScriptedMessagesServer> {
+export async function startScriptedMessagesServer(
+  options: ScriptedMessagesServerOptions,
+): Promise<ScriptedMessagesServer> {
   const scenarios = options.scenarios.map((scenario) => parseScenario(scenario));
+  const strict = options.strict ?? true;
+  const signer = new ThinkingSigner();
+  const cache = new PromptCache(options.now ?? Date.now);
   const requests: RecordedRequest[] = [];
   const attempts = new Map<string, number>();
   const sockets = new Set<Socket>();
 
   const server: Server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
-      sendJson(response, 500, errorBody(500, error instanceof Error ? error.message : 'internal error'));
+      if (!response.headersSent)
+        sendJson(response, 500, errorBody(500, error instanceof Error ? error.message : 'internal error'));
+      else response.destroy();
     });
   });
   server.on('connection', (socket) => {
@@ -83,63 +117,67 @@ export async function startScriptedMessagesServer(options: {
       sendJson(response, 404, errorBody(404, `no route ${request.method} ${request.url}`));
       return;
     }
-    const body = JSON.parse(await readBody(request)) as MessagesRequestBody;
+    let body: MessagesRequestBody;
+    try {
+      body = JSON.parse(await readBody(request)) as MessagesRequestBody;
+    } catch {
+      sendJson(response, 400, errorBody(400, 'There was an error parsing the body of your request.'));
+      return;
+    }
     const scenario = chooseScenario(scenarios, body);
+    const forcedTool = body.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined;
+    const record: RecordedRequest = {
+      scenario: scenario?.name ?? '',
+      turnIndex: forcedTool ? -1 : turnIndexOf(body),
+      ...(forcedTool ? { structuredTool: forcedTool } : {}),
+      body,
+      apiKeyPresent: hasCredentials(request),
+      status: 200,
+      stream: body.stream === true,
+    };
+    // As the API does: a request it would refuse is refused before anything else happens.
+    const rejection = strict
+      ? validateRequest(body, { signer, contextWindowTokens: options.contextWindowTokens })
+      : undefined;
+    if (rejection !== undefined) {
+      requests.push({ ...record, status: 400, rejection });
+      sendJson(response, 400, errorBody(400, rejection));
+      return;
+    }
     if (!scenario) {
       sendJson(response, 400, errorBody(400, 'no scripted scenario matches this request'));
       return;
     }
-    // As the real API does: a request whose tool_use blocks share an id is refused.
-    const repeated = repeatedToolUseId(body);
-    if (repeated !== undefined) {
-      sendJson(response, 400, errorBody(400, `${repeated}: \`tool_use\` ids must be unique`));
-      return;
-    }
-    if (body.tool_choice?.type === 'tool' && body.tool_choice.name) {
-      await answerStructured(scenario, body, body.tool_choice.name, request, response);
-      return;
-    }
-    // Turns already taken: the assistant messages present, plus any a consolidation condensed
-    // away or the context budget dropped.
-    const firstMessage = JSON.stringify(body.messages?.[0]?.content ?? '');
-    const turnIndex =
-      (body.messages ?? []).filter((message) => message.role === 'assistant').length +
-      condensedTurnsIn(firstMessage) +
-      droppedTurnsIn(firstMessage);
-    const key = `${scenario.name}#${turnIndex}`;
-    const attempt = attempts.get(key) ?? 0;
-    attempts.set(key, attempt + 1);
-    const turn: ScriptedTurn = scenario.turns[turnIndex] ?? {
-      text: `(The scripted scenario "${scenario.name}" has no turn ${turnIndex + 1}; ending here.)`,
-      toolCalls: [],
-      failures: [],
-      delayMs: 0,
-    };
-    const record: RecordedRequest = {
-      scenario: scenario.name,
-      turnIndex,
-      body,
-      apiKeyPresent: hasCredentials(request),
-      status: 200,
-    };
     requests.push(record);
-    if (turn.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, turn.delayMs));
-    const failure = turn.failures[attempt];
-    if (failure) {
-      record.status = failure.status;
-      const headers: Record<string, string> = {};
-      if (failure.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.retryAfterSeconds);
-      sendJson(response, failure.status, errorBody(failure.status, failure.message, failure.type), headers);
-      return;
-    }
-    sendJson(response, 200, messageBody({ body, scenario, turnIndex, turn }));
+    if (forcedTool) await answerStructuredCall(scenario, body, forcedTool, record, response);
+    else await answerAgentTurn(scenario, body, record, response);
   }
 
-  async function answerStructured(
+  async function answerAgentTurn(
+    scenario: Scenario,
+    body: MessagesRequestBody,
+    record: RecordedRequest,
+    response: ServerResponse,
+  ): Promise<void> {
+    const turnIndex = record.turnIndex;
+    const attempt = nextAttempt(`${scenario.name}#${turnIndex}`);
+    const turn: ScriptedTurn =
+      scenario.turns[turnIndex] ??
+      scriptedTurnSchema.parse({
+        text: `(The scripted scenario "${scenario.name}" has no turn ${turnIndex + 1}; ending here.)`,
+      });
+    await pause(turn.delayMs);
+    if (fail(turn.failures[attempt], record, response)) return;
+    const usage = cache.account(body);
+    const answer = answerTurn({ body, scenario: scenario.name, turnIndex, turn, signer, usage });
+    await send(answer, usage, turn.streamChunkDelayMs, record, response);
+  }
+
+  async function answerStructuredCall(
     scenario: Scenario,
     body: MessagesRequestBody,
     tool: string,
-    request: IncomingMessage,
+    record: RecordedRequest,
     response: ServerResponse,
   ): Promise<void> {
     const requestText = JSON.stringify(body.messages ?? []);
@@ -148,15 +186,6 @@ export async function startScriptedMessagesServer(options: {
       candidates.find(
         (candidate) => candidate.when !== undefined && requestText.includes(jsonEscaped(candidate.when)),
       ) ?? candidates.find((candidate) => candidate.when === undefined);
-    const record: RecordedRequest = {
-      scenario: scenario.name,
-      turnIndex: -1,
-      structuredTool: tool,
-      body,
-      apiKeyPresent: hasCredentials(request),
-      status: 200,
-    };
-    requests.push(record);
     if (!entry) {
       record.status = 400;
       sendJson(
@@ -166,35 +195,52 @@ export async function startScriptedMessagesServer(options: {
       );
       return;
     }
-    if (entry.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, entry.delayMs));
-    const key = `${scenario.name}#${tool}#${entry.when ?? ''}`;
+    await pause(entry.delayMs);
+    const attempt = nextAttempt(`${scenario.name}#${tool}#${entry.when ?? ''}`);
+    if (fail(entry.failures[attempt], record, response)) return;
+    const usage = cache.account(body);
+    const answer = answerStructured({ scenario: scenario.name, tool, attempt, entry, usage });
+    await send(answer, usage, entry.streamChunkDelayMs, record, response);
+  }
+
+  function nextAttempt(key: string): number {
     const attempt = attempts.get(key) ?? 0;
     attempts.set(key, attempt + 1);
-    const failure = entry.failures[attempt];
-    if (failure) {
-      record.status = failure.status;
-      sendJson(response, failure.status, errorBody(failure.status, failure.message, failure.type));
+    return attempt;
+  }
+
+  /** A scripted failure: JSON with its status, before any stream starts (as the API answers). */
+  function fail(
+    failure: ScriptedFailure | undefined,
+    record: RecordedRequest,
+    response: ServerResponse,
+  ): boolean {
+    if (!failure) return false;
+    record.status = failure.status;
+    const headers: Record<string, string> = {};
+    if (failure.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.retryAfterSeconds);
+    sendJson(response, failure.status, errorBody(failure.status, failure.message, failure.type), headers);
+    return true;
+  }
+
+  async function send(
+    answer: Answer,
+    usage: InputUsage,
+    chunkDelayMs: number,
+    record: RecordedRequest,
+    response: ServerResponse,
+  ): Promise<void> {
+    record.usage = {
+      inputTokens: usage.inputTokens,
+      cacheReadInputTokens: usage.cacheReadInputTokens,
+      cacheCreationInputTokens: usage.cacheCreationInputTokens,
+      outputTokens: answer.message.usage.output_tokens,
+    };
+    if (!record.stream) {
+      sendJson(response, 200, answer.message);
       return;
     }
-    const content =
-      entry.input !== undefined
-        ? [{ type: 'tool_use', id: `toolu_${tool}_${attempt + 1}`, name: tool, input: entry.input }]
-        : [{ type: 'text', text: entry.text ?? '' }];
-    sendJson(response, 200, {
-      id: `msg_${tool}_${attempt + 1}`,
-      type: 'message',
-      role: 'assistant',
-      model: `scripted:${scenario.name}`,
-      content,
-      stop_reason: entry.input !== undefined ? 'tool_use' : 'end_turn',
-      stop_sequence: null,
-      usage: {
-        input_tokens: Math.ceil(requestText.length / 4),
-        output_tokens: Math.ceil(JSON.stringify(content).length / 4),
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
-      },
-    });
+    if ((await streamAnswer(response, answer, { chunkDelayMs })) === 'interrupted') record.interrupted = true;
   }
 
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
@@ -205,7 +251,7 @@ export async function startScriptedMessagesServer(options: {
     completedTurnCounts() {
       const counts = new Map<string, number>();
       for (const request of requests) {
-        if (request.status !== 200 || request.turnIndex < 0) continue;
+        if (request.status !== 200 || request.turnIndex < 0 || request.interrupted) continue;
         const key = `${request.scenario}#${request.turnIndex}`;
         counts.set(key, (counts.get(key) ?? 0) + 1);
       }
@@ -219,8 +265,24 @@ export async function startScriptedMessagesServer(options: {
   };
 }
 
+/**
+ * Turns already taken: the assistant messages present (a final one too, when a paused turn is
+ * continued), plus any a consolidation condensed away or the context budget dropped. A turn
+ * asked again after a discarded (cut) answer counts the same and gets the same scripted turn.
+ */
+function turnIndexOf(body: MessagesRequestBody): number {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const firstMessage = JSON.stringify(messages[0]?.content ?? '');
+  return (
+    messages.filter((message) => message.role === 'assistant').length +
+    condensedTurnsIn(firstMessage) +
+    droppedTurnsIn(firstMessage)
+  );
+}
+
 function chooseScenario(scenarios: Scenario[], body: MessagesRequestBody): Scenario | undefined {
-  const opening = JSON.stringify(body.messages?.[0]?.content ?? '');
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const opening = JSON.stringify(messages[0]?.content ?? '');
   return (
     scenarios.find(
       (scenario) => scenario.match !== undefined && opening.includes(jsonEscaped(scenario.match)),
@@ -232,55 +294,8 @@ function jsonEscaped(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }
 
-/** Where the first tool_use id used twice in the request's messages is ("messages.3.content.1"). */
-function repeatedToolUseId(body: MessagesRequestBody): string | undefined {
-  const seen = new Set<string>();
-  for (const [messageIndex, message] of (body.messages ?? []).entries()) {
-    if (!Array.isArray(message.content)) continue;
-    for (const [blockIndex, block] of (message.content as Array<{ type?: string; id?: string }>).entries()) {
-      if (block.type !== 'tool_use' || typeof block.id !== 'string') continue;
-      if (seen.has(block.id)) return `messages.${messageIndex}.content.${blockIndex}`;
-      seen.add(block.id);
-    }
-  }
-  return undefined;
-}
-
-function messageBody(options: {
-  body: MessagesRequestBody;
-  scenario: Scenario;
-  turnIndex: number;
-  turn: ScriptedTurn;
-}) {
-  const { body, scenario, turnIndex, turn } = options;
-  const slug = scenario.name.replace(/[^A-Za-z0-9]+/g, '_');
-  const content: unknown[] = [];
-  if (turn.text) content.push({ type: 'text', text: turn.text });
-  turn.toolCalls.forEach((call, index) => {
-    content.push({
-      type: 'tool_use',
-      id: call.id ?? `toolu_${slug}_${turnIndex + 1}_${index + 1}`,
-      name: call.name,
-      input: call.input,
-    });
-  });
-  const requestChars = JSON.stringify(body.messages ?? []).length + JSON.stringify(body.system ?? '').length;
-  return {
-    id: `msg_${slug}_${turnIndex + 1}`,
-    type: 'message',
-    role: 'assistant',
-    model: `scripted:${scenario.name}`,
-    content,
-    stop_reason: turn.toolCalls.length > 0 ? 'tool_use' : 'end_turn',
-    stop_sequence: null,
-    // A rough, deterministic token estimate (4 characters a token) so cost accounting has data.
-    usage: {
-      input_tokens: Math.ceil(requestChars / 4),
-      output_tokens: Math.ceil(JSON.stringify(content).length / 4),
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-    },
-  };
+function pause(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
 
 function errorBody(status: number, message?: string, type?: string) {

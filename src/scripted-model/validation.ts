@@ -1,0 +1,78 @@
+import { modelLimits } from '../workflows/common/model-limits';
+import { cacheControlRejection } from './cache-control-rules';
+import { messageBlocks, type MessagesRequestBody } from './request-body';
+import { thinkingRejection } from './thinking-rules';
+import type { ThinkingSigner } from './thinking-signature';
+import { requestTokens } from './token-count';
+import { toolPairingRejection } from './tool-pairing-rules';
+
+/**
+ * What the Messages API refuses with 400 invalid_request_error before a model sees the request,
+ * worded as the API words it. Each rule says where it comes from; rules are checked in a fixed
+ * order and the first refusal is the answer, as the API answers one error at a time.
+ */
+export interface ValidationContext {
+  signer: ThinkingSigner;
+  /** The request's context window; default: the model's (model-limits.ts), else 200,000. */
+  contextWindowTokens?: number;
+}
+
+export const DEFAULT_CONTEXT_WINDOW_TOKENS = 200_000;
+
+export function validateRequest(body: MessagesRequestBody, context: ValidationContext): string | undefined {
+  return (
+    maxTokensRejection(body) ??
+    messagesRejection(body) ??
+    toolPairingRejection(body) ??
+    thinkingRejection(body, context.signer) ??
+    cacheControlRejection(body) ??
+    contextWindowRejection(body, context.contextWindowTokens)
+  );
+}
+
+// platform.claude.com/docs/en/api/messages/create: max_tokens is required, at least 1, and no
+// more than the model writes ("Different models have different maximum values for this
+// parameter"; the numbers are each model's "Max output" in model-limits.ts). A model keel does
+// not know gets no upper bound here, as the endpoint would decide.
+function maxTokensRejection(body: MessagesRequestBody): string | undefined {
+  const maxTokens = body.max_tokens;
+  if (maxTokens === undefined) return 'max_tokens: Field required';
+  if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens))
+    return 'max_tokens: Input should be a valid integer';
+  if (maxTokens < 1) return 'max_tokens: Input should be greater than or equal to 1';
+  const model = body.model ?? '';
+  const limit = modelLimits(model)?.maxOutputTokens;
+  if (limit !== undefined && maxTokens > limit)
+    return `max_tokens: ${maxTokens} > ${limit}, which is the maximum allowed number of output tokens for ${model}`;
+  return undefined;
+}
+
+// platform.claude.com/docs/en/api/messages/create: messages is a non-empty list of user and
+// assistant turns; every message but an optional final assistant one has content, and a text
+// block is never empty.
+function messagesRejection(body: MessagesRequestBody): string | undefined {
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
+  for (const [index, message] of messages.entries()) {
+    if (message.role !== 'user' && message.role !== 'assistant')
+      return `messages.${index}.role: Input should be 'user' or 'assistant'`;
+    const finalAssistant = index === messages.length - 1 && message.role === 'assistant';
+    const empty = message.content === '' || (Array.isArray(message.content) && message.content.length === 0);
+    if (empty && !finalAssistant)
+      return `messages.${index}: all messages must have non-empty content except for the optional final assistant message`;
+    if (messageBlocks(message).some((block) => block.type === 'text' && block.text === '') && !empty)
+      return 'messages: text content blocks must be non-empty';
+  }
+  return undefined;
+}
+
+// platform.claude.com/docs/en/build-with-claude/context-windows: a request whose input does not
+// fit the model's context window is refused ("prompt is too long") rather than truncated.
+function contextWindowRejection(body: MessagesRequestBody, contextWindowTokens?: number): string | undefined {
+  const window =
+    contextWindowTokens ??
+    modelLimits(body.model ?? '')?.contextWindowTokens ??
+    DEFAULT_CONTEXT_WINDOW_TOKENS;
+  const tokens = requestTokens(body);
+  return tokens > window ? `prompt is too long: ${tokens} tokens > ${window} maximum` : undefined;
+}
