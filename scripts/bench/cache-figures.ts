@@ -42,6 +42,9 @@ export interface CacheRun {
   toolCalls: number;
   /** The goal's own usage (its result), summed over every model call it made. */
   usage: TokenUsage;
+  /** Requests the scripted server answered, and the input usage it reported for them in all. */
+  requests: number;
+  billed: { inputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number };
   /** Input side of the bill in USD at the model's list prices. */
   inputUsd: number;
   wallMs: number;
@@ -154,6 +157,12 @@ async function runGoal(options: {
         },
       });
       const result = await goalResult(goalHandle(environment.client, workflowId));
+      const billed = { inputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+      for (const { usage } of scripted.requests) {
+        billed.inputTokens += usage?.inputTokens ?? 0;
+        billed.cacheCreationInputTokens += usage?.cacheCreationInputTokens ?? 0;
+        billed.cacheReadInputTokens += usage?.cacheReadInputTokens ?? 0;
+      }
       return {
         cache,
         workflowId,
@@ -162,6 +171,8 @@ async function runGoal(options: {
         modelTurns: result.counters.modelTurns,
         toolCalls: result.counters.toolCalls,
         usage: result.usage,
+        requests: scripted.requests.length,
+        billed,
         wallMs: performance.now() - started,
       };
     });
