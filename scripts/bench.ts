@@ -21,6 +21,12 @@ const program = new Command('bench')
     natural,
     20,
   )
+  .option(
+    '--cache-turns <n>',
+    'model turns of the goal run with prompt caching on and off for the cache figures (0 skips)',
+    natural,
+    50,
+  )
   .option('--skip-slow', 'skip the replay, memory and start-time measurements')
   .option('--extras-only', 'only the separate measurements: no comparison scenarios, no warm-up')
   .option('--systems <list>', 'comma-separated: keel,floor,ai-sdk', systemList)
@@ -57,6 +63,7 @@ async function main(): Promise<void> {
     parked: number;
     startSamples: number;
     commandSamples: number;
+    cacheTurns: number;
     skipSlow?: boolean;
     extrasOnly?: boolean;
     systems?: SystemName[];
@@ -75,6 +82,7 @@ async function main(): Promise<void> {
     parkedGoals: flags.skipSlow ? 0 : flags.parked,
     startSamples: flags.skipSlow ? 0 : flags.startSamples,
     commandSamples: flags.commandSamples,
+    cacheTurns: flags.cacheTurns,
     comparison: !flags.extrasOnly,
     outputDirectory: path.resolve(flags.out),
     png: flags.png,

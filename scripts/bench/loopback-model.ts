@@ -1,13 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { scenarioIn, scriptedCall, type BenchScenario } from './bench-scenario';
+import { streamedMessage, type LoopbackBlock, type LoopbackMessage } from './loopback-stream';
 
 /**
  * A zero-latency loopback endpoint speaking the Anthropic Messages wire format, for the benchmark.
  * Every answer follows from the request alone, whoever sends it (keel, the floor, the AI SDK):
  * the scenario is read from the prompt, and the calls made so far from the tool_use ids already
  * in the conversation (`toolu_bench_<n>`). Counting ids rather than assistant messages keeps it
- * right when a harness condenses old turns, as long as the latest turn is sent.
+ * right when a harness condenses old turns, as long as the latest turn is sent. A request with
+ * `"stream": true` (keel streams every call) gets the same answer as server-sent events.
  */
 export interface LoopbackModel {
   readonly url: string;
@@ -20,6 +22,7 @@ interface RequestBody {
   messages?: unknown[];
   tools?: Array<{ name?: string; input_schema?: unknown }>;
   tool_choice?: { type?: string; name?: string };
+  stream?: boolean;
 }
 
 const CALL_ID = /toolu_bench_(\d+)/g;
@@ -44,15 +47,15 @@ export async function startLoopbackModel(): Promise<LoopbackModel> {
       return;
     }
     const body = JSON.parse(text) as RequestBody;
+    const reply = (answer: LoopbackMessage) =>
+      body.stream === true ? sendStream(response, answer) : send(response, 200, answer);
     const conversation = JSON.stringify(body.messages ?? []);
     const forced = body.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined;
     if (forced !== undefined) {
       // A harness's own structured call (keel's consolidation, say): the smallest valid answer.
       counts.structured += 1;
       const schema = body.tools?.find((tool) => tool.name === forced)?.input_schema;
-      send(
-        response,
-        200,
+      reply(
         message(
           [
             {
@@ -71,9 +74,7 @@ export async function startLoopbackModel(): Promise<LoopbackModel> {
     const scenario = scenarioIn(conversation);
     if (scenario === undefined) {
       counts.unknown += 1;
-      send(
-        response,
-        200,
+      reply(
         message(
           [{ type: 'text', text: 'No benchmark scenario in this conversation.' }],
           'end_turn',
@@ -83,7 +84,7 @@ export async function startLoopbackModel(): Promise<LoopbackModel> {
       return;
     }
     counts.turns += 1;
-    send(response, 200, turn(scenario, conversation));
+    reply(turn(scenario, conversation));
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -100,14 +101,14 @@ export async function startLoopbackModel(): Promise<LoopbackModel> {
 }
 
 /** The next turn: the next `perTurn` calls after the highest one made, or the final answer. */
-export function turn(scenario: BenchScenario, conversation: string) {
+export function turn(scenario: BenchScenario, conversation: string): LoopbackMessage {
   let made = 0;
   for (const match of conversation.matchAll(CALL_ID)) made = Math.max(made, Number(match[1]));
   if (made >= scenario.calls) {
     return message([{ type: 'text', text: `done: ${scenario.calls} calls made` }], 'end_turn', conversation);
   }
   const last = Math.min(scenario.calls, made + scenario.perTurn);
-  const content = [];
+  const content: LoopbackBlock[] = [];
   for (let index = made + 1; index <= last; index++) {
     const call = scriptedCall(scenario, index);
     content.push({ type: 'tool_use', id: `toolu_bench_${index}`, name: call.name, input: call.input });
@@ -115,7 +116,11 @@ export function turn(scenario: BenchScenario, conversation: string) {
   return message(content, 'tool_use', conversation);
 }
 
-function message(content: unknown[], stopReason: 'tool_use' | 'end_turn', conversation: string) {
+function message(
+  content: LoopbackBlock[],
+  stopReason: 'tool_use' | 'end_turn',
+  conversation: string,
+): LoopbackMessage {
   return {
     id: `msg_bench_${Math.random().toString(36).slice(2, 10)}`,
     type: 'message',
@@ -124,6 +129,7 @@ function message(content: unknown[], stopReason: 'tool_use' | 'end_turn', conver
     content,
     stop_reason: stopReason,
     stop_sequence: null,
+    stop_details: null,
     // 4 characters a token: deterministic numbers, so token and cost accounting has data.
     usage: {
       input_tokens: Math.ceil(conversation.length / 4),
@@ -173,6 +179,16 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
     'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'request-id': 'req_loopback_bench',
+  });
+  response.end(text);
+}
+
+function sendStream(response: ServerResponse, answer: LoopbackMessage): void {
+  const text = streamedMessage(answer);
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
     'content-length': Buffer.byteLength(text),
     'request-id': 'req_loopback_bench',
   });

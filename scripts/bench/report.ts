@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { CacheFiguresResult } from './cache-figures';
 import type { CommandCostsResult } from './command-costs';
 import type { GoalMeasurement, SystemSummary } from './comparison';
 import type { LongGoalResult, ParkedMemoryResult, ReplayResult, StartTimeResult } from './extras';
@@ -17,6 +18,7 @@ export interface BenchReport {
   workerStart?: StartTimeResult | { skipped: string };
   commandCosts?: CommandCostsResult | { skipped: string };
   longGoal?: LongGoalResult | { skipped: string };
+  cacheFigures?: CacheFiguresResult | { skipped: string };
   failures: string[];
 }
 
@@ -96,6 +98,7 @@ function separateLines(report: BenchReport): string[] {
       `- run_command on the worker, ms per call, median (min–max) of ${commands.samples}, and × the floor (bubblewrap alone, workspace read-write, no effect detection): floor ${range(commands.floorMs)}; read-only (workspace bound read-only) ${range(commands.readOnlyMs)}, ${ratio(commands.readOnlyMs)}×; **mutating on a copy-on-write layer** (mount, run, take stock, apply) ${range(commands.layeredMs)}, ${ratio(commands.layeredMs)}×; the previous design (read-write plus git on the host before and after) ${range(commands.previousMs)}, ${ratio(commands.previousMs)}×.`,
     );
   }
+  lines.push(...cacheLines(report.cacheFigures));
   const start = report.workerStart;
   if (start && 'skipped' in start) lines.push(`- Worker start: skipped (${start.skipped}).`);
   else if (start) {
@@ -106,4 +109,16 @@ function separateLines(report: BenchReport): string[] {
   if (report.failures.length > 0)
     lines.push('', 'Failures:', ...report.failures.map((failure) => `- ${failure}`));
   return lines;
+}
+
+function cacheLines(cache: BenchReport['cacheFigures']): string[] {
+  if (cache === undefined) return [];
+  if ('skipped' in cache) return [`- Prompt cache: skipped (${cache.skipped}).`];
+  const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+  const met = (yes: boolean) => (yes ? 'target met' : '**target missed**');
+  const tokens = (run: CacheFiguresResult['on']) =>
+    `${run.usage.inputTokens.toLocaleString('en')} uncached, ${run.usage.cacheCreationInputTokens.toLocaleString('en')} written, ${run.usage.cacheReadInputTokens.toLocaleString('en')} read`;
+  return [
+    `- Prompt cache, a ${cache.turns}-turn keel goal (${cache.turns - 1} tool turns, then the answer) against the scripted server, once with caching on and once off, priced as ${cache.model}: **${percent(cache.readShare)} of input read from the cache** (target ≥ ${percent(cache.targets.readShare)}: ${met(cache.readShareMet)}); **input cost ${number(cache.inputCostRatio, 3)}× the uncached** (target ≤ ${number(cache.targets.inputCostRatio, 2)}×: ${met(cache.inputCostRatioMet)}). Input tokens on: ${tokens(cache.on)} ($${number(cache.on.inputUsd, 4)}); off: ${tokens(cache.off)} ($${number(cache.off.inputUsd, 4)}).`,
+  ];
 }

@@ -5,6 +5,7 @@ import { ScenarioKind, type BenchScenario } from './bench-scenario';
 import { chartSvg, writeChartPng } from './chart';
 import { runComparison, type GoalMeasurement } from './comparison';
 import { measureCommandCosts } from './command-costs';
+import { measureCacheFigures } from './cache-figures';
 import { measureParkedMemory, measureWorkerStart, replayRecorded, runLongGoal } from './extras';
 import { machineDescription, markdownReport, type BenchReport } from './report';
 import { startBenchWorkersIn, SystemName, type BenchSystem } from './systems';
@@ -28,6 +29,11 @@ export interface BenchOptions {
   startSamples: number;
   /** Samples of each way run_command runs (read-only, layered, …; 0 skips it). */
   commandSamples?: number;
+  /**
+   * Model turns of the goal run with prompt caching on and off against the scripted server, for
+   * the share read from the cache and the input cost ratio (0 skips it).
+   */
+  cacheTurns?: number;
   /** Run the comparison scenarios (false: only the separate measurements). Default true. */
   comparison?: boolean;
   outputDirectory: string;
@@ -107,6 +113,10 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       });
       return partial;
     });
+    // Its own keel worker and scripted server, after the comparison's workers stopped.
+    report.cacheFigures = await attempt('cache figures', options.cacheTurns ?? 0, failures, log, () =>
+      measureCacheFigures({ environment, turns: options.cacheTurns ?? 0, log }),
+    );
     // Separate processes, after the in-process workers stopped, so nothing else competes.
     report.parkedMemory = await attempt('memory', options.parkedGoals, failures, log, () =>
       measureParkedMemory(environment, options.parkedGoals, log),

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { runBench } from '../../scripts/bench/run-bench';
 import { SystemName } from '../../scripts/bench/systems';
+import { inputTokensOfAllKinds } from '../../src/workflows/principles/cost';
 import { tempDirectory } from '../support/temp-directory';
 
 // A tiny `npm run bench`: every system, scenario and column is produced and sane. Nothing here
@@ -77,5 +78,55 @@ test(
     const png = readFileSync(files.png);
     assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
     assert.match(readFileSync(files.svg, 'utf8'), /<polyline|<circle/);
+  },
+);
+
+// Deterministic, not timed: the scripted server bills the prompt cache from the request text.
+test(
+  'npm run bench, cache figures: a 50-turn goal reads ≥ 85% of its input from the cache, for ≤ 0.25× the input cost',
+  { timeout: 180_000 },
+  async () => {
+    const outputDirectory = tempDirectory('keel-bench-cache-');
+    const { report, files } = await runBench({
+      repetitions: 1,
+      calls: 1,
+      extraSequential: [],
+      parallelPerTurn: 1,
+      systems: [SystemName.Keel],
+      comparison: false,
+      longGoalCalls: 0,
+      longGoalTimeoutMs: 1,
+      replayCalls: 0,
+      parkedGoals: 0,
+      startSamples: 0,
+      commandSamples: 0,
+      cacheTurns: 50,
+      outputDirectory,
+      png: false,
+      ...(process.env.TEMPORAL_ADDRESS ? { address: process.env.TEMPORAL_ADDRESS } : {}),
+      log: () => undefined,
+    });
+    const shown = readFileSync(files.markdown, 'utf8');
+    assert.deepEqual(report.failures, [], shown);
+    const cache = report.cacheFigures;
+    assert.ok(cache && !('skipped' in cache), shown);
+    for (const run of [cache.on, cache.off]) {
+      assert.equal(run.status, 'completed', shown);
+      assert.equal(run.modelTurns, 50, shown);
+      assert.equal(run.toolCalls, 49, shown);
+      // What the goal counted is what the server billed, request by request summed.
+      assert.equal(run.requests, 50, shown);
+      const { inputTokens, cacheCreationInputTokens, cacheReadInputTokens } = run.usage;
+      assert.deepEqual(run.billed, { inputTokens, cacheCreationInputTokens, cacheReadInputTokens }, shown);
+    }
+    // The same requests, but for cache_control: the same input of every kind, billed differently.
+    const on = inputTokensOfAllKinds(cache.on.usage);
+    const off = inputTokensOfAllKinds(cache.off.usage);
+    assert.ok(Math.abs(on - off) / off < 0.01, `${on} vs ${off}\n${shown}`);
+    assert.equal(cache.off.usage.cacheReadInputTokens + cache.off.usage.cacheCreationInputTokens, 0, shown);
+    assert.ok(cache.readShare >= 0.85 && cache.readShareMet, shown);
+    assert.ok(cache.inputCostRatio <= 0.25 && cache.inputCostRatioMet, shown);
+    assert.match(shown, /% of input read from the cache\*\* \(target ≥ 85\.0%: target met\)/);
+    assert.match(shown, /input cost 0\.\d+× the uncached\*\* \(target ≤ 0\.25×: target met\)/);
   },
 );
