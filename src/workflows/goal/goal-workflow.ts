@@ -60,9 +60,18 @@ function untrimmedTextOf(message: TranscriptMessage): string {
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
+/**
+ * The most of an answer's cut parts the goal keeps: an endpoint that cuts every answer would
+ * otherwise grow the state (and continue-as-new's payload) by an answer a turn.
+ */
+const MAX_JOINED_CHARS = 200_000;
+
 /** The parts of an answer cut at max_tokens and the part that completed it, as one text. */
 function joinedText(before: string | undefined, text: string): string {
-  return before === undefined || before === '' ? text : `${before}${text}`;
+  const joined = before === undefined || before === '' ? text : `${before}${text}`;
+  return joined.length > MAX_JOINED_CHARS
+    ? `${joined.slice(0, MAX_JOINED_CHARS)}\n[keel: the answer went on for ${joined.length} characters; only the first ${MAX_JOINED_CHARS} are kept.]`
+    : joined;
 }
 
 /**
