@@ -49,7 +49,8 @@ function maxTokensRejection(body: MessagesRequestBody): string | undefined {
 
 // platform.claude.com/docs/en/api/messages/create: messages is a non-empty list of user and
 // assistant turns; every message but an optional final assistant one has content, and a text
-// block is never empty.
+// block is never empty. With a final assistant message "the response content will continue
+// immediately from the content in that message".
 function messagesRejection(body: MessagesRequestBody): string | undefined {
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
@@ -63,6 +64,12 @@ function messagesRejection(body: MessagesRequestBody): string | undefined {
     if (messageBlocks(message).some((block) => block.type === 'text' && block.text === '') && !empty)
       return 'messages: text content blocks must be non-empty';
   }
+  // A final assistant message is a prefill the answer continues from; the API refuses one whose
+  // text ends in whitespace.
+  const last = messages.at(-1);
+  const lastBlock = last?.role === 'assistant' ? messageBlocks(last).at(-1) : undefined;
+  if (lastBlock?.type === 'text' && typeof lastBlock.text === 'string' && /\s$/.test(lastBlock.text))
+    return 'messages: final assistant content cannot end with trailing whitespace';
   return undefined;
 }
 

@@ -98,6 +98,24 @@ test('messages is non-empty and every message but a final assistant one has cont
   await accepted(base({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }));
 });
 
+test('a final assistant message (a prefill) does not end in whitespace', async () => {
+  const prefill = (text: string) => ({
+    messages: [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: [{ type: 'text', text }] },
+    ],
+  });
+  await refused(
+    base(prefill('The answer is ')),
+    'messages: final assistant content cannot end with trailing whitespace',
+  );
+  await refused(
+    base(prefill('The answer is\n')),
+    'messages: final assistant content cannot end with trailing whitespace',
+  );
+  await accepted(base(prefill('The answer is')));
+});
+
 test('every tool_use is answered by a tool_result in the next message, unless it ends the request', async () => {
   const asked = { role: 'assistant', content: [toolUse('toolu_a'), toolUse('toolu_b')] };
   await refused(
