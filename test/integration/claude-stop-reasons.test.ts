@@ -62,7 +62,7 @@ before(async () => {
       {
         name: 'paused',
         match: 'GOAL-PAUSED',
-        turns: [{ text: 'Still looking…', stopReason: 'pause_turn' }, { text: 'Found it.' }],
+        turns: [{ text: 'Still looking… ', stopReason: 'pause_turn' }, { text: 'Found it.' }],
       },
       {
         name: 'too-long-once',

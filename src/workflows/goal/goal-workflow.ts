@@ -56,6 +56,15 @@ function abridged(text: string, chars: number): string {
   return line.length > chars ? `${line.slice(0, chars - 1)}…` : line;
 }
 
+function withoutTrailingSpace(message: TranscriptMessage): TranscriptMessage {
+  const last = message.content.at(-1);
+  if (last?.type !== 'text' || last.text === last.text.trimEnd()) return message;
+  return {
+    ...message,
+    content: [...message.content.slice(0, -1), { type: 'text', text: last.text.trimEnd() }],
+  };
+}
+
 function untrimmedTextOf(message: TranscriptMessage): string {
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
@@ -314,6 +323,8 @@ class GoalRun {
         );
       }
       case 'paused':
+        // It goes back as the request's last message, which the API refuses to end in whitespace.
+        this.state.transcript[this.state.transcript.length - 1] = withoutTrailingSpace(reply);
         this.visibility.record(
           LedgerEventKind.ModelPaused,
           `model turn ${turn} was paused by the API; sent back to go on`,
