@@ -21,7 +21,7 @@ import {
   type StoredModelRequest,
 } from './model-request';
 import { systemPrompt } from './prompts';
-import { judgeStop, moreRoomThan, type StopVerdict } from './stop-reasons';
+import { judgeStop, moreRoomThan, STOP_REASONS_PATCH, type StopVerdict } from './stop-reasons';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
 import { LEAN_HISTORY_PATCH } from './lean-history';
@@ -80,6 +80,8 @@ export class GoalModelCalls {
    * first be asked after a local activity resolved).
    */
   private readonly budgetHeadroom = wf.patched(LEAN_HISTORY_PATCH);
+  /** Runs from before STOP_REASONS_PATCH take every answer as finished, as they did. */
+  private readonly judgesStops = wf.patched(STOP_REASONS_PATCH);
 
   private get state(): GoalState {
     return this.goal.state;
@@ -109,14 +111,16 @@ export class GoalModelCalls {
       try {
         result = await this.send(sent, turn, maxTokens);
       } catch (error) {
-        if (!trimmedHarder && isFailureOfType(error, FailureType.ModelContextTooLong) && this.fitHarder()) {
+        const tooLong = isFailureOfType(error, FailureType.ModelContextTooLong);
+        if (!trimmedHarder && this.judgesStops && tooLong && this.fitHarder()) {
           trimmedHarder = true;
           sent = this.request();
           continue;
         }
         throw modelFailure(error);
       }
-      const room = askedAgain ? undefined : cutCallRoom(result, config.model.name, maxTokens);
+      const room =
+        askedAgain || !this.judgesStops ? undefined : cutCallRoom(result, config.model.name, maxTokens);
       if (room === undefined) break;
       // Paid for, though the answer is not kept: its last call is incomplete.
       this.addUsage(result.usage);
@@ -134,7 +138,8 @@ export class GoalModelCalls {
     const reply: TranscriptMessage = { role: 'assistant', content: result.content };
     this.state.transcript.push(reply);
     this.stored = result.request === undefined ? undefined : storedModelRequest(result.request, sent, reply);
-    return { reply, stop: judgeStop(result.stopReason, result.content), maxTokens };
+    const stop = this.judgesStops ? judgeStop(result.stopReason, result.content) : 'answer';
+    return { reply, stop, maxTokens };
   }
 
   /** What the next model request holds: the system prompt, the tools, the transcript. */
