@@ -47,7 +47,10 @@ interface Usage {
 export function usageAttributes(usage: unknown, model: string | undefined): SpanAttributes {
   if (!isUsage(usage)) return {};
   const attributes: SpanAttributes = {
-    [KeelAttribute.InputTokens]: usage.inputTokens,
+    // OpenTelemetry's GenAI conventions count every input token here, cached ones included; the
+    // cache attributes say how many of them the prompt cache wrote and served.
+    [KeelAttribute.InputTokens]:
+      usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens,
     [KeelAttribute.OutputTokens]: usage.outputTokens,
     [KeelAttribute.CacheCreationTokens]: usage.cacheCreationInputTokens,
     [KeelAttribute.CacheReadTokens]: usage.cacheReadInputTokens,

@@ -120,6 +120,13 @@ test('the file store forgets goals idle for a week and takes an unreadable file 
   }
 });
 
+/** A request's blocks without their cache_control marks. */
+function withoutCacheMarks(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value ?? null), (key, item: unknown) =>
+    key === 'cache_control' ? undefined : item,
+  ) as unknown;
+}
+
 describe('the model activity', () => {
   let harness: Harness;
   before(async () => {
@@ -156,8 +163,9 @@ describe('the model activity', () => {
     });
     assert.deepEqual(second.content, [{ type: 'text', text: 'two' }]);
     const sent = harness.scripted.requests.at(-1)?.body;
-    assert.equal(sent?.system, 'SYSTEM');
-    assert.deepEqual(sent?.tools, tools);
+    // As sent: with the prompt-cache marks (cache-breakpoints.ts), which the store never keeps.
+    assert.deepEqual(sent?.system, [{ type: 'text', text: 'SYSTEM', cache_control: { type: 'ephemeral' } }]);
+    assert.deepEqual(withoutCacheMarks(sent?.tools), tools);
     assert.deepEqual(
       sent?.messages?.map((message) => message.role),
       ['user', 'assistant', 'user'],
@@ -176,7 +184,9 @@ describe('the model activity', () => {
     });
     assert.ok(third.request);
     assert.deepEqual(
-      harness.scripted.requests.at(-1)?.body.messages?.map((message) => JSON.stringify(message.content)),
+      harness.scripted.requests
+        .at(-1)
+        ?.body.messages?.map((message) => JSON.stringify(withoutCacheMarks(message.content))),
       [
         JSON.stringify([{ type: 'text', text: 'DIRECT task' }]),
         JSON.stringify([{ type: 'text', text: 'a shorter answer' }]),

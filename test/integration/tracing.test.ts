@@ -1,3 +1,4 @@
+import { inputTokensOfAllKinds } from '../../src/workflows/principles/cost';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -90,7 +91,11 @@ test(
       assert.equal(goalAttributes[KeelAttribute.ToolCalls], 2, shown);
       assert.equal(goalAttributes[KeelAttribute.ToolCallsReadOnly], 1, shown);
       assert.equal(goalAttributes[KeelAttribute.ToolCallsMutating], 1, shown);
-      assert.equal(goalAttributes[KeelAttribute.InputTokens], result.usage.inputTokens, shown);
+      assert.equal(goalAttributes[KeelAttribute.InputTokens], inputTokensOfAllKinds(result.usage), shown);
+      assert.ok(
+        Number(goalAttributes[KeelAttribute.CacheReadTokens]) > 0,
+        `the prompt cache served: ${shown}`,
+      );
       assert.ok(Number(goalAttributes[KeelAttribute.CostUsd]) > 0, shown);
 
       const turns = named(KeelSpan.ModelTurn);
