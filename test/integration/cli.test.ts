@@ -95,6 +95,15 @@ test('bad input: one clear line, non-zero exit, no stack trace', async () => {
     /^keel: invalid goal input: goal: goal text must not be empty/,
   );
   assertOneLineFailure(await keel(['frobnicate']), /^keel: unknown command 'frobnicate'/);
+  assertOneLineFailure(
+    await keel(['run', 'x', '--thinking', '500']),
+    /thinking\.budgetTokens must be at least 1024/,
+  );
+  assertOneLineFailure(
+    await keel(['run', 'x', '--model', 'claude-haiku-4-5', '--answer-tokens', '100000']),
+    /^keel: invalid goal input: model\.maxTokens: claude-haiku-4-5 writes at most 64000 tokens an answer/,
+  );
+  assertOneLineFailure(await keel(['run', 'x', '--cache-ttl', '2h']), /Allowed choices are 5m, 1h/);
   const notStarted = `cli-no-workspace-${Date.now()}`;
   assertOneLineFailure(
     await keel(['run', 'x', '--workspace', '/nonexistent/dir', '--id', notStarted, '--address', address]),
