@@ -30,6 +30,7 @@ import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messa
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail, tokenUsageText } from '../workflows/goal/goal-details';
+import { modelInput } from './model-flags';
 import { budgetLines } from './budget-lines';
 import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
 import { visibleJson } from '../workflows/tools/call-text';
@@ -574,25 +575,6 @@ function signingKeyFrom(source: string) {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
-}
-
-/** Room a thinking goal's answers get beyond the thinking budget, unless --answer-tokens says. */
-const ANSWER_ROOM_AFTER_THINKING = 4096;
-
-/** `--model`, `--answer-tokens`, `--thinking` and the cache flags as goal input `model`. */
-function modelInput(options: RunOptions): Pick<GoalInput, 'model'> {
-  const maxTokens =
-    options.answerTokens ??
-    (options.thinking === undefined ? undefined : options.thinking + ANSWER_ROOM_AFTER_THINKING);
-  const model = {
-    ...(options.model ? { name: options.model } : {}),
-    ...(maxTokens === undefined ? {} : { maxTokens }),
-    ...(options.thinking === undefined ? {} : { thinking: { budgetTokens: options.thinking } }),
-    ...(!options.cache || options.cacheTtl !== undefined
-      ? { cache: { enabled: options.cache, ...(options.cacheTtl ? { ttl: options.cacheTtl } : {}) } }
-      : {}),
-  };
-  return Object.keys(model).length > 0 ? { model } : {};
 }
 
 /** `--reflection-cadence` and the budget flags as goal input `principles` (validated with the rest). */
