@@ -1,4 +1,4 @@
-import { estimateUsd } from '../workflows/principles/cost';
+import { estimateUsd, inputTokensOfAllKinds } from '../workflows/principles/cost';
 
 /**
  * keel's span names and attribute keys, shared by the activity side and the workflow side, and
@@ -49,8 +49,7 @@ export function usageAttributes(usage: unknown, model: string | undefined): Span
   const attributes: SpanAttributes = {
     // OpenTelemetry's GenAI conventions count every input token here, cached ones included; the
     // cache attributes say how many of them the prompt cache wrote and served.
-    [KeelAttribute.InputTokens]:
-      usage.inputTokens + usage.cacheCreationInputTokens + usage.cacheReadInputTokens,
+    [KeelAttribute.InputTokens]: inputTokensOfAllKinds(usage),
     [KeelAttribute.OutputTokens]: usage.outputTokens,
     [KeelAttribute.CacheCreationTokens]: usage.cacheCreationInputTokens,
     [KeelAttribute.CacheReadTokens]: usage.cacheReadInputTokens,

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, TranscriptMessage } from '../../workflows/common/transcript';
+import { isThinking, type ContentBlock, type TranscriptMessage } from '../../workflows/common/transcript';
 import type { ModelToolDefinition } from '../../workflows/tools/harness-tools';
 
 /**
@@ -98,7 +98,7 @@ function messagesToMark(messages: readonly TranscriptMessage[]): Set<number> {
 function lastCacheableBlock(content: readonly ContentBlock[]): number | undefined {
   for (let index = content.length - 1; index >= 0; index -= 1) {
     const block = content[index] as ContentBlock;
-    if (block.type === 'thinking' || block.type === 'redacted_thinking') continue;
+    if (isThinking(block)) continue;
     if (block.type === 'text' && block.text === '') continue;
     return index;
   }

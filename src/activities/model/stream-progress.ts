@@ -2,8 +2,6 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import type { StreamProgress } from '../../workflows/goal/model-call';
 
-export type { StreamProgress } from '../../workflows/goal/model-call';
-
 const LATEST_CHARS = 160;
 
 export class StreamProgressTracker {
