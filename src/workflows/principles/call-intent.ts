@@ -1,0 +1,126 @@
+import { splitSimpleCommands } from '../tools/shell-words';
+import { normalizedInput } from './loop-guard';
+
+/**
+ * What a call is about, to recognise a request a human already denied when the model asks again
+ * in other words (issue 22): `rm -rf build`, `rm -r ./build/` and `find build -delete` are one
+ * intent — the same tool on the same target. Pure: the workflow's guards and its approval gate
+ * both match with it, and replay must match alike.
+ *
+ * Targets are the paths a call names: its path-like input fields, or for a shell command the
+ * arguments of every simple command (options and the program names left out). Two calls share an
+ * intent when they use the same tool and name a target in common; a call that names no target is
+ * the same intent only as the very same call. Deliberately broad: it is only ever compared
+ * against calls a human denied, and a false match costs one more "ask differently" prompt, while a
+ * miss costs the human another approval request.
+ */
+export interface CallIntent {
+  tool: string;
+  /** Normalized target paths, sorted; empty when the call names none. */
+  targets: string[];
+  /** The normalized call itself, for calls without targets. */
+  call: string;
+}
+
+/** Input fields that name what a call acts on (built-in, MCP and user tools alike). */
+const TARGET_FIELDS: ReadonlySet<string> = new Set([
+  'path',
+  'paths',
+  'file',
+  'files',
+  'filePath',
+  'file_path',
+  'filename',
+  'target',
+  'targets',
+  'directory',
+  'dir',
+  'source',
+  'destination',
+  'from',
+  'to',
+  'url',
+  'uri',
+]);
+
+/** Fields that hold a shell command line. */
+const COMMAND_FIELDS: readonly string[] = ['command', 'cmd', 'script'];
+
+/** Programs that only run another command: their first argument is the program, not a target. */
+const WRAPPERS: ReadonlySet<string> = new Set(['sudo', 'env', 'nice', 'nohup', 'time', 'timeout', 'xargs']);
+
+const MAX_TARGETS = 16;
+
+export function intentOf(toolName: string, input: unknown): CallIntent {
+  const targets = new Set<string>();
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    for (const [field, value] of Object.entries(input as Record<string, unknown>)) {
+      if (TARGET_FIELDS.has(field)) for (const text of strings(value)) addTarget(targets, text);
+      if (COMMAND_FIELDS.includes(field) && typeof value === 'string') {
+        for (const word of commandTargets(value)) addTarget(targets, word);
+      }
+    }
+  }
+  return {
+    tool: toolName,
+    targets: [...targets].sort().slice(0, MAX_TARGETS),
+    call: `${toolName} ${normalizedInput(input)}`,
+  };
+}
+
+export function sameIntent(a: CallIntent, b: CallIntent): boolean {
+  if (a.tool !== b.tool) return false;
+  if (a.targets.length === 0 || b.targets.length === 0) return a.call === b.call;
+  return a.targets.some((target) => b.targets.includes(target));
+}
+
+/** "run_command on build", for prompts and the ledger. */
+export function intentText(intent: CallIntent): string {
+  return intent.targets.length > 0 ? `${intent.tool} on ${intent.targets.join(', ')}` : intent.call;
+}
+
+/**
+ * A path as the same place however it is spelled: `./build/`, `build/*` and `build` are one
+ * target. A leading `$PWD/` or `./`, trailing slashes and a trailing glob segment go; case is kept (file
+ * systems differ on it).
+ */
+export function normalizeTarget(text: string): string {
+  let target = text.trim();
+  target = target.replace(/^(\$PWD|\$\{PWD\}|\$\(pwd\))\//, '');
+  target = target.replace(/^(\.\/)+/, '');
+  target = target.replace(/(\/\*+)+$/, '');
+  target = target.replace(/\/+$/, '');
+  return target === '' ? '.' : target;
+}
+
+function addTarget(targets: Set<string>, text: string): void {
+  if (text.trim() === '') return;
+  targets.add(normalizeTarget(text));
+}
+
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return [];
+}
+
+/**
+ * The arguments of each simple command, past the program name, its wrappers and environment
+ * assignments; options are not targets. A command the tokenizer refuses (substitutions, unusual
+ * syntax) falls back to its whitespace-separated words, so it still matches on the paths it names.
+ */
+function commandTargets(command: string): string[] {
+  const split = splitSimpleCommands(command);
+  const commands = split.ok
+    ? split.commands.map((words) => words.map((word) => word.text))
+    : [command.split(/\s+/).filter((word) => word !== '')];
+  return commands.flatMap((words) => {
+    let index = 0;
+    while (index < words.length) {
+      const word = words[index] ?? '';
+      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || WRAPPERS.has(word)) index += 1;
+      else break;
+    }
+    return words.slice(index + 1).filter((word) => !word.startsWith('-') && !/^\d+$/.test(word));
+  });
+}

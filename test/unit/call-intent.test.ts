@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  intentOf,
+  intentText,
+  normalizeTarget,
+  sameIntent,
+} from '../../src/workflows/principles/call-intent';
+
+const shell = (command: string) => intentOf('run_command', { command });
+
+test('one intent however the deletion is spelled: same tool, same target', () => {
+  const denied = shell('rm -rf build');
+  for (const respelled of [
+    'rm -r ./build',
+    'find build -delete',
+    'rm -rf build/*',
+    'sudo rm -rf ./build/',
+    'rm -rf $(pwd)/build',
+    'cd build && rm -rf .',
+  ]) {
+    assert.ok(sameIntent(denied, shell(respelled)), respelled);
+  }
+});
+
+test('another target or another tool is another intent', () => {
+  const denied = shell('rm -rf build');
+  assert.equal(sameIntent(denied, shell('rm -rf dist')), false);
+  assert.equal(sameIntent(denied, intentOf('write_file', { path: 'build', content: '' })), false);
+});
+
+test('path fields of file tools are targets; a call naming none matches only itself', () => {
+  assert.deepEqual(intentOf('write_file', { path: './src/a.ts', content: 'x' }).targets, ['src/a.ts']);
+  assert.ok(
+    sameIntent(
+      intentOf('edit_file', { path: 'src/a.ts', oldString: 'a', newString: 'b' }),
+      intentOf('edit_file', { path: 'src//a.ts'.replace('//', '/'), oldString: 'c', newString: 'd' }),
+    ),
+  );
+  const deploy = intentOf('deploy', { environment: 'production' });
+  assert.deepEqual(deploy.targets, []);
+  assert.ok(sameIntent(deploy, intentOf('deploy', { environment: ' production ' })));
+  assert.equal(sameIntent(deploy, intentOf('deploy', { environment: 'staging' })), false);
+});
+
+test('options, program names, wrappers and assignments are not targets', () => {
+  assert.deepEqual(shell('FORCE=1 sudo rm -rf -- build 2').targets, ['build']);
+  assert.equal(intentText(shell('rm -rf build')), 'run_command on build');
+});
+
+test('normalizeTarget: ./, trailing slashes and a trailing glob go', () => {
+  assert.equal(normalizeTarget('./build/'), 'build');
+  assert.equal(normalizeTarget('build/**'), 'build');
+  assert.equal(normalizeTarget('./'), '.');
+});
