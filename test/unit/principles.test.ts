@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  bringCheckpointForward,
   checkBudget,
   checkpointAfterTurn,
   initialPrinciplesState,
@@ -82,22 +83,44 @@ test('replies after a checkpoint: tracked, and held back under enforcement until
   const state = initialPrinciplesState(1);
   observeToolCall(state, enforce, call(ok));
   checkpointAfterTurn(state, { taskText: 't', now: 'n' });
-  assert.deepEqual(judgeReplyAfterCheckpoint(state, enforce, 'carrying on'), {
+  assert.deepEqual(judgeReplyAfterCheckpoint(state, enforce, false), {
     holdToolCalls: true,
     addressed: false,
   });
-  const answered = judgeReplyAfterCheckpoint(
-    state,
-    enforce,
-    '1. The plan matches the task. 2. It proved the file exists. 3. Next output: the summary.',
-  );
+  const answered = judgeReplyAfterCheckpoint(state, enforce, true);
   assert.deepEqual(answered, { holdToolCalls: false, addressed: true });
   assert.equal(state.cadence.addressed, 1);
   assert.deepEqual(
-    judgeReplyAfterCheckpoint(state, enforce, 'anything'),
+    judgeReplyAfterCheckpoint(state, enforce, true),
     { holdToolCalls: false },
     'nothing pending',
   );
+});
+
+test('answered checkpoints are counted with tracking off too (the stats read them)', () => {
+  const plain = settings();
+  const state = initialPrinciplesState(1);
+  observeToolCall(state, plain, call(ok));
+  checkpointAfterTurn(state, { taskText: 't', now: 'n' });
+  assert.deepEqual(judgeReplyAfterCheckpoint(state, plain, true), { holdToolCalls: false });
+  assert.equal(state.cadence.addressed, 1);
+  assert.equal(state.cadence.awaitingAnswer, false);
+});
+
+test('after an unanswered checkpoint the next one comes 3 calls later, not a whole cadence', () => {
+  const plain = settings();
+  const state = initialPrinciplesState(7);
+  for (let index = 0; index < 7; index++) observeToolCall(state, plain, call(ok));
+  assert.ok(checkpointAfterTurn(state, { taskText: 't', now: 'n' }));
+  bringCheckpointForward(state);
+  for (let index = 0; index < 2; index++) observeToolCall(state, plain, call(ok));
+  assert.equal(checkpointAfterTurn(state, { taskText: 't', now: 'n' }), undefined);
+  observeToolCall(state, plain, call(ok));
+  assert.ok(checkpointAfterTurn(state, { taskText: 't', now: 'n' }));
+  // a cadence already at most 3 is left alone
+  const tight = initialPrinciplesState(2);
+  bringCheckpointForward(tight);
+  assert.equal(tight.cadence.lastCheckpointAt, 0);
 });
 
 test('budget: each fraction warns once as one meta note; 100% is exhaustion', () => {

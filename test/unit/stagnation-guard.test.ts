@@ -2,59 +2,121 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   DEFAULT_STAGNATION_SETTINGS,
+  detectEndlessExploration,
   detectStagnation,
+  explorationPrompt,
   stagnationPrompt,
 } from '../../src/workflows/principles/stagnation-guard';
 
-const at = (toolCalls: number, modelTurns: number, warned = false) => ({
-  toolCalls,
-  modelTurns,
-  progressAtToolCall: 0,
-  progressAtTurn: 0,
+/** `nothing` calls that brought nothing new after `fresh` that did, in the latest calls. */
+const calls = (fresh: number, nothing: number) => [
+  ...Array.from({ length: fresh }, () => true),
+  ...Array.from({ length: nothing }, () => false),
+];
+const input = (recent: boolean[], warned = false, read = warned, turnsWithoutNew = 0) => ({
+  recent,
   warned,
+  warnedAndRead: read,
+  turnsWithoutNew,
 });
 
-test('defaults: a prompt after 7 calls without progress, a stop at seed 001’s 16 turns', () => {
-  assert.equal(DEFAULT_STAGNATION_SETTINGS.warnAfterCalls, 7);
-  assert.equal(DEFAULT_STAGNATION_SETTINGS.stopAfterTurns, 16);
-  assert.equal(detectStagnation(at(6, 6), DEFAULT_STAGNATION_SETTINGS).kind, 'none');
-  const warned = detectStagnation(at(7, 7), DEFAULT_STAGNATION_SETTINGS);
-  assert.deepEqual(warned, { kind: 'warn', callsWithoutProgress: 7, turnsWithoutProgress: 7, limit: 7 });
-  assert.equal(detectStagnation(at(15, 15, true), DEFAULT_STAGNATION_SETTINGS).kind, 'none');
-  assert.deepEqual(detectStagnation(at(16, 16, true), DEFAULT_STAGNATION_SETTINGS), {
+test('defaults: a prompt at 7 of the last 10 calls bringing nothing new, a stop at 9 once the model read it', () => {
+  const settings = DEFAULT_STAGNATION_SETTINGS;
+  assert.equal(settings.window, 10);
+  assert.equal(detectStagnation(input(calls(4, 6)), settings).kind, 'none');
+  assert.deepEqual(detectStagnation(input(calls(3, 7)), settings), {
+    kind: 'warn',
+    callsWithoutNew: 7,
+    window: 10,
+    turnsWithoutNew: 0,
+    limit: 7,
+  });
+  assert.equal(detectStagnation(input(calls(2, 8), true), settings).kind, 'none');
+  assert.deepEqual(detectStagnation(input(calls(1, 9), true), settings), {
     kind: 'stop',
-    callsWithoutProgress: 16,
-    turnsWithoutProgress: 16,
-    limit: 16,
+    callsWithoutNew: 9,
+    window: 10,
+    turnsWithoutNew: 0,
+    limit: 9,
   });
 });
 
-test('a stop needs a warning first; a warning is given once per stretch', () => {
-  // 16 turns in one jump (say, many calls per turn) still warns first
-  assert.equal(detectStagnation(at(30, 16), DEFAULT_STAGNATION_SETTINGS).kind, 'warn');
-  assert.equal(detectStagnation(at(10, 10, true), DEFAULT_STAGNATION_SETTINGS).kind, 'none');
-});
-
-test('progress moves the start of the stretch', () => {
-  const input = { toolCalls: 20, modelTurns: 20, progressAtToolCall: 15, progressAtTurn: 15, warned: false };
-  assert.equal(detectStagnation(input, DEFAULT_STAGNATION_SETTINGS).kind, 'none');
-});
-
-test('switched off, or limits of 0 behaviour: nothing fires', () => {
+test('a share, not a run: one new thing every few calls does not reset it', () => {
+  // a scratch write every 5th call among re-reads: 8 of 10 still bring nothing new
+  const recent = [false, false, false, false, true, false, false, false, false, true];
+  assert.equal(detectStagnation(input(recent), DEFAULT_STAGNATION_SETTINGS).kind, 'warn');
+  // only the latest `window` calls count
   assert.equal(
-    detectStagnation(at(50, 50, true), { ...DEFAULT_STAGNATION_SETTINGS, enabled: false }).kind,
+    detectStagnation(input([...calls(0, 20), ...calls(10, 0)]), DEFAULT_STAGNATION_SETTINGS).kind,
     'none',
   );
 });
 
-test('the prompt says how long, what counts as progress, and what happens next', () => {
+test('a stop needs a warning the model has read', () => {
+  // warned in this very turn: not read yet, so no stop however bad
+  assert.equal(detectStagnation(input(calls(0, 10), true, false), DEFAULT_STAGNATION_SETTINGS).kind, 'none');
+  // never warned: warned first
+  assert.equal(detectStagnation(input(calls(0, 10)), DEFAULT_STAGNATION_SETTINGS).kind, 'warn');
+});
+
+test('16 turns without anything new stop too (many calls per turn or few)', () => {
+  const stop = detectStagnation(input(calls(5, 5), true, true, 16), DEFAULT_STAGNATION_SETTINGS);
+  assert.equal(stop.kind, 'stop');
+  assert.equal(
+    detectStagnation(input(calls(5, 5), true, true, 15), DEFAULT_STAGNATION_SETTINGS).kind,
+    'none',
+  );
+});
+
+test('exploration: a prompt at 30 calls without a change, a stop at 45 after it was read', () => {
+  const settings = DEFAULT_STAGNATION_SETTINGS;
+  const at = (callsWithoutChange: number, warned = false, warnedAndRead = warned) => ({
+    callsWithoutChange,
+    warned,
+    warnedAndRead,
+  });
+  assert.equal(detectEndlessExploration(at(29), settings).kind, 'none');
+  assert.deepEqual(detectEndlessExploration(at(30), settings), {
+    kind: 'warn',
+    callsWithoutChange: 30,
+    limit: 30,
+  });
+  assert.equal(detectEndlessExploration(at(44, true), settings).kind, 'none');
+  assert.equal(detectEndlessExploration(at(45, true, false), settings).kind, 'none');
+  assert.deepEqual(detectEndlessExploration(at(45, true), settings), {
+    kind: 'stop',
+    callsWithoutChange: 45,
+    limit: 45,
+  });
+});
+
+test('switched off, or limits of 0: nothing fires', () => {
+  const off = { ...DEFAULT_STAGNATION_SETTINGS, enabled: false };
+  assert.equal(detectStagnation(input(calls(0, 10), true), off).kind, 'none');
+  assert.equal(
+    detectEndlessExploration({ callsWithoutChange: 99, warned: true, warnedAndRead: true }, off).kind,
+    'none',
+  );
+  const zero = { ...DEFAULT_STAGNATION_SETTINGS, warnAfterCalls: 0, stopAfterCalls: 0, stopAfterTurns: 0 };
+  assert.equal(detectStagnation(input(calls(0, 10), true, true, 50), zero).kind, 'none');
+});
+
+test('the prompts say what counts, what to do, and what happens next', () => {
   const prompt = stagnationPrompt({
-    callsWithoutProgress: 7,
-    turnsWithoutProgress: 6,
-    stopAfterTurns: 16,
+    callsWithoutNew: 7,
+    window: 10,
+    stopAfterCalls: 9,
     consequence: 'stops the goal as stuck',
   });
-  assert.match(prompt, /last 7 tool calls changed nothing/);
-  assert.match(prompt, /At 16 model turns without progress \(now 6\), keel stops the goal as stuck/);
+  assert.match(prompt, /7 of your last 10 tool calls brought nothing new/);
+  assert.match(prompt, /If 9 of your latest 10 calls bring nothing new, keel stops the goal as stuck/);
   assert.doesNotMatch(prompt, /npm|cargo|grep/i);
+  assert.match(
+    explorationPrompt({
+      callsWithoutChange: 30,
+      stopAfterCalls: 45,
+      consequence: 'fails the active plan step',
+    }),
+    /30 tool calls since anything in the workspace last changed[\s\S]*At 45 calls without a change, keel fails the active plan step/,
+  );
 });

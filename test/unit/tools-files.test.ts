@@ -211,10 +211,17 @@ test('write_file creates a new file in new directories, then replaces it', async
   const created = await writeFile({ path: 'out/deep/new.txt', content: 'héllo' }, toolContext(workspace));
   assert.equal(created.ok, true);
   assert.equal(readFileSync(path.join(workspace, 'out/deep/new.txt'), 'utf8'), 'héllo');
-  assert.deepEqual(created.effects, { created: ['out/deep/new.txt'], modified: [], deleted: [] });
+  const { stateDigest: createdState, ...createdEffects } = created.effects ?? {};
+  assert.deepEqual(createdEffects, { created: ['out/deep/new.txt'], modified: [], deleted: [] });
   assert.equal(created.facts.bytes, 6);
   const replaced = await writeFile({ path: 'out/deep/new.txt', content: 'bye' }, toolContext(workspace));
-  assert.deepEqual(replaced.effects, { created: [], modified: ['out/deep/new.txt'], deleted: [] });
+  const { stateDigest: replacedState, ...replacedEffects } = replaced.effects ?? {};
+  assert.deepEqual(replacedEffects, { created: [], modified: ['out/deep/new.txt'], deleted: [] });
+  // the state digest tells the two contents apart, and the first content again from the second
+  assert.match(createdState ?? '', /^[0-9a-f]{16}$/);
+  assert.notEqual(replacedState, createdState);
+  const back = await writeFile({ path: 'out/deep/new.txt', content: 'héllo' }, toolContext(workspace));
+  assert.equal(back.effects?.stateDigest, createdState);
   const directory = await writeFile({ path: 'out', content: 'x' }, toolContext(workspace));
   assert.equal(directory.ok, false);
   assert.ok(directory.candidates.length >= 2);
@@ -239,8 +246,22 @@ test('edit_file replaces exactly one occurrence', async () => {
   assert.equal(outcome.ok, true);
   assert.match(outcome.content, /line 2/);
   assert.equal(readFileSync(path.join(workspace, 'a.ts'), 'utf8'), 'const a = 1;\nconst b = "$&";\n');
-  assert.deepEqual(outcome.effects, { created: [], modified: ['a.ts'], deleted: [] });
+  const { stateDigest, ...effects } = outcome.effects ?? {};
+  assert.deepEqual(effects, { created: [], modified: ['a.ts'], deleted: [] });
+  // the same content written whole has the same state: edits and writes compare
+  const rewritten = await writeFile(
+    { path: 'a.ts', content: 'const a = 1;\nconst b = "$&";\n' },
+    toolContext(workspace),
+  );
+  assert.equal(rewritten.ok, true);
   assert.equal(outcome.facts.matchCount, 1);
+  const again = await editFile({ path: 'a.ts', oldString: '"$&"', newString: '3' }, toolContext(workspace));
+  assert.notEqual(again.effects?.stateDigest, stateDigest);
+  const undone = await editFile(
+    { path: 'a.ts', oldString: '= 3;', newString: '= "$&";' },
+    toolContext(workspace),
+  );
+  assert.equal(undone.effects?.stateDigest, stateDigest);
 });
 
 test('edit_file with zero matches changes nothing and points at the drifted text', async () => {

@@ -1,15 +1,20 @@
+import * as wf from '@temporalio/workflow';
 import { LedgerEventKind } from '../common/ledger';
 import {
+  answersCheckpoint,
   GuardAction,
   guardCheckpointReply,
   guardTurn,
   initialGuardsState,
+  rememberModelReply,
   restartGuards,
   type GuardDecision,
   type GuardedCall,
   type GuardsState,
 } from '../principles/guards';
-import type { PrincipleSettings } from '../principles/principles';
+import { bringCheckpointForward, type PrincipleSettings } from '../principles/principles';
+import { legacyGuardTurn, PROGRESS_GUARDS_PATCH } from '../principles/legacy-guards';
+import { CallEffect } from '../principles/progress';
 import { judgeReflectionResponse } from '../reflection/reflection-response';
 import { isHarnessTool } from '../tools/harness-tools';
 import type { ToolOutcome } from '../tools/tool-outcome';
@@ -27,8 +32,18 @@ export type GuardStop =
 interface CallObservation {
   atToolCall: number;
   candidates: readonly string[];
-  progress: boolean;
+  /** A successful mutating or irreversible call. */
+  changed: boolean;
+  /** What the changed files hold afterwards (effects.stateDigest), when the tool says. */
+  stateAfter: string | undefined;
   hypothesisMismatch: boolean | undefined;
+}
+
+/** What the lifecycle needs to know of the reply after a checkpoint. */
+export interface CheckpointReply {
+  /** Answered: the judge says it addresses the checkpoint, and it repeats no earlier reply. */
+  addressed: boolean;
+  stop?: GuardStop;
 }
 
 /**
@@ -39,6 +54,8 @@ interface CallObservation {
 export class GoalGuards {
   /** Per call id, for the turn in progress (not state: a call's facts are re-observed on replay). */
   private readonly observations = new Map<string, CallObservation>();
+  /** Goals recorded before issue 22's guards keep the rules their history was decided by. */
+  private readonly countsProgress = wf.patched(PROGRESS_GUARDS_PATCH);
 
   constructor(
     private readonly state: GoalState,
@@ -78,25 +95,44 @@ export class GoalGuards {
     this.observations.set(call.callId, {
       atToolCall,
       candidates: outcome?.candidates ?? [],
-      progress: outcome?.ok === true && call.reversibility !== 'read-only',
+      changed: outcome?.ok === true && call.reversibility !== 'read-only',
+      stateAfter: outcome?.effects?.stateDigest,
       hypothesisMismatch: stated ? mismatch : undefined,
     });
   }
 
   /**
-   * The reply right after a checkpoint (or an enforced one still open), before the cadence judge
-   * sees it. Only a reply that goes on with tool calls is judged: a final answer ends the task anyway.
+   * Every reply that finished normally, before the cadence judge sees it: whether it answers an
+   * open checkpoint (the judge's verdict, and not a repeat of an earlier reply), and — for a reply
+   * that goes on with tool calls — the checkpoint guard's decision. A final answer is not judged
+   * by the guard: it ends the task anyway. The reply then joins the ones later answers are compared with.
    */
-  afterReply(replyText: string, hasToolCalls: boolean): GuardStop | undefined {
-    if (!this.state.principles.cadence.awaitingAnswer || !hasToolCalls) return undefined;
-    const { addressed } = judgeReflectionResponse(replyText);
-    const decision = guardCheckpointReply(this.guards, this.state.config.guards, {
-      addressed,
+  afterReply(replyText: string, hasToolCalls: boolean): CheckpointReply {
+    const settings = this.state.config.guards;
+    const open = this.state.principles.cadence.awaitingAnswer;
+    const judged = judgeReflectionResponse(replyText).addressed;
+    const answer: { addressed: boolean; repeats?: string } | undefined = !open
+      ? undefined
+      : this.countsProgress
+        ? answersCheckpoint(this.guards, settings, { text: replyText, judged })
+        : { addressed: judged };
+    rememberModelReply(this.guards, replyText);
+    if (!answer) return { addressed: false };
+    if (!hasToolCalls) return { addressed: answer.addressed };
+    const decision = guardCheckpointReply(this.guards, settings, {
+      addressed: answer.addressed,
+      repeated: answer.repeats !== undefined,
       toolCalls: this.state.counters.toolCalls,
+      modelTurns: this.state.counters.modelTurns,
     });
-    if (!decision) return undefined;
+    if (!decision) return { addressed: answer.addressed };
     this.act(decision);
-    return decision.action === GuardAction.Stop ? { kind: 'stuck', reason: decision.summary } : undefined;
+    // After a warning the next checkpoint comes sooner: the model gets its next chance to answer
+    // within a few calls, and a model that will not answer is stopped within a few more.
+    if (decision.action === GuardAction.Warn && this.countsProgress)
+      bringCheckpointForward(this.state.principles);
+    if (decision.action !== GuardAction.Stop) return { addressed: answer.addressed };
+    return { addressed: false, stop: { kind: 'stuck', reason: decision.summary } };
   }
 
   /** After a turn's calls ran: loops, hypothesis streaks, stagnation. */
@@ -104,7 +140,8 @@ export class GoalGuards {
     const calls = turn.flatMap((call) => this.guardedCall(call));
     this.observations.clear();
     const planned = this.state.config.planning.enabled && this.planning.hasActiveStep();
-    const decisions = guardTurn(this.guards, this.state.config.guards, {
+    const decide = this.countsProgress ? guardTurn : legacyGuardTurn;
+    const decisions = decide(this.guards, this.state.config.guards, {
       calls,
       toolCalls: this.state.counters.toolCalls,
       modelTurns: this.state.counters.modelTurns,
@@ -139,11 +176,15 @@ export class GoalGuards {
     };
   }
 
-  /** Calls the model made and got a result for; held-back calls and report_step are the harness's own. */
+  /**
+   * Calls the model made and got a result for, and calls a human (or a timeout, or a remembered
+   * denial) refused; held-back calls and report_step are the harness's own.
+   */
   private guardedCall(call: ToolCallRecord): GuardedCall[] {
     if (isHarnessTool(call.toolName) || call.result === undefined) return [];
     if (call.summary.endsWith('(held back)')) return [];
     const observed = this.observations.get(call.callId);
+    const denied = call.approval?.decision?.approved === false;
     return [
       {
         toolName: call.toolName,
@@ -154,7 +195,8 @@ export class GoalGuards {
         candidates: observed?.candidates ?? [],
         // A call answered without running (unknown tool, refused input) still counts where it happened.
         atToolCall: observed?.atToolCall ?? this.state.counters.toolCalls,
-        progress: observed?.progress ?? false,
+        effect: denied ? CallEffect.Denied : observed?.changed ? CallEffect.Change : CallEffect.Read,
+        ...(observed?.stateAfter === undefined ? {} : { stateAfter: observed.stateAfter }),
         hypothesisMismatch: observed?.hypothesisMismatch,
       },
     ];

@@ -251,15 +251,15 @@ class GoalRun {
       }
       const replyText = textOf(reply);
       // Hard guard first: it must see whether a checkpoint was open before the judge closes it.
-      const ignoredCheckpoints = this.guards.afterReply(replyText, calls.length > 0);
-      if (ignoredCheckpoints) {
-        const ended = await this.afterGuardStop(ignoredCheckpoints);
+      const checkpointReply = this.guards.afterReply(replyText, calls.length > 0);
+      if (checkpointReply.stop) {
+        const ended = await this.afterGuardStop(checkpointReply.stop);
         if (ended) return ended;
       }
       const judgement = judgeReplyAfterCheckpoint(
         this.state.principles,
         this.guards.principleSettings(),
-        replyText,
+        checkpointReply.addressed,
       );
       if (judgement.addressed !== undefined) {
         this.visibility.record(

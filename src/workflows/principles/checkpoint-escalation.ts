@@ -92,9 +92,14 @@ export function checkpointIgnoredPrompt(options: {
   judged: number;
   answered: number;
   escalated: boolean;
+  /** The answer only repeated an earlier reply. */
+  repeated?: boolean;
 }): string {
   const lines = [
     `[Checkpoint not answered] You have answered ${options.answered} of ${options.judged} checkpoints.`,
+    ...(options.repeated
+      ? ['Your reply repeated what you had already said; a checkpoint answer says what is new since then.']
+      : []),
     'Answer the checkpoint above in plain text before your next tool call: does the plan still match the task, what did the recent steps prove or rule out, and what is the next concrete output?',
   ];
   lines.push(

@@ -1,27 +1,55 @@
 import { z } from 'zod';
+import { intentOf, intentText, type CallIntent } from './call-intent';
+import { DEFAULT_PARROT_SIMILARITY, rememberReply, repeatsEarlierReply } from './checkpoint-parrot';
 import {
   checkpointIgnoredPrompt,
   DEFAULT_CHECKPOINT_ESCALATION_SETTINGS,
   initialCheckpointRecord,
   judgeCheckpointReply,
 } from './checkpoint-escalation';
+import { DEFAULT_DENIAL_SETTINGS, deniedIntentSchema, denialPrompt, observeDenial } from './denial-guard';
 import {
   DEFAULT_HYPOTHESIS_GUARD_SETTINGS,
   hypothesisStreakPrompt,
   observeHypothesis,
 } from './hypothesis-guard';
-import { callKey, DEFAULT_LOOP_SETTINGS, detectLoop, loopPrompt, remember, resultDigest } from './loop-guard';
-import { DEFAULT_STAGNATION_SETTINGS, detectStagnation, stagnationPrompt } from './stagnation-guard';
+import {
+  callKey,
+  cyclePrompt,
+  DEFAULT_LOOP_SETTINGS,
+  DEFAULT_MAX_CYCLE_LENGTH,
+  detectCycle,
+  detectLoop,
+  loopPrompt,
+  remember,
+  resultDigest,
+} from './loop-guard';
+import {
+  CallEffect,
+  initialProgressMemory,
+  judgeProgress,
+  ProgressKind,
+  progressMemorySchema,
+} from './progress';
+import {
+  DEFAULT_STAGNATION_SETTINGS,
+  detectEndlessExploration,
+  detectStagnation,
+  explorationPrompt,
+  stagnationPrompt,
+} from './stagnation-guard';
 
 /**
- * The hard guards against a misbehaving model (issue 10), as one pure state machine the workflow
- * drives after each turn and after each reply to a checkpoint. Each guard first prompts the model
- * directly, naming what it saw; if the behaviour goes on, the goal stops as `stuck` (or, with
- * planning on, the active step fails and the plan backtracks). Every decision carries its numbers,
- * for the ledger. All on by default; each can be tuned or switched off in goal input (`guards`).
+ * The hard guards against a misbehaving model (issues 10 and 22), as one pure state machine the
+ * workflow drives after each turn and after each reply to a checkpoint. Each guard first prompts
+ * the model directly, naming what it saw; only once the model has read that prompt (it had a turn
+ * since) and the behaviour goes on does the goal stop as `stuck` (or, with planning on, the active
+ * step fails and the plan backtracks). Every decision carries its numbers, for the ledger. All on
+ * by default; each can be tuned or switched off in goal input (`guards`).
  */
 
 const positive = () => z.number().int().positive();
+const nonnegative = () => z.number().int().nonnegative();
 
 export const guardSettingsSchema = z
   .object({
@@ -34,16 +62,38 @@ export const guardSettingsSchema = z
         warnAt: z.number().int().min(2).default(DEFAULT_LOOP_SETTINGS.warnAt),
         stopAt: z.number().int().min(2).default(DEFAULT_LOOP_SETTINGS.stopAt),
         matchResults: z.boolean().default(DEFAULT_LOOP_SETTINGS.matchResults),
+        /** Repeated rounds of 2 up to this many calls are cycles (1: cycles off). */
+        maxCycleLength: z.number().int().min(1).max(8).default(DEFAULT_MAX_CYCLE_LENGTH),
       })
       .strict()
       .refine((loop) => loop.warnAt <= loop.stopAt, { message: 'warnAt must not exceed stopAt' })
       .refine((loop) => loop.stopAt <= loop.window, { message: 'stopAt must fit in the window' })
+      .refine((loop) => 2 * loop.maxCycleLength <= loop.window || loop.maxCycleLength === 1, {
+        message: 'two rounds of maxCycleLength calls must fit in the window',
+      })
       .prefault({}),
     stagnation: z
       .object({
         enabled: z.boolean().default(DEFAULT_STAGNATION_SETTINGS.enabled),
-        warnAfterCalls: positive().default(DEFAULT_STAGNATION_SETTINGS.warnAfterCalls),
-        stopAfterTurns: positive().default(DEFAULT_STAGNATION_SETTINGS.stopAfterTurns),
+        window: positive().max(100).default(DEFAULT_STAGNATION_SETTINGS.window),
+        warnAfterCalls: nonnegative().default(DEFAULT_STAGNATION_SETTINGS.warnAfterCalls),
+        stopAfterCalls: nonnegative().default(DEFAULT_STAGNATION_SETTINGS.stopAfterCalls),
+        stopAfterTurns: nonnegative().default(DEFAULT_STAGNATION_SETTINGS.stopAfterTurns),
+        exploreWarnAfterCalls: nonnegative().default(DEFAULT_STAGNATION_SETTINGS.exploreWarnAfterCalls),
+        exploreStopAfterCalls: nonnegative().default(DEFAULT_STAGNATION_SETTINGS.exploreStopAfterCalls),
+      })
+      .strict()
+      .refine((stagnation) => stagnation.warnAfterCalls <= stagnation.window, {
+        message: 'warnAfterCalls must fit in the window',
+      })
+      .refine((stagnation) => stagnation.stopAfterCalls <= stagnation.window, {
+        message: 'stopAfterCalls must fit in the window',
+      })
+      .prefault({}),
+    denials: z
+      .object({
+        enabled: z.boolean().default(DEFAULT_DENIAL_SETTINGS.enabled),
+        stopAfterDenials: z.number().int().min(2).default(DEFAULT_DENIAL_SETTINGS.stopAfterDenials),
       })
       .strict()
       .prefault({}),
@@ -57,6 +107,8 @@ export const guardSettingsSchema = z
           .default(DEFAULT_CHECKPOINT_ESCALATION_SETTINGS.minResponseRate),
         minCheckpoints: positive().default(DEFAULT_CHECKPOINT_ESCALATION_SETTINGS.minCheckpoints),
         stopAfterHeldTurns: positive().default(DEFAULT_CHECKPOINT_ESCALATION_SETTINGS.stopAfterHeldTurns),
+        /** An answer whose words overlap an earlier reply's this much repeats it (1: only identical). */
+        repeatSimilarity: z.number().min(0.5).max(1).default(DEFAULT_PARROT_SIMILARITY),
       })
       .strict()
       .prefault({}),
@@ -76,6 +128,15 @@ export const guardSettingsSchema = z
 export type GuardSettings = z.output<typeof guardSettingsSchema>;
 export const DEFAULT_GUARD_SETTINGS: GuardSettings = guardSettingsSchema.parse({});
 
+/** Warnings remembered (with the turn they were given), to know whether the model has read them. */
+const MAX_REMEMBERED_WARNINGS = 40;
+
+const stretchSchema = z.object({
+  atToolCall: z.number().int().nonnegative(),
+  atTurn: z.number().int().nonnegative(),
+  warned: z.boolean(),
+});
+
 export const guardsStateSchema = z.object({
   /** The loop guard's window: the latest calls, oldest first. */
   recentCalls: z.array(
@@ -83,14 +144,31 @@ export const guardsStateSchema = z.object({
   ),
   /** Calls the model was told it repeats; a further repeat of one of these stops the goal. */
   loopWarnedKeys: z.array(z.string()),
-  /** The last progress (or the start of the goal, task or plan attempt). */
-  progress: z.object({
-    atToolCall: z.number().int().nonnegative(),
-    atTurn: z.number().int().nonnegative(),
+  /** The last time something new came (or the start of the goal, task or plan attempt). */
+  progress: stretchSchema.extend({
     /** assessment.lastProgressCycle as last seen, to notice a completed plan step. */
     cycleSeen: z.number().int().nonnegative().optional(),
-    warned: z.boolean(),
   }),
+  /** The last new lasting state (absent in state from before issue 22: starts at `progress`). */
+  exploration: stretchSchema.optional(),
+  /** What the task has seen (progress.ts). */
+  memory: progressMemorySchema.default(initialProgressMemory),
+  /** Whether each of the latest calls brought something new, oldest first. */
+  recentProgress: z.array(z.boolean()).default([]),
+  /** Every warning given, by what it was about, and the turn it was given in. */
+  warnings: z
+    .array(
+      z.object({
+        about: z.string(),
+        atTurn: z.number().int().nonnegative(),
+        atToolCall: z.number().int().nonnegative().optional(),
+      }),
+    )
+    .default([]),
+  /** Intents denied in this goal, with how often. */
+  denied: z.array(deniedIntentSchema).default([]),
+  /** The shapes of the model's latest replies (checkpoint-parrot.ts). */
+  replies: z.array(z.string()).default([]),
   hypotheses: z.object({ streak: z.number().int().nonnegative(), warned: z.boolean() }),
   checkpoints: z.object({
     judged: z.number().int().nonnegative(),
@@ -101,22 +179,24 @@ export const guardsStateSchema = z.object({
   /** Every decision taken (warnings, escalations, stops), for the status view. */
   decisions: z.number().int().nonnegative(),
 });
-export type GuardsState = z.infer<typeof guardsStateSchema>;
+export type GuardsState = z.output<typeof guardsStateSchema>;
 
 export function initialGuardsState(at: {
   toolCalls: number;
   modelTurns: number;
   progressCycle?: number;
 }): GuardsState {
+  const stretch = { atToolCall: at.toolCalls, atTurn: at.modelTurns, warned: false };
   return {
     recentCalls: [],
     loopWarnedKeys: [],
-    progress: {
-      atToolCall: at.toolCalls,
-      atTurn: at.modelTurns,
-      ...(at.progressCycle === undefined ? {} : { cycleSeen: at.progressCycle }),
-      warned: false,
-    },
+    progress: { ...stretch, ...(at.progressCycle === undefined ? {} : { cycleSeen: at.progressCycle }) },
+    exploration: { ...stretch },
+    memory: initialProgressMemory(),
+    recentProgress: [],
+    warnings: [],
+    denied: [],
+    replies: [],
     hypotheses: { streak: 0, warned: false },
     checkpoints: initialCheckpointRecord(),
     decisions: 0,
@@ -125,7 +205,10 @@ export function initialGuardsState(at: {
 
 export const GuardName = {
   Loop: 'loop',
+  Cycle: 'cycle',
   Stagnation: 'stagnation',
+  Exploration: 'exploration',
+  Denials: 'denials',
   Checkpoints: 'checkpoints',
   Hypotheses: 'hypotheses',
 } as const;
@@ -148,11 +231,11 @@ export interface GuardDecision {
   summary: string;
   /** The message for the model (warnings and escalations). */
   prompt?: string;
-  /** The evidence: counts, limits, the repeated call. */
+  /** The evidence: counts, limits, the repeated call; a stop also names the turn of its warning. */
   data: Record<string, unknown>;
 }
 
-/** One call of the finished turn, as the guards see it (executed or answered by the harness). */
+/** One call of the finished turn, as the guards see it (executed, answered by the harness, or denied). */
 export interface GuardedCall {
   toolName: string;
   input: unknown;
@@ -163,8 +246,10 @@ export interface GuardedCall {
   candidates: readonly string[];
   /** The goal's tool-call count for this call. */
   atToolCall: number;
-  /** A successful mutating or irreversible call: the world changed. */
-  progress: boolean;
+  /** read (or failed), a successful change, or denied (it never ran). */
+  effect: CallEffect;
+  /** What the workspace holds after a change, when the tool knows (effects.stateDigest). */
+  stateAfter?: string;
   /** true/false when the call stated a hypothesis that did / did not match; undefined without one. */
   hypothesisMismatch: boolean | undefined;
 }
@@ -179,32 +264,76 @@ export interface TurnFacts {
   consequence: string;
 }
 
+/** A turn's context for the decisions about one call. */
+interface TurnContext {
+  settings: GuardSettings;
+  modelTurns: number;
+  consequence: string;
+}
+
 /**
- * After a turn's calls have run and their results are known: loop, hypothesis and stagnation
- * guards, in that order. Returns every decision; the caller acts on the first stop, if any.
+ * After a turn's calls have run (or were denied) and their results are known: per call the loop,
+ * cycle, hypothesis and denial guards, then stagnation and exploration over the turn. Returns
+ * every decision; the caller acts on the first stop, if any.
  */
 export function guardTurn(state: GuardsState, settings: GuardSettings, facts: TurnFacts): GuardDecision[] {
   if (!settings.enabled) return [];
+  const context: TurnContext = { settings, modelTurns: facts.modelTurns, consequence: facts.consequence };
   const decisions: GuardDecision[] = [];
+  const add = (decision: GuardDecision | undefined) => {
+    if (decision) decisions.push(decision);
+  };
+  let lastNew: number | undefined;
+  let lastChange: number | undefined;
   for (const call of facts.calls) {
-    const loop = loopDecision(state, settings, call, facts.consequence);
-    if (loop) decisions.push(loop);
-    const hypothesis = hypothesisDecision(state, settings, call, facts.consequence);
-    if (hypothesis) decisions.push(hypothesis);
+    if (call.effect === CallEffect.Denied) add(denialDecision(state, context, call));
+    else {
+      add(loopDecision(state, context, call));
+      add(cycleDecision(state, context, call));
+      add(hypothesisDecision(state, context, call));
+    }
+    const progress = judgeProgress(state.memory, {
+      effect: call.effect,
+      key: callKey(call.toolName, call.input),
+      resultText: call.resultText,
+      ...(call.stateAfter === undefined ? {} : { stateAfter: call.stateAfter }),
+      targets: intentOf(call.toolName, call.input).targets,
+    });
+    state.recentProgress = [...state.recentProgress, progress !== ProgressKind.Nothing].slice(
+      -settings.stagnation.window,
+    );
+    if (progress !== ProgressKind.Nothing) lastNew = call.atToolCall;
+    if (progress === ProgressKind.NewState) lastChange = call.atToolCall;
   }
-  noteProgress(state, facts);
-  const stagnation = stagnationDecision(state, settings, facts);
-  if (stagnation) decisions.push(stagnation);
+  noteProgress(state, facts, lastNew, lastChange);
+  add(stagnationDecision(state, context));
+  add(explorationDecision(state, context, facts));
   state.decisions += decisions.length;
   return decisions;
 }
 
+/** Whether the model has read a warning about `about`: given in an earlier turn than this one. */
+function warnedAndRead(state: GuardsState, about: string, modelTurns: number): boolean {
+  return state.warnings.some((warning) => warning.about === about && warning.atTurn < modelTurns);
+}
+
+function warnedAtTurn(state: GuardsState, about: string): number | undefined {
+  return state.warnings.find((warning) => warning.about === about)?.atTurn;
+}
+
+function rememberWarning(state: GuardsState, about: string, modelTurns: number, atToolCall?: number): void {
+  state.warnings = [
+    ...state.warnings.filter((warning) => warning.about !== about),
+    { about, atTurn: modelTurns, ...(atToolCall === undefined ? {} : { atToolCall }) },
+  ].slice(-MAX_REMEMBERED_WARNINGS);
+}
+
 function loopDecision(
   state: GuardsState,
-  settings: GuardSettings,
+  context: TurnContext,
   call: GuardedCall,
-  consequence: string,
 ): GuardDecision | undefined {
+  const { settings } = context;
   const remembered = {
     key: callKey(call.toolName, call.input),
     result: resultDigest(call.resultText),
@@ -216,8 +345,12 @@ function loopDecision(
     recent: state.recentCalls,
     settings: settings.loop,
     warnedKeys: state.loopWarnedKeys,
+    deliveredKeys: state.loopWarnedKeys.filter((key) =>
+      warnedAndRead(state, `loop ${key}`, context.modelTurns),
+    ),
   });
   if (verdict.kind === 'none') return undefined;
+  const about = `loop ${verdict.key}`;
   const data = {
     call: verdict.summary,
     repeats: verdict.repeats,
@@ -233,10 +366,11 @@ function loopDecision(
       guard: GuardName.Loop,
       action: GuardAction.Stop,
       summary: `loop: ${verdict.summary} made ${verdict.repeats} times in the last ${verdict.window} tool calls${settings.loop.matchResults ? ' with the same result' : ''}, after a warning`,
-      data,
+      data: { ...data, warnedAtTurn: warnedAtTurn(state, about) },
     };
   }
   state.loopWarnedKeys = [...state.loopWarnedKeys, verdict.key].slice(-settings.loop.window);
+  rememberWarning(state, about, context.modelTurns);
   return {
     guard: GuardName.Loop,
     action: GuardAction.Warn,
@@ -249,22 +383,65 @@ function loopDecision(
       failed: call.failed,
       candidates: call.failed ? call.candidates : [],
       stopAt: settings.loop.stopAt,
-      consequence,
+      consequence: context.consequence,
     }),
     data,
   };
 }
 
+/** Rounds of 2 to maxCycleLength calls; runs after loopDecision has remembered the call. */
+function cycleDecision(
+  state: GuardsState,
+  context: TurnContext,
+  call: GuardedCall,
+): GuardDecision | undefined {
+  const { settings } = context;
+  if (!settings.loop.enabled || settings.loop.maxCycleLength < 2) return undefined;
+  const cycle = detectCycle({
+    recent: state.recentCalls,
+    maxLength: settings.loop.maxCycleLength,
+    matchResults: settings.loop.matchResults,
+  });
+  if (!cycle) return undefined;
+  const about = `cycle ${cycle.signature}`;
+  const data = {
+    calls: cycle.summaries,
+    length: cycle.length,
+    atToolCall: call.atToolCall,
+    sameResult: settings.loop.matchResults,
+  };
+  const warning = state.warnings.find((known) => known.about === about);
+  if (!warning) {
+    rememberWarning(state, about, context.modelTurns, call.atToolCall);
+    return {
+      guard: GuardName.Cycle,
+      action: GuardAction.Warn,
+      summary: `cycle: the same ${cycle.length} calls twice in a row (${cycle.summaries.join(' → ')})`,
+      prompt: cyclePrompt({ summaries: cycle.summaries, rounds: 2, consequence: context.consequence }),
+      data,
+    };
+  }
+  // A whole round made after the model read the warning: it went round again.
+  if (warning.atTurn >= context.modelTurns) return undefined;
+  if (call.atToolCall - (warning.atToolCall ?? 0) < cycle.length) return undefined;
+  return {
+    guard: GuardName.Cycle,
+    action: GuardAction.Stop,
+    summary: `cycle: the same ${cycle.length} calls went round again (${cycle.summaries.join(' → ')}), after a warning`,
+    data: { ...data, warnedAtTurn: warning.atTurn },
+  };
+}
+
 function hypothesisDecision(
   state: GuardsState,
-  settings: GuardSettings,
+  context: TurnContext,
   call: GuardedCall,
-  consequence: string,
 ): GuardDecision | undefined {
   if (call.hypothesisMismatch === undefined) return undefined;
+  const { settings } = context;
   const observed = observeHypothesis({
     streak: state.hypotheses.streak,
-    warned: state.hypotheses.warned,
+    warned: state.hypotheses.warned && warnedAndRead(state, 'hypotheses', context.modelTurns),
     mismatch: call.hypothesisMismatch,
     settings: settings.hypotheses,
   });
@@ -283,10 +460,13 @@ function hypothesisDecision(
       guard: GuardName.Hypotheses,
       action: GuardAction.Stop,
       summary: `hypotheses: ${verdict.streak} in a row did not match the results, after a warning`,
-      data,
+      data: { ...data, warnedAtTurn: warnedAtTurn(state, 'hypotheses') },
     };
   }
+  // Warned already but not read yet (two mismatches in one turn): the first warning stands.
+  if (state.hypotheses.warned) return undefined;
   state.hypotheses.warned = true;
+  rememberWarning(state, 'hypotheses', context.modelTurns);
   return {
     guard: GuardName.Hypotheses,
     action: GuardAction.Warn,
@@ -294,77 +474,201 @@ function hypothesisDecision(
     prompt: hypothesisStreakPrompt({
       streak: verdict.streak,
       stopAfter: settings.hypotheses.stopAfter,
-      consequence,
+      consequence: context.consequence,
     }),
     data,
   };
 }
 
-/** Progress resets the stagnation stretch: a successful change, or a plan step completed. */
-function noteProgress(state: GuardsState, facts: TurnFacts): void {
-  const progressing = facts.calls.filter((call) => call.progress);
-  const stepCompleted = facts.progressCycle !== undefined && facts.progressCycle !== state.progress.cycleSeen;
-  if (progressing.length === 0 && !stepCompleted) return;
-  const last = progressing[progressing.length - 1];
-  state.progress = {
-    atToolCall: last?.atToolCall ?? facts.toolCalls,
-    atTurn: facts.modelTurns,
-    ...(facts.progressCycle === undefined ? {} : { cycleSeen: facts.progressCycle }),
-    warned: false,
+function denialDecision(
+  state: GuardsState,
+  context: TurnContext,
+  call: GuardedCall,
+): GuardDecision | undefined {
+  const { settings } = context;
+  const aboutIntent = (intent: CallIntent) => `denial ${intentText(intent)}`;
+  const verdict = observeDenial(
+    state.denied,
+    intentOf(call.toolName, call.input),
+    settings.denials,
+    (intent) => warnedAndRead(state, aboutIntent(intent), context.modelTurns),
+  );
+  if (verdict.kind === 'none') return undefined;
+  const about = aboutIntent(verdict.intent);
+  const data = {
+    call: call.summary,
+    intent: intentText(verdict.intent),
+    denials: verdict.denials,
+    limit: settings.denials.stopAfterDenials,
+    atToolCall: call.atToolCall,
+  };
+  if (verdict.kind === 'stop') {
+    return {
+      guard: GuardName.Denials,
+      action: GuardAction.Stop,
+      summary: `denials: ${intentText(verdict.intent)} asked for again and denied ${verdict.denials} times, after a warning`,
+      data: { ...data, warnedAtTurn: warnedAtTurn(state, about) },
+    };
+  }
+  rememberWarning(state, about, context.modelTurns);
+  return {
+    guard: GuardName.Denials,
+    action: GuardAction.Warn,
+    summary: `denials: ${call.summary} was denied`,
+    prompt: denialPrompt({
+      summary: call.summary,
+      intentText: intentText(verdict.intent),
+      stopAfterDenials: settings.denials.stopAfterDenials,
+      consequence: context.consequence,
+    }),
+    data,
   };
 }
 
-function stagnationDecision(
+/**
+ * Something new resets the stagnation stretch's turn count; a new lasting state (or a completed
+ * plan step) also resets exploration and lets a later stagnation warning be given afresh.
+ */
+function noteProgress(
   state: GuardsState,
-  settings: GuardSettings,
   facts: TurnFacts,
-): GuardDecision | undefined {
+  lastNew: number | undefined,
+  lastChange: number | undefined,
+): void {
+  state.exploration ??= {
+    atToolCall: state.progress.atToolCall,
+    atTurn: state.progress.atTurn,
+    warned: false,
+  };
+  const stepCompleted = facts.progressCycle !== undefined && facts.progressCycle !== state.progress.cycleSeen;
+  const cycleSeen = facts.progressCycle === undefined ? {} : { cycleSeen: facts.progressCycle };
+  if (lastChange !== undefined || stepCompleted) {
+    const at = { atToolCall: lastChange ?? facts.toolCalls, atTurn: facts.modelTurns, warned: false };
+    state.exploration = at;
+    state.progress = { ...at, ...cycleSeen };
+    if (stepCompleted) state.recentProgress = [];
+    return;
+  }
+  if (lastNew !== undefined) {
+    state.progress = { ...state.progress, atToolCall: lastNew, atTurn: facts.modelTurns };
+  }
+}
+
+function stagnationDecision(state: GuardsState, context: TurnContext): GuardDecision | undefined {
+  const { settings } = context;
   const verdict = detectStagnation(
     {
-      toolCalls: facts.toolCalls,
-      modelTurns: facts.modelTurns,
-      progressAtToolCall: state.progress.atToolCall,
-      progressAtTurn: state.progress.atTurn,
+      recent: state.recentProgress,
+      turnsWithoutNew: Math.max(0, context.modelTurns - state.progress.atTurn),
       warned: state.progress.warned,
+      warnedAndRead: state.progress.warned && warnedAndRead(state, 'stagnation', context.modelTurns),
     },
     settings.stagnation,
   );
   if (verdict.kind === 'none') return undefined;
   const data = {
-    callsWithoutProgress: verdict.callsWithoutProgress,
-    turnsWithoutProgress: verdict.turnsWithoutProgress,
+    callsWithoutNew: verdict.callsWithoutNew,
+    window: verdict.window,
+    turnsWithoutNew: verdict.turnsWithoutNew,
     limit: verdict.limit,
-    lastProgressAtToolCall: state.progress.atToolCall,
-    atToolCall: facts.toolCalls,
+    lastNewAtToolCall: state.progress.atToolCall,
+    atToolCall: state.recentCalls[state.recentCalls.length - 1]?.atToolCall ?? state.progress.atToolCall,
   };
   if (verdict.kind === 'stop') {
     return {
       guard: GuardName.Stagnation,
       action: GuardAction.Stop,
-      summary: `stagnation: no progress for ${verdict.turnsWithoutProgress} model turns (${verdict.callsWithoutProgress} tool calls), limit ${verdict.limit}`,
-      data,
+      summary: `stagnation: ${verdict.callsWithoutNew} of the last ${verdict.window} tool calls brought nothing new (${verdict.turnsWithoutNew} model turns since anything new), after a warning`,
+      data: { ...data, warnedAtTurn: warnedAtTurn(state, 'stagnation') },
     };
   }
   state.progress.warned = true;
+  rememberWarning(state, 'stagnation', context.modelTurns);
   return {
     guard: GuardName.Stagnation,
     action: GuardAction.Warn,
-    summary: `stagnation: no progress in ${verdict.callsWithoutProgress} tool calls`,
+    summary: `stagnation: ${verdict.callsWithoutNew} of the last ${verdict.window} tool calls brought nothing new`,
     prompt: stagnationPrompt({
-      callsWithoutProgress: verdict.callsWithoutProgress,
-      turnsWithoutProgress: verdict.turnsWithoutProgress,
-      stopAfterTurns: settings.stagnation.stopAfterTurns,
-      consequence: facts.consequence,
+      callsWithoutNew: verdict.callsWithoutNew,
+      window: verdict.window,
+      stopAfterCalls: settings.stagnation.stopAfterCalls,
+      consequence: context.consequence,
     }),
     data,
   };
+}
+
+function explorationDecision(
+  state: GuardsState,
+  context: TurnContext,
+  facts: TurnFacts,
+): GuardDecision | undefined {
+  const exploration = state.exploration;
+  if (!exploration) return undefined;
+  const verdict = detectEndlessExploration(
+    {
+      callsWithoutChange: Math.max(0, facts.toolCalls - exploration.atToolCall),
+      warned: exploration.warned,
+      warnedAndRead: exploration.warned && warnedAndRead(state, 'exploration', context.modelTurns),
+    },
+    context.settings.stagnation,
+  );
+  if (verdict.kind === 'none') return undefined;
+  const data = {
+    callsWithoutChange: verdict.callsWithoutChange,
+    limit: verdict.limit,
+    lastChangeAtToolCall: exploration.atToolCall,
+    atToolCall: facts.toolCalls,
+  };
+  if (verdict.kind === 'stop') {
+    return {
+      guard: GuardName.Exploration,
+      action: GuardAction.Stop,
+      summary: `exploration: ${verdict.callsWithoutChange} tool calls without a change to the workspace, after a warning`,
+      data: { ...data, warnedAtTurn: warnedAtTurn(state, 'exploration') },
+    };
+  }
+  exploration.warned = true;
+  rememberWarning(state, 'exploration', context.modelTurns);
+  return {
+    guard: GuardName.Exploration,
+    action: GuardAction.Warn,
+    summary: `exploration: ${verdict.callsWithoutChange} tool calls without a change to the workspace`,
+    prompt: explorationPrompt({
+      callsWithoutChange: verdict.callsWithoutChange,
+      stopAfterCalls: context.settings.stagnation.exploreStopAfterCalls,
+      consequence: context.consequence,
+    }),
+    data,
+  };
+}
+
+/**
+ * Whether a reply answers an open checkpoint: the generous judge said yes (`judged`), and it does
+ * not repeat one of the model's earlier replies. Every reply is remembered for later comparisons.
+ */
+export function answersCheckpoint(
+  state: GuardsState,
+  settings: GuardSettings,
+  reply: { text: string; judged: boolean },
+): { addressed: boolean; repeats?: string } {
+  const repeats =
+    settings.enabled && settings.checkpoints.enabled
+      ? repeatsEarlierReply(reply.text, state.replies, settings.checkpoints.repeatSimilarity)
+      : undefined;
+  return { addressed: reply.judged && repeats === undefined, ...(repeats === undefined ? {} : { repeats }) };
+}
+
+/** Every reply the model gives joins the comparison set (after it was itself compared). */
+export function rememberModelReply(state: GuardsState, text: string): void {
+  state.replies = rememberReply(state.replies, text);
 }
 
 /** The model's first reply after a checkpoint (or after an enforced one it has not answered yet). */
 export function guardCheckpointReply(
   state: GuardsState,
   settings: GuardSettings,
-  reply: { addressed: boolean; toolCalls: number },
+  reply: { addressed: boolean; repeated: boolean; toolCalls: number; modelTurns: number },
 ): GuardDecision | undefined {
   if (!settings.enabled) return undefined;
   const verdict = judgeCheckpointReply(state.checkpoints, reply.addressed, settings.checkpoints);
@@ -374,16 +678,23 @@ export function guardCheckpointReply(
     return {
       guard: GuardName.Checkpoints,
       action: GuardAction.Stop,
-      summary: `checkpoints: ${verdict.heldTurns} replies in a row ignored an enforced checkpoint (answered ${verdict.answered} of ${verdict.judged})`,
-      data: { ...verdict, limit: settings.checkpoints.stopAfterHeldTurns, atToolCall: reply.toolCalls },
+      summary: `checkpoints: ${verdict.heldTurns} replies in a row ignored an enforced checkpoint (answered ${verdict.answered} of ${verdict.judged}), after a warning`,
+      data: {
+        ...verdict,
+        limit: settings.checkpoints.stopAfterHeldTurns,
+        atToolCall: reply.toolCalls,
+        warnedAtTurn: warnedAtTurn(state, 'checkpoints'),
+      },
     };
   }
   const escalated = verdict.kind === 'escalate';
+  rememberWarning(state, 'checkpoints', reply.modelTurns);
   const data = {
     judged: verdict.judged,
     answered: verdict.answered,
     responseRate: verdict.rate,
     minResponseRate: settings.checkpoints.minResponseRate,
+    repeated: reply.repeated,
     atToolCall: reply.toolCalls,
   };
   return {
@@ -391,13 +702,21 @@ export function guardCheckpointReply(
     action: escalated ? GuardAction.Escalate : GuardAction.Warn,
     summary: escalated
       ? `checkpoints: answered ${verdict.answered} of ${verdict.judged} (below ${settings.checkpoints.minResponseRate}): checkpoints are enforced from now on`
-      : `checkpoints: a checkpoint went unanswered (answered ${verdict.answered} of ${verdict.judged})`,
-    prompt: checkpointIgnoredPrompt({ judged: verdict.judged, answered: verdict.answered, escalated }),
+      : `checkpoints: a checkpoint went unanswered${reply.repeated ? ' (the answer repeated an earlier reply)' : ''} (answered ${verdict.answered} of ${verdict.judged})`,
+    prompt: checkpointIgnoredPrompt({
+      judged: verdict.judged,
+      answered: verdict.answered,
+      escalated,
+      repeated: reply.repeated,
+    }),
     data,
   };
 }
 
-/** A new task, or a new plan attempt after a backtrack: the stretches start again. */
+/**
+ * A new task, or a new plan attempt after a backtrack: the stretches start again. What the goal
+ * has seen and what was denied stay: they are facts about the workspace and the human.
+ */
 export function restartGuards(
   state: GuardsState,
   at: { toolCalls: number; modelTurns: number; progressCycle?: number },
@@ -406,5 +725,8 @@ export function restartGuards(
   state.recentCalls = fresh.recentCalls;
   state.loopWarnedKeys = fresh.loopWarnedKeys;
   state.progress = fresh.progress;
+  state.exploration = fresh.exploration;
+  state.recentProgress = fresh.recentProgress;
   state.hypotheses = fresh.hypotheses;
+  state.warnings = state.warnings.filter((warning) => warning.about.startsWith('denial '));
 }

@@ -100,6 +100,12 @@ export function detectLoop(options: {
   recent: readonly RememberedCall[];
   settings: LoopSettings;
   warnedKeys: readonly string[];
+  /**
+   * Warned keys whose warning the model has read (it has had a turn since): only those can stop.
+   * A call warned about in this very turn (a flood of parallel repeats) is not stopped yet.
+   * Defaults to `warnedKeys`.
+   */
+  deliveredKeys?: readonly string[];
 }): LoopVerdict {
   const { recent, settings } = options;
   const latest = recent[recent.length - 1];
@@ -116,7 +122,8 @@ export function detectLoop(options: {
     firstAtToolCall: same[0]?.atToolCall ?? latest.atToolCall,
   };
   const warned = options.warnedKeys.includes(latest.key);
-  if (warned && repeats >= settings.stopAt) return { kind: 'stop', ...found };
+  const delivered = (options.deliveredKeys ?? options.warnedKeys).includes(latest.key);
+  if (warned && delivered && repeats >= settings.stopAt) return { kind: 'stop', ...found };
   if (!warned && repeats >= settings.warnAt) return { kind: 'warn', ...found };
   return { kind: 'none' };
 }
@@ -164,5 +171,73 @@ export function loopPrompt(options: {
     'Repeating it will not change the outcome. Do not make this call again. Instead:',
     ...candidates.map((candidate, index) => `${index + 1}. ${candidate}`),
     `If this call is repeated until it has run ${options.stopAt} times, keel ${options.consequence}.`,
+  ].join('\n');
+}
+
+/** The longest repeated sequence of calls the cycle detector looks for (issue 22). */
+export const DEFAULT_MAX_CYCLE_LENGTH = 4;
+
+export interface CycleFound {
+  /** Calls in one round of the cycle (2 to the maximum). */
+  length: number;
+  /** The cycle however it is entered: its calls in a fixed rotation, as one string. */
+  signature: string;
+  /** The calls of the latest round, oldest first, for the prompt. */
+  summaries: string[];
+}
+
+/**
+ * A cycle: the latest calls are two identical rounds of 2 to `maxLength` different calls (each
+ * with the same result when results are matched) — an edit rotation debug → info → warn → debug,
+ * or read A, read B, read A, read B. One call repeated is the repeat counter's case, not a cycle.
+ * The shortest cycle wins (A B A B A B A B is a 2-cycle, not a 4-cycle).
+ */
+export function detectCycle(options: {
+  recent: readonly RememberedCall[];
+  maxLength: number;
+  matchResults: boolean;
+}): CycleFound | undefined {
+  const { recent, matchResults } = options;
+  const identity = (call: RememberedCall) => (matchResults ? `${call.key}⇒${call.result}` : call.key);
+  for (let length = 2; length <= options.maxLength; length++) {
+    if (recent.length < 2 * length) break;
+    const earlier = recent.slice(-2 * length, -length).map(identity);
+    const latest = recent.slice(-length);
+    const ids = latest.map(identity);
+    if (!ids.every((id, index) => id === earlier[index])) continue;
+    if (new Set(ids).size < 2) continue;
+    return {
+      length,
+      signature: canonicalRotation(ids).join('\u0001'),
+      summaries: latest.map((call) => call.summary),
+    };
+  }
+  return undefined;
+}
+
+/** The rotation that sorts first: the same cycle entered anywhere has one signature. */
+function canonicalRotation(ids: readonly string[]): string[] {
+  let best: string[] | undefined;
+  for (let start = 0; start < ids.length; start++) {
+    const rotation = [...ids.slice(start), ...ids.slice(0, start)];
+    if (best === undefined || rotation.join('\u0001') < best.join('\u0001')) best = rotation;
+  }
+  return best ?? [];
+}
+
+/** The direct prompt after a cycle is detected: it names the rounds' calls. */
+export function cyclePrompt(options: {
+  summaries: readonly string[];
+  rounds: number;
+  consequence: string;
+}): string {
+  return [
+    `[Cycle detected] Your last ${options.summaries.length * options.rounds} tool calls went ${options.rounds} times round the same ${options.summaries.length} calls, with the same results each round:`,
+    ...options.summaries.map((summary) => `  ${summary}`),
+    'Going round again will not change the outcome. Do not repeat this sequence. Instead:',
+    '1. Use the results you already have: they did not change between rounds',
+    '2. Make a call that moves the task forward (another input, another tool, or a different edit)',
+    '3. Give your final answer, or say in plain text what blocks the task',
+    `If the same round is made once more, keel ${options.consequence}.`,
   ].join('\n');
 }

@@ -10,7 +10,6 @@ import { checkpointDue, checkpointPrompt, DEFAULT_REFLECTION_CADENCE } from './c
 import { DEFAULT_PRICE_TABLE, estimateUsd, priceTableSchema, totalTokens, type TokenUsage } from './cost';
 import { CadenceEvent, nextCadence } from './dynamic-cadence';
 import { compareHypothesis, hypothesisMismatchPrompt, HypothesisVerdict } from './hypothesis';
-import { judgeReflectionResponse } from '../reflection/reflection-response';
 import type { Reversibility } from '../tools/reversibility';
 import type { ToolOutcome } from '../tools/tool-outcome';
 
@@ -177,27 +176,44 @@ export interface ReplyJudgement {
   addressed?: boolean;
 }
 
-/** The model's first reply after a checkpoint: tracked and, when enforced, required. */
+/**
+ * The model's first reply after a checkpoint: counted, and when enforced, required. `addressed`
+ * is the guards' verdict (the judge's, less answers that repeat an earlier reply), so the stats
+ * count what the guards counted, whether or not response tracking is on.
+ */
 export function judgeReplyAfterCheckpoint(
   state: PrinciplesState,
   settings: PrincipleSettings,
-  replyText: string,
+  addressed: boolean,
 ): ReplyJudgement {
   const cadence = state.cadence;
   if (!cadence.awaitingAnswer) return { holdToolCalls: false };
+  if (addressed) cadence.addressed += 1;
   const tracking = settings.cadence.trackResponses || settings.cadence.enforce;
   if (!tracking) {
     cadence.awaitingAnswer = false;
     return { holdToolCalls: false };
   }
-  const { addressed } = judgeReflectionResponse(replyText);
   if (addressed) {
-    cadence.addressed += 1;
     cadence.awaitingAnswer = false;
     return { holdToolCalls: false, addressed };
   }
   if (!settings.cadence.enforce) cadence.awaitingAnswer = false;
   return { holdToolCalls: settings.cadence.enforce, addressed };
+}
+
+/** Calls after an unanswered checkpoint's warning before the next checkpoint (at most the cadence). */
+export const CHECKPOINT_RETRY_CALLS = 3;
+
+/**
+ * After the guards warned about an unanswered checkpoint: the next one comes after
+ * CHECKPOINT_RETRY_CALLS more calls instead of a whole cadence, so a model that will not answer
+ * meets enforcement (and its stop) within a few calls rather than two cadences.
+ */
+export function bringCheckpointForward(state: PrinciplesState): void {
+  const cadence = state.cadence;
+  if (cadence.current <= CHECKPOINT_RETRY_CALLS) return;
+  cadence.lastCheckpointAt = Math.max(0, cadence.taskToolCalls - (cadence.current - CHECKPOINT_RETRY_CALLS));
 }
 
 /** A new task inside the goal: both cadence counters reset (seed 000), the cadence to its base. */

@@ -1,68 +1,129 @@
 /**
- * Enforced stagnation (issue 10): seed 001's self-assessment *suggests* abandoning a goal after
- * 16 cycles without progress; a model that ignores suggestions never abandons. Here the harness
- * warns once when a default cadence of tool calls passes without progress, and at 16 model turns
- * without progress it stops the goal (or, with planning on, fails the step so the plan backtracks).
+ * Enforced stagnation (issues 10 and 22): seed 001's self-assessment *suggests* abandoning a goal
+ * without progress; a model that ignores suggestions never abandons. Progress is defined in
+ * progress.ts: new information or a new, lasting state. Two stretches are watched:
  *
- * Progress is what changes the world or the plan: a successful mutating or irreversible call, or
- * a completed plan step. Reading is not progress: a goal can read forever and achieve nothing.
+ * - **stagnation**: calls that brought nothing new. Counted as a share of the latest calls, not as
+ *   an unbroken run, so one cosmetic write every few calls (a scratch file, "attempt 7") does not
+ *   reset it. A direct prompt first; if the model goes on bringing nothing new, the goal stops (or,
+ *   with planning on, the step fails and the plan backtracks).
+ * - **exploration**: calls since the last new lasting state. Reading what the goal has not seen is
+ *   exploration, and careful work reads a lot before it writes (real agents read up to 31 calls
+ *   before their first edit), so this limit is long; it catches a model that reads forever.
+ *
+ * Every stop comes after a warning the model has read (a turn of its own since the warning).
  */
 
 export interface StagnationSettings {
   enabled: boolean;
-  /** Tool calls without progress that earn a direct prompt (the default cadence, 7). */
+  /** How many of the latest calls the share is taken over. */
+  window: number;
+  /** Calls without anything new, within the window, that earn a direct prompt. */
   warnAfterCalls: number;
-  /** Model turns without progress that stop the goal (seed 001's abandon limit, 16). */
+  /** Calls without anything new, within the window, that stop the goal after the prompt. */
+  stopAfterCalls: number;
+  /** Model turns in a row without anything new that stop it too (seed 001's abandon limit, 16). */
   stopAfterTurns: number;
+  /** Calls without a new lasting state (reading new things only) that earn a direct prompt. */
+  exploreWarnAfterCalls: number;
+  /** Calls without a new lasting state that stop the goal after that prompt. */
+  exploreStopAfterCalls: number;
 }
 
 export const DEFAULT_STAGNATION_SETTINGS: StagnationSettings = {
   enabled: true,
+  window: 10,
   warnAfterCalls: 7,
+  stopAfterCalls: 9,
   stopAfterTurns: 16, // planning/assessment.ts ABANDON_STAGNANT_CYCLES (this room may not import it)
+  exploreWarnAfterCalls: 30,
+  exploreStopAfterCalls: 45,
 };
 
 export interface StagnationInput {
-  toolCalls: number;
-  modelTurns: number;
-  /** The tool-call count and model turn at the last progress (or the start of the goal or task). */
-  progressAtToolCall: number;
-  progressAtTurn: number;
-  /** Whether the model was already warned in this stretch without progress. */
+  /** Whether each of the latest calls brought something new, oldest first (at most the window). */
+  recent: readonly boolean[];
+  /** Model turns since something new last came. */
+  turnsWithoutNew: number;
+  /** A stagnation warning the model has read (false when none, or not yet read). */
+  warnedAndRead: boolean;
   warned: boolean;
 }
 
 export type StagnationVerdict =
   | { kind: 'none' }
-  | { kind: 'warn' | 'stop'; callsWithoutProgress: number; turnsWithoutProgress: number; limit: number };
+  | {
+      kind: 'warn' | 'stop';
+      callsWithoutNew: number;
+      window: number;
+      turnsWithoutNew: number;
+      limit: number;
+    };
 
 export function detectStagnation(input: StagnationInput, settings: StagnationSettings): StagnationVerdict {
   if (!settings.enabled) return { kind: 'none' };
-  const callsWithoutProgress = Math.max(0, input.toolCalls - input.progressAtToolCall);
-  const turnsWithoutProgress = Math.max(0, input.modelTurns - input.progressAtTurn);
-  const numbers = { callsWithoutProgress, turnsWithoutProgress };
-  // A stop only after a warning: the model always gets one direct chance to change course.
-  if (input.warned && settings.stopAfterTurns > 0 && turnsWithoutProgress >= settings.stopAfterTurns) {
-    return { kind: 'stop', ...numbers, limit: settings.stopAfterTurns };
+  const latest = input.recent.slice(-settings.window);
+  const callsWithoutNew = latest.filter((brought) => !brought).length;
+  const numbers = { callsWithoutNew, window: latest.length, turnsWithoutNew: input.turnsWithoutNew };
+  if (input.warnedAndRead) {
+    if (settings.stopAfterCalls > 0 && callsWithoutNew >= settings.stopAfterCalls)
+      return { kind: 'stop', ...numbers, limit: settings.stopAfterCalls };
+    if (settings.stopAfterTurns > 0 && input.turnsWithoutNew >= settings.stopAfterTurns)
+      return { kind: 'stop', ...numbers, limit: settings.stopAfterTurns };
   }
-  if (!input.warned && settings.warnAfterCalls > 0 && callsWithoutProgress >= settings.warnAfterCalls) {
+  if (!input.warned && settings.warnAfterCalls > 0 && callsWithoutNew >= settings.warnAfterCalls)
     return { kind: 'warn', ...numbers, limit: settings.warnAfterCalls };
-  }
+  return { kind: 'none' };
+}
+
+export type ExplorationVerdict =
+  { kind: 'none' } | { kind: 'warn' | 'stop'; callsWithoutChange: number; limit: number };
+
+export function detectEndlessExploration(
+  input: { callsWithoutChange: number; warned: boolean; warnedAndRead: boolean },
+  settings: StagnationSettings,
+): ExplorationVerdict {
+  if (!settings.enabled) return { kind: 'none' };
+  const { callsWithoutChange } = input;
+  if (
+    input.warnedAndRead &&
+    settings.exploreStopAfterCalls > 0 &&
+    callsWithoutChange >= settings.exploreStopAfterCalls
+  )
+    return { kind: 'stop', callsWithoutChange, limit: settings.exploreStopAfterCalls };
+  if (
+    !input.warned &&
+    settings.exploreWarnAfterCalls > 0 &&
+    callsWithoutChange >= settings.exploreWarnAfterCalls
+  )
+    return { kind: 'warn', callsWithoutChange, limit: settings.exploreWarnAfterCalls };
   return { kind: 'none' };
 }
 
 export function stagnationPrompt(options: {
-  callsWithoutProgress: number;
-  turnsWithoutProgress: number;
-  stopAfterTurns: number;
+  callsWithoutNew: number;
+  window: number;
+  stopAfterCalls: number;
   consequence: string;
 }): string {
   return [
-    `[No progress] Your last ${options.callsWithoutProgress} tool calls changed nothing: no file was written or edited and no plan step was completed.`,
-    'Reading more will not finish the task. Do one of these next:',
-    '1. Make the change the task asks for (an edit or a new file)',
-    '2. Give your final answer now, with what you found',
-    '3. Say in plain text what blocks the task',
-    `At ${options.stopAfterTurns} model turns without progress (now ${options.turnsWithoutProgress}), keel ${options.consequence}.`,
+    `[No progress] ${options.callsWithoutNew} of your last ${options.window} tool calls brought nothing new: results you had already seen, the same failure again, or a change that undid or only repeated an earlier one.`,
+    'Repeating what you have already done will not finish the task. Do one of these next:',
+    '1. Make the change the task asks for, using what you already found',
+    '2. Look somewhere you have not looked yet, if something is still missing',
+    '3. Give your final answer now, or say in plain text what blocks the task',
+    `If ${options.stopAfterCalls} of your latest ${options.window} calls bring nothing new, keel ${options.consequence}.`,
+  ].join('\n');
+}
+
+export function explorationPrompt(options: {
+  callsWithoutChange: number;
+  stopAfterCalls: number;
+  consequence: string;
+}): string {
+  return [
+    `[Still exploring] ${options.callsWithoutChange} tool calls since anything in the workspace last changed. Reading is useful, but the task needs an outcome.`,
+    'Decide now what the change is and make it, or give your final answer with what you found, or say in plain text what blocks the task.',
+    `At ${options.stopAfterCalls} calls without a change, keel ${options.consequence}.`,
   ].join('\n');
 }

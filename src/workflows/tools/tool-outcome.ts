@@ -14,6 +14,12 @@ export const workspaceEffectsSchema = z.object({
    * listed (a commit writes dozens of objects): e.g. { ".git/": 12 }.
    */
   collapsed: z.record(z.string(), z.number().int()).optional(),
+  /**
+   * What the changed files hold afterwards, as one digest (path and content): two calls that leave
+   * the workspace in the same state have the same digest, so the guards can tell a new state from
+   * a return to an old one (issue 22). Set by the file tools, which know the content they wrote.
+   */
+  stateDigest: z.string().optional(),
 });
 export type WorkspaceEffects = z.infer<typeof workspaceEffectsSchema>;
 

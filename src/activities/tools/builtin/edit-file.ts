@@ -8,6 +8,7 @@ import { escapeRegExp, failure, quoteShell, success } from '../tool-outcomes';
 import { withWorkspaceFile } from '../workspace-access/workspace-file';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
+import { fileStateDigest } from './state-digest';
 
 export const editFileInputSchema = z.object({
   path: z.string().min(1).describe('File path relative to the workspace root.'),
@@ -86,7 +87,12 @@ async function edit(input: EditFileInput, relative: string, file: FileHandle): P
   return success({
     content: `Edited ${relative} at line ${line}: ${oldLineCount} lines replaced by ${input.newString.split('\n').length}.`,
     facts: { matchCount: 1, bytes: bytes.length },
-    effects: { created: [], modified: [relative], deleted: [] },
+    effects: {
+      created: [],
+      modified: [relative],
+      deleted: [],
+      stateDigest: fileStateDigest(relative, bytes),
+    },
   });
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Reversibility } from '../../../workflows/tools/reversibility';
 import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import { success } from '../tool-outcomes';
+import { fileStateDigest } from './state-digest';
 import { withWorkspaceFile } from '../workspace-access/workspace-file';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
@@ -39,7 +40,12 @@ export const writeFile: ToolImplementation<WriteFileInput> = (input, context) =>
             ? `Created ${relative} (${bytes} bytes).`
             : `Replaced the content of ${relative} (${previousSize} → ${bytes} bytes).`,
         facts: { bytes },
-        effects: { created: created ? [relative] : [], modified: created ? [] : [relative], deleted: [] },
+        effects: {
+          created: created ? [relative] : [],
+          modified: created ? [] : [relative],
+          deleted: [],
+          stateDigest: fileStateDigest(relative, next),
+        },
       });
     },
   );

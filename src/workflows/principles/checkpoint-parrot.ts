@@ -1,0 +1,53 @@
+/**
+ * A checkpoint answer that repeats an earlier reply says nothing new (issue 22): a model that
+ * answers every checkpoint with one fixed boilerplate text, or with last turn's status line
+ * again, passes the generous judge (reflection-response.ts) without reflecting. Such an answer
+ * counts as unanswered.
+ *
+ * Near-identical means: the sets of words (lower-cased, punctuation around them stripped) overlap
+ * by at least `similarity` (Jaccard). Words, not characters: a status line with one file name
+ * changed is the same line; two real answers about the same code share words but not most of them.
+ * Pure; the shapes of the latest replies live in the guard state, so they are kept short.
+ */
+
+export const DEFAULT_PARROT_SIMILARITY = 0.8;
+/** Replies remembered to compare with. */
+export const REMEMBERED_REPLIES = 16;
+/** Words kept per reply: long enough for a status line or a checkpoint answer. */
+const WORDS_PER_REPLY = 60;
+
+/** A reply as the comparison sees it: its distinct words, space-separated. */
+export function replyShape(text: string): string {
+  const words = text
+    .toLowerCase()
+    .split(/\s+/)
+    .map((word) => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter((word) => word !== '');
+  return [...new Set(words)].slice(0, WORDS_PER_REPLY).join(' ');
+}
+
+export function similarity(a: string, b: string): number {
+  const left = new Set(a.split(' ').filter((word) => word !== ''));
+  const right = new Set(b.split(' ').filter((word) => word !== ''));
+  if (left.size === 0 && right.size === 0) return 1;
+  let shared = 0;
+  for (const word of left) if (right.has(word)) shared += 1;
+  return shared / (left.size + right.size - shared);
+}
+
+/** The earlier reply this one repeats, if any. An empty reply repeats nothing (it is unanswered anyway). */
+export function repeatsEarlierReply(
+  reply: string,
+  earlier: readonly string[],
+  threshold = DEFAULT_PARROT_SIMILARITY,
+): string | undefined {
+  const shape = replyShape(reply);
+  if (shape === '') return undefined;
+  return earlier.find((other) => other !== '' && similarity(shape, other) >= threshold);
+}
+
+export function rememberReply(earlier: readonly string[], reply: string): string[] {
+  const shape = replyShape(reply);
+  if (shape === '') return [...earlier];
+  return [...earlier, shape].slice(-REMEMBERED_REPLIES);
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { resultDigest } from './loop-guard';
+
+/**
+ * What counts as progress (issue 22), for the stagnation and exploration guards.
+ *
+ * A call makes progress when it brings **new information** or leaves a **new, lasting state**:
+ * - new information: a call (a read, a search, a command — even a failing one) whose result the
+ *   task has not seen before. Reading a module for the first time is exploration, not stagnation;
+ *   reading it again unchanged, or running the same failing test for the same failure, is neither.
+ * - a new state: a successful change that leaves the workspace in a state the task has not seen.
+ *   The file tools report what the changed file holds (`effects.stateDigest`); for other changes
+ *   the call and its result stand in for the state. A change that returns a file to an earlier
+ *   state (an edit undone, a rotation of values) is not new.
+ * - churn is not progress: a change to the same target as the change just before it, with nothing
+ *   learned in between, is counted once — rewriting notes.txt with "attempt 2", "attempt 3", …
+ *   between runs of the same failing test changes a file but moves nothing.
+ * Denied calls bring nothing: they did not run.
+ *
+ * Pure and deterministic (workflow code); the memory lives in the goal's guard state, so bounded.
+ */
+export const ProgressKind = {
+  NewInformation: 'new-information',
+  NewState: 'new-state',
+  Nothing: 'nothing-new',
+} as const;
+export type ProgressKind = (typeof ProgressKind)[keyof typeof ProgressKind];
+
+/** How the guards see one call's effect on the world. */
+export const CallEffect = {
+  /** A read-only call (or one that failed): it can only bring information. */
+  Read: 'read',
+  /** A successful mutating or irreversible call: the world changed. */
+  Change: 'change',
+  /** A human (or a remembered denial, or a timeout) said no: the call never ran. */
+  Denied: 'denied',
+} as const;
+export type CallEffect = (typeof CallEffect)[keyof typeof CallEffect];
+
+/** Results and states remembered per task: enough for long tasks, bounded for workflow state. */
+export const MAX_REMEMBERED_RESULTS = 400;
+export const MAX_REMEMBERED_STATES = 200;
+
+export const progressMemorySchema = z.object({
+  /** Digests of results seen in this task, oldest first. */
+  results: z.array(z.string()),
+  /** Digests of workspace states seen in this task, oldest first. */
+  states: z.array(z.string()),
+  /** Targets of the last change counted as progress; nothing learned since when `learned` is false. */
+  lastChangeTargets: z.array(z.string()).optional(),
+  learned: z.boolean(),
+});
+export type ProgressMemory = z.infer<typeof progressMemorySchema>;
+
+export function initialProgressMemory(): ProgressMemory {
+  return { results: [], states: [], learned: false };
+}
+
+export interface ProgressCall {
+  effect: CallEffect;
+  /** Tool name plus normalized input (loop-guard's callKey). */
+  key: string;
+  resultText: string;
+  /** What the workspace holds after a change, when the tool knows (effects.stateDigest). */
+  stateAfter?: string;
+  /** The paths the call acts on (call-intent's targets). */
+  targets: readonly string[];
+}
+
+/** Judges one call against what the task has seen, and remembers it. */
+export function judgeProgress(memory: ProgressMemory, call: ProgressCall): ProgressKind {
+  if (call.effect === CallEffect.Denied) return ProgressKind.Nothing;
+  const result = resultDigest(call.resultText.trim());
+  if (call.effect === CallEffect.Read) {
+    if (memory.results.includes(result)) return ProgressKind.Nothing;
+    memory.results = remembered(memory.results, result, MAX_REMEMBERED_RESULTS);
+    memory.learned = true;
+    return ProgressKind.NewInformation;
+  }
+  const state = call.stateAfter ?? `${call.key}→${result}`;
+  if (memory.states.includes(state)) return ProgressKind.Nothing;
+  memory.states = remembered(memory.states, state, MAX_REMEMBERED_STATES);
+  const targets = [...call.targets].sort();
+  const churn =
+    !memory.learned &&
+    memory.lastChangeTargets !== undefined &&
+    targets.length > 0 &&
+    sameList(memory.lastChangeTargets, targets);
+  if (churn) return ProgressKind.Nothing;
+  memory.lastChangeTargets = targets;
+  memory.learned = false;
+  return ProgressKind.NewState;
+}
+
+function remembered(list: readonly string[], item: string, max: number): string[] {
+  return [...list, item].slice(-max);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
+}
