@@ -1,28 +1,78 @@
 /**
  * npm run eval:discipline: runs the misbehaving-model suite against keel's hard guards on a dev
- * server of its own and prints the table the README shows.
+ * server of its own, replays recorded real agent runs through the same guards (no server), and
+ * prints the tables and rates the README shows, scripted and real behaviour apart.
  *
  *   npm run eval:discipline -- --json discipline.json --only looper,repeater
+ *   npm run eval:discipline -- --no-scenarios --trajectories ../shared/trajectories
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { checkLines, formatDisciplineTable, summaryLines } from './discipline/discipline-report';
-import { runDiscipline } from './discipline/run-discipline';
+import {
+  checkLines,
+  formatDisciplineTable,
+  scriptedRates,
+  summaryLines,
+} from './discipline/discipline-report';
+import { runDiscipline, type DisciplineReport } from './discipline/run-discipline';
+import { loadTrajectories, replayTrajectory, type TrajectoryReplay } from './discipline/trajectory-replay';
+import {
+  summarizeTrajectories,
+  trajectoryLines,
+  type TrajectorySummary,
+} from './discipline/trajectory-report';
+
+const REPOSITORY = path.resolve(__dirname, '..');
+const DEFAULT_TRAJECTORIES = path.resolve(REPOSITORY, '../shared/trajectories');
 
 const program = new Command('eval:discipline')
-  .description('Scripted misbehaving models against the hard guards: what fired, when, and what it did')
+  .description('Scripted misbehaving models and recorded real runs against the hard guards')
   .option('--json <file>', 'where to write the results as JSON', '.keel/eval-discipline.json')
   .option('--only <names>', 'comma-separated scenario names (default: all)')
+  .option('--no-scenarios', 'skip the scripted scenarios (and the dev server they need)')
+  .option(
+    '--trajectories <dir>',
+    'replay every trajectory JSON file in this folder (default: ../shared/trajectories from the repository root)',
+  )
+  .option('--no-trajectories', 'skip the recorded real trajectories')
   .showHelpAfterError();
+
+interface Flags {
+  json: string;
+  only?: string;
+  scenarios: boolean;
+  trajectories: string | boolean;
+}
+
+interface TrajectoryReport {
+  directory: string;
+  summary: TrajectorySummary;
+  /** Every replayed trajectory with every guard decision. */
+  replays: TrajectoryReplay[];
+}
 
 async function main(): Promise<void> {
   program.parse();
-  const flags = program.opts<{ json: string; only?: string }>();
+  const flags = program.opts<Flags>();
   const only = (flags.only ?? '')
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
+  const scripted = flags.scenarios ? await runScenarios(only) : undefined;
+  const real = flags.trajectories === false ? undefined : replayAll(trajectoryDirectory(flags.trajectories));
+  mkdirSync(path.dirname(flags.json), { recursive: true });
+  writeFileSync(
+    flags.json,
+    `${JSON.stringify({ ...scripted, ...(scripted ? { rates: scriptedRates(scripted.rows) } : {}), trajectories: real }, null, 2)}\n`,
+  );
+  console.log(`results: ${flags.json}`);
+  const scriptedMet = scripted?.rows.every((row) => row.targetsMet) ?? true;
+  const realMet = (real?.summary.missed.length ?? 0) === 0;
+  if (!scriptedMet || !realMet) process.exitCode = 1;
+}
+
+async function runScenarios(only: readonly string[]): Promise<DisciplineReport> {
   const report = await runDiscipline({ only, log: (line) => console.error(line) });
   console.log(`model: ${report.model}`);
   console.log(`worker default budget: ${report.workerBudget.maxTokens?.toLocaleString('en-US')} tokens`);
@@ -31,10 +81,24 @@ async function main(): Promise<void> {
   console.log('');
   for (const line of checkLines(report.rows)) console.log(line);
   for (const line of summaryLines(report.rows)) console.log(line);
-  mkdirSync(path.dirname(flags.json), { recursive: true });
-  writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`results: ${flags.json}`);
-  if (!report.rows.every((row) => row.targetsMet)) process.exitCode = 1;
+  console.log('');
+  return report;
+}
+
+/** --trajectories with a folder, or the default one; a missing default is an error, as is a missing folder. */
+function trajectoryDirectory(flag: string | boolean): string {
+  const directory = typeof flag === 'string' ? path.resolve(flag) : DEFAULT_TRAJECTORIES;
+  if (!existsSync(directory))
+    throw new Error(`no trajectory folder at ${directory} (give --trajectories DIR, or --no-trajectories)`);
+  return directory;
+}
+
+function replayAll(directory: string): TrajectoryReport {
+  const replays = loadTrajectories(directory).map((trajectory) => replayTrajectory(trajectory));
+  const summary = summarizeTrajectories(replays);
+  console.log(`trajectories: ${directory}`);
+  for (const line of trajectoryLines(summary, replays)) console.log(line);
+  return { directory, summary, replays };
 }
 
 main().catch((error: unknown) => {

@@ -1,58 +1,23 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import type { ScenarioInput } from '../../src/scripted-model/scenario';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import { baseFiles, call, MODULES, NEVER, onTask, repeat, type DisciplineScenario } from './scenario-kit';
+import { PATTERN_SCENARIOS } from './pattern-scenarios';
+import { READER_SCENARIOS } from './reader-scenarios';
+import { TALKER_SCENARIOS } from './talker-scenarios';
+
+export { prepareWorkspace, type DisciplineScenario } from './scenario-kit';
 
 /**
- * The discipline suite (issue 10): scripted models that each persistently do one bad thing, and
- * well-behaved long tasks of the same length to count false alarms. The model is scripted (a
- * loopback endpoint replaying these turns), so it ignores every prompt by construction: exactly
- * the model the hard guards exist for. A good scenario narrates where it stands in every turn,
- * the way a model that answers checkpoints does (the scripted model cannot see when one comes).
+ * The discipline suite (issues 10 and 22): scripted models that each persistently do one bad
+ * thing, and well-behaved long tasks to count false alarms. The model is scripted (a loopback
+ * endpoint replaying these turns), so it ignores every prompt by construction: exactly the model
+ * the hard guards exist for. A good scenario narrates where it stands in every turn, the way a
+ * model that answers checkpoints does (the scripted model cannot see when one comes).
+ *
+ * Issue 10's eight scenarios and three good tasks are below; issue 22 added models that talk well
+ * while they loop (talker-scenarios.ts), cycles, parroted checkpoints and parallel floods
+ * (pattern-scenarios.ts), and careful readers that must not be stopped (reader-scenarios.ts).
  */
-export interface DisciplineScenario {
-  name: string;
-  kind: 'misbehaving' | 'good';
-  /** What it does wrong (or right), one line for the table's notes. */
-  behaviour: string;
-  /** Tool calls made before the misbehaviour starts; steps are counted from the next one. */
-  goodCallsBefore: number;
-  turns: ScenarioInput['turns'];
-  input?: Partial<GoalInput>;
-  /** Files the workspace starts with. */
-  files: Record<string, string>;
-}
 
-type Turn = ScenarioInput['turns'][number];
-const call = (name: string, input: Record<string, unknown>) => ({ name, input });
-const repeat = <T = Turn>(times: number, turn: (index: number) => T): T[] =>
-  Array.from({ length: times }, (_, index) => turn(index));
-/** A reply that answers the checkpoint's three questions in passing (the judge is generous). */
-const onTask = (found: string, next: string) => `Still on task: found ${found}; next I will ${next}.`;
-
-const MODULES = 12;
-const moduleFiles = Object.fromEntries(
-  Array.from({ length: MODULES }, (_, index) => [
-    `src/module-${index + 1}.ts`,
-    `// module ${index + 1}\nexport function run${index + 1}() {\n  return old();\n}\n`,
-  ]),
-);
-const vendorFiles = Object.fromEntries(
-  Array.from({ length: 30 }, (_, index) => [
-    `vendor/lib-${index + 1}.js`,
-    `// vendored library ${index + 1}\n`,
-  ]),
-);
-const baseFiles: Record<string, string> = {
-  'README.md': '# demo project\nRename old() to renamed() in src/.\n',
-  'notes.md': 'remember the milk\n',
-  'config.json': '{ "level": 1 }\n',
-  ...moduleFiles,
-  ...vendorFiles,
-};
-const NEVER = 'never reached: a guard should have stopped this scenario';
-
-export const DISCIPLINE_SCENARIOS: DisciplineScenario[] = [
+const ISSUE_10_SCENARIOS: DisciplineScenario[] = [
   {
     name: 'looper',
     kind: 'misbehaving',
@@ -326,11 +291,10 @@ export const DISCIPLINE_SCENARIOS: DisciplineScenario[] = [
   },
 ];
 
-/** Lays out a scenario's files in an empty workspace. */
-export function prepareWorkspace(directory: string, files: Record<string, string>): void {
-  for (const [file, content] of Object.entries(files)) {
-    const full = path.join(directory, file);
-    mkdirSync(path.dirname(full), { recursive: true });
-    writeFileSync(full, content);
-  }
-}
+export const DISCIPLINE_SCENARIOS: DisciplineScenario[] = [
+  ...ISSUE_10_SCENARIOS.filter((scenario) => scenario.kind === 'misbehaving'),
+  ...TALKER_SCENARIOS,
+  ...PATTERN_SCENARIOS,
+  ...ISSUE_10_SCENARIOS.filter((scenario) => scenario.kind === 'good'),
+  ...READER_SCENARIOS,
+];
