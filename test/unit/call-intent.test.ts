@@ -53,3 +53,11 @@ test('normalizeTarget: ./, trailing slashes and a trailing glob go', () => {
   assert.equal(normalizeTarget('build/**'), 'build');
   assert.equal(normalizeTarget('./'), '.');
 });
+
+test('a command with redirections: operators are not targets, the files written are', () => {
+  assert.deepEqual(shell('echo more >> notes.txt && rm -r build').targets, ['build', 'more', 'notes.txt']);
+  assert.deepEqual(shell('echo a > out.txt').targets, ['a', 'out.txt']);
+  assert.equal(sameIntent(shell('echo a > out.txt'), shell('echo b >other.txt')), false);
+  assert.ok(sameIntent(shell('rm -rf build'), shell('rm -rf build 2>/dev/null || true')));
+  assert.equal(sameIntent(shell('rm -rf build 2>/dev/null'), shell('npm test 2>/dev/null')), false);
+});

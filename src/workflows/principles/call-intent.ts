@@ -94,7 +94,8 @@ export function normalizeTarget(text: string): string {
 }
 
 function addTarget(targets: Set<string>, text: string): void {
-  if (text.trim() === '') return;
+  // /dev/null and friends are where output goes, not what a call is about
+  if (text.trim() === '' || text.trim().startsWith('/dev/')) return;
   targets.add(normalizeTarget(text));
 }
 
@@ -113,7 +114,7 @@ function commandTargets(command: string): string[] {
   const split = splitSimpleCommands(command);
   const commands = split.ok
     ? split.commands.map((words) => words.map((word) => word.text))
-    : [command.split(/\s+/).filter((word) => word !== '')];
+    : roughSplit(command);
   return commands.flatMap((words) => {
     let index = 0;
     while (index < words.length) {
@@ -123,4 +124,24 @@ function commandTargets(command: string): string[] {
     }
     return words.slice(index + 1).filter((word) => !word.startsWith('-') && !/^\d+$/.test(word));
   });
+}
+
+/** sh's operators and redirections, which are neither programs nor targets. */
+const OPERATOR = /^(&&|\|\||[;|&]|\d*[<>]+[&|]?\d*-?)$/;
+
+/**
+ * For a command the tokenizer refuses (it refuses output redirections, substitutions, …): split
+ * on whitespace and on sh's separators, and leave operators and redirection marks out, so
+ * `echo a > out.txt && rm -r build` names `a`, `out.txt` and `build` — not `>` or `&&`.
+ */
+function roughSplit(command: string): string[][] {
+  return command
+    .split(/&&|\|\||[;|\n]/)
+    .map((part) =>
+      part
+        .split(/\s+/)
+        .map((word) => word.replace(/^\d*[<>]+/, ''))
+        .filter((word) => word !== '' && !OPERATOR.test(word)),
+    )
+    .filter((words) => words.length > 0);
 }
