@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { intentOf, intentText, sameIntent, type CallIntent } from '../principles/call-intent';
-import type { ApprovalDecision, ToolCallRecord } from './goal-state';
 
 /**
  * Denials a human asked not to be asked again for (issue 22): the goal remembers what each denied
@@ -38,6 +37,31 @@ export type RememberedDenial = z.infer<typeof rememberedDenialSchema>;
 
 export const rememberedDenialsSchema = z.array(rememberedDenialSchema).max(MAX_REMEMBERED_DENIALS);
 
+/*
+ * The call and decision shapes read here, structurally: goal-state.ts holds this module's schema,
+ * so importing its types back would make a cycle (workflow-layout.test.ts forbids them).
+ */
+interface CallSeen {
+  toolName: string;
+  input: unknown;
+}
+interface DeniedCall extends CallSeen {
+  callId: string;
+  summary: string;
+}
+interface DecisionSeen {
+  approver: string;
+  reason: string;
+  decidedAt: string;
+  via: string;
+}
+/** A denial by keel for a remembered intent; a valid goal-state ApprovalDecision. */
+export interface AutoDenial extends DecisionSeen {
+  approved: false;
+  approver: 'keel';
+  via: 'remembered-denial';
+}
+
 /**
  * What is kept of a call's intent. A call that names targets is matched by them alone, so its
  * whole input is not kept (a write_file's content can be large); a target-less call is matched by
@@ -57,8 +81,8 @@ export function rememberedIntent(toolName: string, input: unknown): CallIntent {
  */
 export function rememberDenial(
   remembered: readonly RememberedDenial[],
-  call: Pick<ToolCallRecord, 'callId' | 'toolName' | 'input' | 'summary'>,
-  decision: ApprovalDecision,
+  call: DeniedCall,
+  decision: DecisionSeen,
 ): RememberedDenial[] {
   if (decision.via !== 'signal' && decision.via !== 'update') return [...remembered];
   const intent = rememberedIntent(call.toolName, call.input);
@@ -80,7 +104,7 @@ export function rememberDenial(
 /** The newest remembered denial this call shares an intent with, if any. */
 export function rememberedDenialFor(
   remembered: readonly RememberedDenial[] | undefined,
-  call: Pick<ToolCallRecord, 'toolName' | 'input'>,
+  call: CallSeen,
 ): RememberedDenial | undefined {
   if (remembered === undefined || remembered.length === 0) return undefined;
   const intent = rememberedIntent(call.toolName, call.input);
@@ -102,7 +126,7 @@ export function rememberedIntentText(intent: CallIntent): string {
  * respect the rest of the workflow looks at (approved false), made by keel, whose reason says
  * plainly who denied what and that they asked not to be asked again.
  */
-export function autoDenial(remembered: RememberedDenial, decidedAt: string): ApprovalDecision {
+export function autoDenial(remembered: RememberedDenial, decidedAt: string): AutoDenial {
   const { approver, reason } = remembered.decision;
   const because = reason.trim() === '' ? '' : ` Their reason: ${reason.trim()}`;
   return {
