@@ -17,6 +17,23 @@ export function labelText(summary: string): string {
 }
 
 /**
+ * The commands that decide a pending call, on one line under it. `--do-not-ask-again` is shown
+ * because a human who denies a call is often about to be asked the same thing in other words.
+ */
+export function decisionHint(workflowId: string, callId: string, indent = CALL_INDENT): string {
+  return `${indent}keel approve ${workflowId} ${callId}   |   keel deny ${workflowId} ${callId} [--do-not-ask-again]`;
+}
+
+/**
+ * The calls keel refused without asking (a human denied their intent with doNotAskAgain), as a
+ * clause for the approvals line; empty when none, so goals without any read as before.
+ */
+export function autoDeniedClause(counters: { approvalsAutoDenied?: number }): string {
+  const count = counters.approvalsAutoDenied ?? 0; // absent in views from older workers
+  return count > 0 ? `, ${count} refused without asking (denied before)` : '';
+}
+
+/**
  * The whole call, one indented line per line of it. Rendered here from the input rather than
  * taken from the view's `call`, so a goal whose worker predates that field is shown the same way.
  */

@@ -2,7 +2,7 @@ import type { GoalHandle } from '../client/goal-client';
 import { goalResult, goalStatus } from '../client/goal-client';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView, PendingApprovalView } from '../workflows/goal/messages';
-import { approvalLines, labelText } from './approval-lines';
+import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
 
 export interface FollowOptions {
   print: (line: string) => void;
@@ -53,9 +53,7 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
       seenApprovals.add(approval.callId);
       print(`! approval needed (${approval.reversibility}): ${labelText(approval.summary)}`);
       for (const line of approvalLines(approval)) print(line);
-      print(
-        `    keel approve ${handle.workflowId} ${approval.callId}   |   keel deny ${handle.workflowId} ${approval.callId}`,
-      );
+      print(decisionHint(handle.workflowId, approval.callId));
       openApprovals.add(approval.callId);
       // Not awaited: a prompt for this approval must not stop the view from noticing a decision
       // made elsewhere (the CLI, the Temporal CLI, the Web UI).
@@ -83,7 +81,7 @@ export function describeResult(result: GoalResult): string[] {
   return [
     `goal ${result.status}${result.reason ? `: ${result.reason}` : ''}`,
     ...(result.finalText ? [`final answer: ${result.finalText}`] : []),
-    `model turns ${counters.modelTurns}; tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}); approvals granted ${counters.approvalsGranted}, denied ${counters.approvalsDenied}, timed out ${counters.approvalsTimedOut}`,
+    `model turns ${counters.modelTurns}; tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}); approvals granted ${counters.approvalsGranted}, denied ${counters.approvalsDenied}, timed out ${counters.approvalsTimedOut}${autoDeniedClause(counters)}`,
     `tokens in ${result.usage.inputTokens}, out ${result.usage.outputTokens}`,
   ];
 }

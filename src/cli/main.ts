@@ -334,7 +334,7 @@ export function buildProgram(): Command {
     });
 
   for (const approved of [true, false]) {
-    program
+    const decision = program
       .command(approved ? 'approve' : 'deny')
       .description(approved ? 'approve a pending tool call' : 'deny a pending tool call')
       .argument('<workflowId>')
@@ -342,23 +342,40 @@ export function buildProgram(): Command {
       .option('--approver <name>', 'who decides (default $USER)')
       .option('--reason <text>', 'why')
       .option('--signal', 'send a fire-and-forget signal instead of an Update')
-      .option('--sign-key <file>', 'sign the decision with this Ed25519 private key (env KEEL_APPROVAL_KEY)')
-      .action(async (workflowId: string, callId: string, options: DecideOptions, command: Command) => {
-        const keySource = options.signKey ?? process.env.KEEL_APPROVAL_KEY;
-        const signingKey = keySource ? signingKeyFrom(keySource) : undefined;
-        await withClient(command, async (client) => {
-          const receipt = await decideApproval(goalHandle(client, workflowId), {
-            callId,
-            approved,
-            approver: options.approver,
-            reason: options.reason,
-            via: options.signal ? 'signal' : 'update',
-            ...(signingKey ? { signingKey } : {}),
-          });
-          const verb = approved ? 'approved' : 'denied';
-          print(receipt ? `${verb}: ${receipt.toolSummary}` : `${verb} (signal sent for ${callId})`);
+      .option('--sign-key <file>', 'sign the decision with this Ed25519 private key (env KEEL_APPROVAL_KEY)');
+    const doNotAskAgain = new Option(
+      '--do-not-ask-again',
+      'remember what this call is about (tool and targets) and refuse later calls with that intent without asking',
+    );
+    // Accepted by approve only to be refused in words, rather than as an unknown option.
+    decision.addOption(approved ? doNotAskAgain.hideHelp() : doNotAskAgain);
+    decision.action(async (workflowId: string, callId: string, options: DecideOptions, command: Command) => {
+      if (approved && options.doNotAskAgain) {
+        throw new CliError(
+          `--do-not-ask-again applies to denials only: keel deny ${workflowId} ${callId} --do-not-ask-again`,
+        );
+      }
+      const keySource = options.signKey ?? process.env.KEEL_APPROVAL_KEY;
+      const signingKey = keySource ? signingKeyFrom(keySource) : undefined;
+      await withClient(command, async (client) => {
+        const receipt = await decideApproval(goalHandle(client, workflowId), {
+          callId,
+          approved,
+          approver: options.approver,
+          reason: options.reason,
+          via: options.signal ? 'signal' : 'update',
+          ...(signingKey ? { signingKey } : {}),
+          ...(options.doNotAskAgain ? { doNotAskAgain: true } : {}),
         });
+        const verb = approved ? 'approved' : 'denied';
+        const remembered = options.doNotAskAgain ? '; this intent will be refused without asking' : '';
+        print(
+          receipt
+            ? `${verb}: ${receipt.toolSummary}${remembered}`
+            : `${verb} (signal sent for ${callId})${remembered}`,
+        );
       });
+    });
   }
 
   program
@@ -535,6 +552,7 @@ interface DecideOptions {
   reason?: string;
   signal?: boolean;
   signKey?: string;
+  doNotAskAgain?: boolean;
 }
 
 const PENDING_QUERY_TIMEOUT_MS = 5000;

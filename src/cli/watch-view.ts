@@ -7,7 +7,7 @@ import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult } from './follow-goal';
 import { modelProgress } from '../client/model-progress';
 import type { StreamProgress } from '../workflows/goal/model-call';
-import { approvalLines, labelText } from './approval-lines';
+import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
 
 /**
  * `keel watch <id>`: a live terminal view of one goal for those who prefer the terminal to the
@@ -44,7 +44,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
     `goal: ${preview(view.goal)}`,
     ...(view.task.index > 0 ? [`task ${view.task.index + 1}: ${preview(view.task.text)}`] : []),
     `${view.status} · ${view.phase} · turns ${counters.modelTurns} · tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible})`,
-    `approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out · tokens ${tokenUsageText(view.usage)}`,
+    `approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out${autoDeniedClause(counters)} · tokens ${tokenUsageText(view.usage)}`,
   ];
   if (view.plan) {
     lines.push(`plan: attempt ${view.plan.attempt}, strategy ${view.plan.strategy}`);
@@ -65,9 +65,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
         `  ! ${labelText(approval.summary)} (${approval.reversibility}) until ${approval.deadline}${timeLeft(approval.deadline, options.now)}`,
         ...approvalLines(approval, '      '),
       );
-      lines.push(
-        `    keel approve ${workflowId} ${approval.callId}   |   keel deny ${workflowId} ${approval.callId}`,
-      );
+      lines.push(decisionHint(workflowId, approval.callId));
     }
   }
   if (view.finalText) lines.push(`final answer: ${preview(view.finalText)}`);

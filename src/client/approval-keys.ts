@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { canonicalDecisionText } from '../workflows/goal/approval-authority';
+import { canonicalDecisionText, type SignedDecision } from '../workflows/goal/approval-authority';
 
 /**
  * Client side of signed approvals: Ed25519 key pairs, and signatures over the canonical decision
@@ -59,9 +59,6 @@ function readKeyFile(file: string): string {
 }
 
 /** The base64 signature a decision payload carries as `signature`. */
-export function signDecision(
-  key: KeyObject,
-  decision: { workflowId: string; callId: string; approved: boolean; approver: string },
-): string {
+export function signDecision(key: KeyObject, decision: SignedDecision): string {
   return sign(null, Buffer.from(canonicalDecisionText(decision), 'utf8'), key).toString('base64');
 }

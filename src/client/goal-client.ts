@@ -145,6 +145,11 @@ export interface DecisionOptions {
   via?: 'update' | 'signal';
   /** Signs the decision (Ed25519), for goals whose input sets approvalSignatures. */
   signingKey?: KeyObject;
+  /**
+   * Denials only: refuse later calls with the same intent without asking (the goal refuses it on
+   * an approval too; this is checked here first, so no message is sent for it).
+   */
+  doNotAskAgain?: boolean;
 }
 
 export async function decideApproval(
@@ -152,12 +157,17 @@ export async function decideApproval(
   options: DecisionOptions,
 ): Promise<ApprovalReceipt | undefined> {
   const approver = options.approver ?? defaultApprover();
+  const doNotAskAgain = options.doNotAskAgain === true;
+  if (doNotAskAgain && options.approved) {
+    throw new Error('doNotAskAgain applies to denials only: deny with it, or approve without it');
+  }
   const signature = options.signingKey
     ? signDecision(options.signingKey, {
         workflowId: handle.workflowId,
         callId: options.callId,
         approved: options.approved,
         approver,
+        doNotAskAgain,
       })
     : undefined;
   const payload = {
@@ -165,6 +175,7 @@ export async function decideApproval(
     approver,
     reason: options.reason ?? '',
     ...(signature === undefined ? {} : { signature }),
+    ...(doNotAskAgain ? { doNotAskAgain: true } : {}),
   };
   if (options.via === 'signal') {
     await handle.signal(options.approved ? approveSignal : denySignal, payload);

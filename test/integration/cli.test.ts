@@ -68,6 +68,15 @@ before(async () => {
         ],
       },
       {
+        name: 'cli-remember',
+        match: 'REMEMBER-GOAL',
+        turns: [
+          { toolCalls: [{ name: 'run_command', input: { command: 'rm -rf build' } }] },
+          { toolCalls: [{ name: 'run_command', input: { command: 'rm -r ./build' } }] },
+          { text: 'remember goal done' },
+        ],
+      },
+      {
         name: 'cli-wait',
         match: 'WAITING-GOAL',
         turns: [{ toolCalls: [{ name: 'list_dir', input: { path: '.' } }] }, { text: 'waited to the end' }],
@@ -369,6 +378,97 @@ test('keel approve --sign-key approves a goal that requires signatures', { timeo
       assert.match(approved.stdout, /approved: run_command: echo signed > signed\.txt/);
       await handle.result();
       assert.equal(readFileSync(path.join(workspace, 'signed.txt'), 'utf8'), 'signed\n');
+    });
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+test('keel deny --do-not-ask-again: the same intent in other words is not asked again', async () => {
+  const common = ['--address', address, '--task-queue', harness.taskQueue];
+  const workspace = tempDirectory('keel-cli-');
+  mkdirSync(path.join(workspace, 'build'));
+  await harness.withWorker(async () => {
+    const started = await keel([
+      ...common,
+      'run',
+      'REMEMBER-GOAL: clean up',
+      '--workspace',
+      workspace,
+      // With network allowed every run_command is irreversible: it waits for a human.
+      '--network',
+      '--id',
+      `cli-remember-${Date.now()}`,
+    ]);
+    assert.equal(started.code, 0, started.stderr);
+    const workflowId = /goal started: (\S+)/.exec(started.stdout)?.[1] ?? '';
+    const handle = harness.client.workflow.getHandle(workflowId);
+    const callId = await eventually(
+      async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,
+    );
+    assertOneLineFailure(
+      await keel([...common, 'approve', workflowId, callId, '--do-not-ask-again']),
+      new RegExp(
+        `^keel: --do-not-ask-again applies to denials only: keel deny ${workflowId} ${callId} --do-not-ask-again$`,
+      ),
+    );
+    const denied = await keel([
+      ...common,
+      'deny',
+      workflowId,
+      callId,
+      '--approver',
+      'dana',
+      '--do-not-ask-again',
+    ]);
+    assert.equal(denied.code, 0, denied.stderr);
+    assert.equal(
+      denied.stdout.trim(),
+      'denied: run_command: rm -rf build; this intent will be refused without asking',
+    );
+    const result = (await handle.result()) as { counters: Record<string, number> };
+    assert.equal(result.counters.approvalsRequested, 1, 'rm -r ./build was not asked');
+    assert.equal(result.counters.approvalsAutoDenied, 1);
+    const ledger = await keel([...common, 'ledger', workflowId]);
+    assert.match(ledger.stdout, /approval\.decided\s+denied by dana/);
+    assert.match(
+      ledger.stdout,
+      /approval\.auto_denied\s+refused without asking \(dana denied run_command on build and asked not to be asked again\): run_command: rm -r \.\/build/,
+    );
+  });
+  assert.ok(existsSync(path.join(workspace, 'build')), 'build/ is still there');
+  rmSync(workspace, { recursive: true, force: true });
+});
+
+test('keel deny --do-not-ask-again --sign-key signs the flag: the goal accepts it', async () => {
+  const common = ['--address', address, '--task-queue', harness.taskQueue];
+  const directory = tempDirectory('keel-cli-signed-');
+  try {
+    await harness.withWorker(async () => {
+      const { workflowId, callId, handle } = await startSignedGoal(common, directory);
+      const alice = path.join(directory, 'alice.pem');
+      const denied = await keel([
+        ...common,
+        'deny',
+        workflowId,
+        callId,
+        '--approver',
+        'alice',
+        '--sign-key',
+        alice,
+        '--do-not-ask-again',
+      ]);
+      assert.equal(denied.code, 0, denied.stderr);
+      assert.match(
+        denied.stdout,
+        /denied: run_command: echo signed > signed\.txt; this intent will be refused/,
+      );
+      await handle.result();
+      const ledger = await keel([...common, 'ledger', workflowId, '--json']);
+      const events = JSON.parse(ledger.stdout) as { kind: string; data: Record<string, unknown> }[];
+      const decided = events.find((event) => event.kind === 'approval.decided');
+      assert.equal(decided?.data.doNotAskAgain, true);
+      assert.equal(decided?.data.approver, 'alice');
     });
   } finally {
     rmSync(directory, { recursive: true, force: true });

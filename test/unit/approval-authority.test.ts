@@ -67,6 +67,15 @@ test('the canonical text names version, workflow, call, decision and approver un
     canonicalDecisionText({ ...decision, approved: false }),
     '["keel-approval-v1","goal-1","toolu_1","deny","alice"]',
   );
+  // doNotAskAgain adds a sixth element only when true, so signatures made before it still verify.
+  assert.equal(
+    canonicalDecisionText({ ...decision, approved: false, doNotAskAgain: true }),
+    '["keel-approval-v1","goal-1","toolu_1","deny","alice","do-not-ask-again"]',
+  );
+  assert.equal(
+    canonicalDecisionText({ ...decision, approved: false, doNotAskAgain: false }),
+    canonicalDecisionText({ ...decision, approved: false }),
+  );
   // A separator inside one field cannot make it look like two.
   assert.notEqual(
     canonicalDecisionText({ ...decision, workflowId: 'a","b' }),

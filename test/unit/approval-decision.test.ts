@@ -161,3 +161,106 @@ test('with signatures required, only a decision signed for exactly this call and
   });
   assert.equal(reasonOf(elsewhere), 'bad-signature', 'a signature for one goal is useless on another');
 });
+
+test('doNotAskAgain: a denial carries it, a decision without it does not, an approval with it is refused', () => {
+  const denied = judgeDecision({ callId: 'x', approver: 'ann', doNotAskAgain: true }, false, turn(), open);
+  assert.ok(denied.ok);
+  assert.equal(denied.approved, false);
+  assert.equal(denied.doNotAskAgain, true);
+
+  const plain = judgeDecision({ callId: 'x', approver: 'ann' }, false, turn(), open);
+  assert.ok(plain.ok);
+  assert.equal(plain.doNotAskAgain, false);
+  const explicitlyNot = judgeDecision(
+    { callId: 'x', approver: 'ann', doNotAskAgain: false },
+    true,
+    turn(),
+    open,
+  );
+  assert.ok(explicitlyNot.ok && explicitlyNot.approved && !explicitlyNot.doNotAskAgain);
+
+  const byUpdate = judgeDecision(
+    { callId: 'x', approver: 'ann', approved: false, doNotAskAgain: true },
+    'from-payload',
+    turn(),
+    open,
+  );
+  assert.ok(byUpdate.ok && byUpdate.doNotAskAgain && !byUpdate.approved);
+
+  // An approval with the flag would remember nothing: refused in words, naming the call.
+  for (const [raw, approved] of [
+    [{ callId: 'x', approver: 'ann', doNotAskAgain: true }, true],
+    [{ callId: 'x', approver: 'ann', approved: true, doNotAskAgain: true }, 'from-payload'],
+  ] as const) {
+    const verdict = judgeDecision(raw, approved, turn(), open);
+    assert.equal(reasonOf(verdict), 'do-not-ask-again-on-approval');
+    assert.match(verdict.ok ? '' : verdict.message, /applies to denials only/);
+    assert.equal(verdict.ok ? '' : verdict.callId, 'x');
+  }
+
+  const notBoolean = judgeDecision(
+    { callId: 'x', approver: 'ann', doNotAskAgain: 'yes' },
+    false,
+    turn(),
+    open,
+  );
+  assert.equal(reasonOf(notBoolean), 'malformed-payload');
+  assert.match(notBoolean.ok ? '' : notBoolean.message, /doNotAskAgain: doNotAskAgain must be true or false/);
+});
+
+test('with signatures required, doNotAskAgain is signed: a signature cannot add or drop it', () => {
+  const pair = generateKeyPairSync('ed25519');
+  const publicKey = Buffer.from(pair.publicKey.export({ format: 'jwk' }).x ?? '', 'base64url').toString(
+    'base64',
+  );
+  const signedAuthority: DecisionAuthority = {
+    ...open,
+    signatures: { scheme: 'ed25519', keys: { alice: publicKey } },
+    verify: (signature, message, key) =>
+      verify(
+        null,
+        message,
+        createPublicKey({
+          key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key).toString('base64url') },
+          format: 'jwk',
+        }),
+        signature,
+      ),
+  };
+  const signOver = (doNotAskAgain: boolean) =>
+    sign(
+      null,
+      Buffer.from(
+        canonicalDecisionText({
+          workflowId: 'goal-1',
+          callId: 'x',
+          approved: false,
+          approver: 'alice',
+          doNotAskAgain,
+        }),
+      ),
+      pair.privateKey,
+    ).toString('base64');
+  const judge = (signature: string, doNotAskAgain?: boolean) =>
+    reasonOf(
+      judgeDecision(
+        {
+          callId: 'x',
+          approver: 'alice',
+          signature,
+          ...(doNotAskAgain === undefined ? {} : { doNotAskAgain }),
+        },
+        false,
+        turn(),
+        signedAuthority,
+      ),
+    );
+  const plain = signOver(false);
+  const remembered = signOver(true);
+  assert.equal(judge(plain), 'accepted');
+  assert.equal(judge(plain, false), 'accepted', 'false is the same decision as no flag');
+  assert.equal(judge(remembered, true), 'accepted');
+  assert.equal(judge(plain, true), 'bad-signature', 'a plain denial replayed with the flag added');
+  assert.equal(judge(remembered), 'bad-signature', 'a remembered denial replayed with the flag dropped');
+  assert.equal(judge(remembered, false), 'bad-signature');
+});

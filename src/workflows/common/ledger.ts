@@ -36,6 +36,11 @@ export const LedgerEventKind = {
   ApprovalTimedOut: 'approval.timed_out',
   /** An approve/deny signal that changed nothing, and why (malformed, unknown call, unauthorized, bad signature). */
   ApprovalIgnored: 'approval.ignored',
+  /**
+   * A call refused without asking anyone: a human denied its intent earlier with doNotAskAgain
+   * (data: the intent and that original decision).
+   */
+  ApprovalAutoDenied: 'approval.auto_denied',
   /** An irreversible call may or may not have taken effect; `began` says what its journal knew. */
   ToolOutcomeUnknown: 'tool.outcome_unknown',
   /** The transcript went over the goal's context budget; old blocks were elided (with the numbers). */

@@ -58,23 +58,35 @@ export function approverAllowed(approvers: Approvers, tier: ApprovalTier, approv
 
 export const SIGNATURE_VERSION = 'keel-approval-v1';
 
-/**
- * The exact text an approver signs. A JSON array, so no field can smuggle a separator into
- * another; the workflow id binds it to one goal (any run of it, so continue-as-new keeps it
- * valid), the call id to one call, which can be decided once. The reason is not signed.
- */
-export function canonicalDecisionText(decision: {
+/** What a signature covers: everything that decides what the goal does with the decision. */
+export interface SignedDecision {
   workflowId: string;
   callId: string;
   approved: boolean;
   approver: string;
-}): string {
+  /** A denial that asks not to be asked again for this intent (remembered-denials.ts). */
+  doNotAskAgain?: boolean;
+}
+
+/** The sixth element of the signed text of a denial with doNotAskAgain. */
+export const DO_NOT_ASK_AGAIN_MARK = 'do-not-ask-again';
+
+/**
+ * The exact text an approver signs. A JSON array, so no field can smuggle a separator into
+ * another; the workflow id binds it to one goal (any run of it, so continue-as-new keeps it
+ * valid), the call id to one call, which can be decided once. The reason is not signed.
+ * doNotAskAgain adds a sixth element, and only when true: decisions without it sign exactly the
+ * five elements they always did (existing signers keep working), and a signature over one form
+ * does not verify for the other, so nobody can replay a signature to add or drop the flag.
+ */
+export function canonicalDecisionText(decision: SignedDecision): string {
   return JSON.stringify([
     SIGNATURE_VERSION,
     decision.workflowId,
     decision.callId,
     decision.approved ? 'approve' : 'deny',
     decision.approver,
+    ...(decision.doNotAskAgain === true ? [DO_NOT_ASK_AGAIN_MARK] : []),
   ]);
 }
 
@@ -85,7 +97,7 @@ export type SignatureCheck =
 /** Checks a decision's signature against the approver's public key; never throws. */
 export function checkSignature(options: {
   signatures: ApprovalSignatures;
-  decision: { workflowId: string; callId: string; approved: boolean; approver: string };
+  decision: SignedDecision;
   signature: string | undefined;
   verify: Ed25519Verify | undefined;
 }): SignatureCheck {

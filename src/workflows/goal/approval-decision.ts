@@ -24,6 +24,8 @@ export const DecisionRefusalReason = {
   UnauthorizedApprover: 'unauthorized-approver',
   MissingSignature: 'missing-signature',
   BadSignature: 'bad-signature',
+  /** doNotAskAgain on an approval: it only means something for a denial, so it is refused, not dropped. */
+  DoNotAskAgainOnApproval: 'do-not-ask-again-on-approval',
 } as const;
 export type DecisionRefusalReason = (typeof DecisionRefusalReason)[keyof typeof DecisionRefusalReason];
 
@@ -39,6 +41,8 @@ export interface AcceptedDecision {
   approved: boolean;
   approver: string;
   reason: string;
+  /** A denial whose intent the goal remembers and refuses from now on without asking. */
+  doNotAskAgain: boolean;
 }
 
 export type DecisionVerdict = ({ ok: true } & AcceptedDecision) | ({ ok: false } & DecisionRefusal);
@@ -84,6 +88,16 @@ export function judgeDecision(
     ...known,
   });
 
+  const doNotAskAgain = payload.doNotAskAgain === true;
+  if (doNotAskAgain && isApproved) {
+    // Refused rather than ignored: an approver who sent it meant something, and silently
+    // approving would hide that nothing was remembered.
+    return refuse(
+      DecisionRefusalReason.DoNotAskAgainOnApproval,
+      'doNotAskAgain applies to denials only: deny with it, or approve without it',
+    );
+  }
+
   const call = turn?.find((candidate) => candidate.callId === payload.callId);
   if (!call)
     return refuse(DecisionRefusalReason.UnknownCall, `no pending approval with call id ${payload.callId}`);
@@ -105,13 +119,21 @@ export function judgeDecision(
         callId: payload.callId,
         approved: isApproved,
         approver: payload.approver,
+        doNotAskAgain,
       },
       signature: payload.signature,
       verify: authority.verify,
     });
     if (!signed.ok) return refuse(signed.reason, signed.message);
   }
-  return { ok: true, call, approved: isApproved, approver: payload.approver, reason: payload.reason };
+  return {
+    ok: true,
+    call,
+    approved: isApproved,
+    approver: payload.approver,
+    reason: payload.reason,
+    doNotAskAgain,
+  };
 }
 
 /** The call id and approver of a malformed payload, when they are there to name. */

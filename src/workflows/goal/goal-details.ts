@@ -172,7 +172,7 @@ function countersSection(input: GoalDetailsInput): string {
     '#### Progress',
     `- ${timeLine(input)} · model turns ${counters.modelTurns}`,
     `- Tool calls ${counters.toolCalls}: read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}`,
-    `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out`,
+    `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out${counters.approvalsAutoDenied > 0 ? `, ${counters.approvalsAutoDenied} refused without asking (denied before)` : ''}`,
     `- Tokens: ${tokenUsageText(input.usage)}${cost}`,
     ...(counters.approvalsIgnored > 0
       ? [`- Ignored decisions: ${counters.approvalsIgnored}${ignoredDetail(input.lastIgnoredDecision)}`]

@@ -62,6 +62,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       approver: verdict.approver,
       reason: verdict.reason,
       via: 'signal',
+      ...(verdict.doNotAskAgain ? { doNotAskAgain: true } : {}),
     });
   };
   const refused = (verdict: DecisionRefusal) =>
@@ -83,6 +84,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
         approver: verdict.approver,
         reason: verdict.reason,
         via: 'update',
+        ...(verdict.doNotAskAgain ? { doNotAskAgain: true } : {}),
       });
       return { callId: verdict.call.callId, approved: verdict.approved, toolSummary: verdict.call.summary };
     },

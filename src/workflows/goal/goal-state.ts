@@ -11,6 +11,7 @@ import { toolImageSchema, workspaceEffectsSchema } from '../tools/tool-outcome';
 import { transcriptMessageSchema } from '../common/transcript';
 import { hostBindingSchema } from '../hosts/host-binding';
 import { carriedModelRequestSchema } from './carried-model-request';
+import { rememberedDenialsSchema } from './remembered-denials';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;
@@ -59,7 +60,10 @@ export const approvalDecisionSchema = z.object({
   approver: z.string(),
   reason: z.string(),
   decidedAt: z.string(),
-  via: z.enum(['signal', 'update', 'timeout', 'cancellation']),
+  /** remembered-denial: keel refused the call without asking, for a denial with doNotAskAgain. */
+  via: z.enum(['signal', 'update', 'timeout', 'cancellation', 'remembered-denial']),
+  /** The human asked not to be asked again for this call's intent (denials only). */
+  doNotAskAgain: z.boolean().optional(),
 });
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 
@@ -140,6 +144,11 @@ export const goalCountersSchema = z.object({
   approvalsTimedOut: z.number().int().nonnegative(),
   /** Approve/deny signals that changed nothing (malformed, unknown call, unauthorized, bad signature). */
   approvalsIgnored: z.number().int().nonnegative().default(0),
+  /**
+   * Calls refused without asking because a human denied their intent with doNotAskAgain; not in
+   * approvalsRequested or approvalsDenied, which count what humans were asked and decided.
+   */
+  approvalsAutoDenied: z.number().int().nonnegative().default(0),
   unknownOutcomes: z.number().int().nonnegative(),
   /** Executed calls by the host that ran them (see hosts/host-queues.ts). */
   toolCallsByHost: z.record(z.string(), z.number().int().nonnegative()).default({}),
@@ -201,6 +210,11 @@ export const goalStateSchema = z.object({
   usage: tokenUsageSchema,
   /** The latest ignored approve/deny signal, for the status view and the Web UI. */
   lastIgnoredDecision: ignoredDecisionSchema.optional(),
+  /**
+   * Intents humans denied and asked not to be asked again for, oldest first, capped
+   * (remembered-denials.ts); absent in goals from before and in goals without any.
+   */
+  rememberedDenials: rememberedDenialsSchema.optional(),
   /** Follow-up user messages not yet given to the model. */
   inbox: z.array(z.string()),
   /** Harness notes (checkpoints, mismatches, plan changes) to give the model before its next turn. */
@@ -262,6 +276,7 @@ export function emptyCounters(): GoalCounters {
     approvalsDenied: 0,
     approvalsTimedOut: 0,
     approvalsIgnored: 0,
+    approvalsAutoDenied: 0,
     unknownOutcomes: 0,
     toolCallsByHost: {},
   };

@@ -24,6 +24,13 @@ import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
 import { callsToPrepare, denialText, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
 import { LEAN_HISTORY_PATCH } from './lean-history';
 import { splitPreparation } from './workflow-prepared-calls';
+import {
+  autoDenial,
+  rememberDenial,
+  rememberedDenialFor,
+  rememberedIntentText,
+  type RememberedDenial,
+} from './remembered-denials';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -148,7 +155,37 @@ export class GoalToolCalls {
   }
 
   requestApprovals(turn: ToolCallRecord[]): void {
-    for (const call of turn) if (call.approval) this.recordApprovalRequest(call);
+    for (const call of turn) if (call.approval) this.askOrRefuse(call);
+  }
+
+  /**
+   * A call that needs a human is asked for, unless a human already denied its intent and asked
+   * not to be asked again: then it is refused now, as a denial by keel, and nobody is asked.
+   * Only goals with remembered denials take the second path, so older histories replay alike.
+   */
+  private askOrRefuse(call: ToolCallRecord): void {
+    const remembered = rememberedDenialFor(this.state.rememberedDenials, call);
+    if (remembered === undefined) this.recordApprovalRequest(call);
+    else this.refuseRemembered(call, remembered);
+  }
+
+  private refuseRemembered(call: ToolCallRecord, remembered: RememberedDenial): void {
+    if (!call.approval || call.approval.decision) return;
+    call.approval.decision = autoDenial(remembered, new Date().toISOString());
+    this.state.counters.approvalsAutoDenied += 1;
+    const intent = rememberedIntentText(remembered.intent);
+    this.goal.visibility.record(
+      LedgerEventKind.ApprovalAutoDenied,
+      `refused without asking (${remembered.decision.approver} denied ${intent} and asked not to be asked again): ${call.summary}`,
+      {
+        callId: call.callId,
+        reversibility: call.reversibility,
+        call: callText(call.input),
+        intent: remembered.intent,
+        intentText: intent,
+        deniedEarlier: remembered.decision,
+      },
+    );
   }
 
   private recordApprovalRequest(call: ToolCallRecord): void {
@@ -171,7 +208,10 @@ export class GoalToolCalls {
   private async runLane(call: ToolCallRecord): Promise<void> {
     if (call.status === 'done') return;
     if (call.status === 'awaiting-approval') {
-      const decision = await this.awaitDecision(call);
+      // Refused for a remembered denial before anyone was asked: nothing to wait for.
+      const refused =
+        call.approval?.decision?.via === 'remembered-denial' ? call.approval.decision : undefined;
+      const decision = refused ?? (await this.awaitDecision(call));
       if (!decision.approved) {
         await this.closeDenied(call, decision);
         return;
@@ -237,7 +277,8 @@ export class GoalToolCalls {
 
   decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>): void {
     if (!call.approval) return;
-    call.approval.decision = { ...decision, decidedAt: new Date().toISOString() };
+    const recorded: ApprovalDecision = { ...decision, decidedAt: new Date().toISOString() };
+    call.approval.decision = recorded;
     if (decision.approved) this.state.counters.approvalsGranted += 1;
     else this.state.counters.approvalsDenied += 1;
     this.goal.visibility.record(
@@ -249,9 +290,25 @@ export class GoalToolCalls {
         approver: decision.approver,
         reason: decision.reason,
         via: decision.via,
+        ...(decision.doNotAskAgain === true ? { doNotAskAgain: true } : {}),
       },
     );
+    if (!decision.approved && decision.doNotAskAgain === true) this.remember(call, recorded);
     this.goal.visibility.show();
+  }
+
+  /**
+   * Remembers a denial with doNotAskAgain, and refuses the calls of this turn still waiting with
+   * the same intent: the human said not to be asked again, and they are the same question.
+   * Runs in a signal or Update handler: deterministic state only.
+   */
+  private remember(call: ToolCallRecord, decision: ApprovalDecision): void {
+    this.state.rememberedDenials = rememberDenial(this.state.rememberedDenials ?? [], call, decision);
+    for (const other of this.state.currentTurn ?? []) {
+      if (other === call || other.status !== 'awaiting-approval' || other.approval?.decision) continue;
+      const remembered = rememberedDenialFor(this.state.rememberedDenials, other);
+      if (remembered !== undefined) this.refuseRemembered(other, remembered);
+    }
   }
 
   /**
@@ -382,7 +439,7 @@ export class GoalToolCalls {
       requestedAt: new Date(nowMs).toISOString(),
       deadlineMs: nowMs + this.state.config.limits.approvalTimeoutMs,
     };
-    this.recordApprovalRequest(call);
+    this.askOrRefuse(call);
   }
 
   /** Applies (approved) or discards (denied) the changes a call's layer holds, on the workspace's host. */

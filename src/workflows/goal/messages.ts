@@ -17,6 +17,9 @@ import { hostIdSchema } from '../hosts/host-queues';
  * An approve/deny decision. `approver` is required: every decision records who made it (and the
  * goal's approver policy decides whether they may). `signature` is base64 Ed25519 over
  * `canonicalDecisionText` (approval-authority.ts); goals with `approvalSignatures` require it.
+ * `doNotAskAgain` (denials only; an approval with it is refused, not silently stripped): the goal
+ * remembers what the call was about and refuses later calls with that intent without asking
+ * (remembered-denials.ts).
  */
 export const approvalSignalPayloadSchema = z
   .object({
@@ -24,6 +27,7 @@ export const approvalSignalPayloadSchema = z
     approver: z.string({ error: 'approver is required' }).trim().min(1, 'approver is required'),
     reason: z.string().default(''),
     signature: z.string().optional(),
+    doNotAskAgain: z.boolean({ error: 'doNotAskAgain must be true or false' }).optional(),
   })
   .strict();
 export type ApprovalSignalPayload = z.input<typeof approvalSignalPayloadSchema>;
@@ -159,7 +163,7 @@ export interface HostView {
 export const DESCRIPTIONS = {
   approve:
     'Approve a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "signature": "(when the goal requires one)"}',
-  deny: 'Deny a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "signature": "(when required)"}',
+  deny: 'Deny a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "doNotAskAgain": true (refuse this intent from now on without asking), "signature": "(when required)"}',
   decideApproval: 'Approve or deny a pending tool call and learn at once whether the decision was accepted',
   userMessage: 'Send a follow-up message; it starts a new task inside the goal: {"text": "..."}',
   status: 'Status, counters, pending approvals and the latest messages of the goal',

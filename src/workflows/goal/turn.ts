@@ -165,6 +165,7 @@ export function wasCutByLimit(call: ToolCallRecord): boolean {
  * approval (principle 2): the harness knows its own tools, and names nothing ecosystem-specific.
  */
 export function denialText(decision: ApprovalDecision, call: Pick<ToolCallRecord, 'reversibility'>): string {
+  if (decision.via === 'remembered-denial') return rememberedDenialText(decision);
   const reason = decision.reason ? ` Reason: ${decision.reason}` : '';
   const content =
     decision.via === 'timeout'
@@ -178,6 +179,23 @@ export function denialText(decision: ApprovalDecision, call: Pick<ToolCallRecord
     'Explain in your answer what this step would do and why, so a human can approve it next time',
   ];
   return formatToolResult({ ok: false, content, candidates, facts: {} });
+}
+
+/**
+ * A call keel refused because a human denied its intent and asked not to be asked again: asking
+ * once more in other words will not reach a human, so the alternatives say so.
+ */
+function rememberedDenialText(decision: ApprovalDecision): string {
+  return formatToolResult({
+    ok: false,
+    content: `Not run: ${decision.reason}`,
+    candidates: [
+      'Do not ask for this again, in these or other words: every call with this intent is refused the same way',
+      'Reach the goal another way that does not need it, or finish without it',
+      'Explain in your answer why this step would be needed, so the user can decide outside this goal',
+    ],
+    facts: {},
+  });
 }
 
 export function unknownOutcomeText(summary: string, detail: string): string {
