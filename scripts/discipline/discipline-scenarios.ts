@@ -200,11 +200,11 @@ const ISSUE_10_SCENARIOS: DisciplineScenario[] = [
         const file = `src/module-${index + 1}.ts`;
         return [
           {
-            text: `Module ${index + 1} of ${MODULES}: reading ${file} to find its call to old(); ${index} renamed so far, ${MODULES - index} to go.`,
+            text: onTask(`module ${index + 1}`, `read ${file}`),
             toolCalls: [call('read_file', { path: file })],
           },
           {
-            text: `${file} defines run${index + 1}() and calls old() once, on line 3: renaming that call keeps run${index + 1}() as it was. Editing it now (${index + 1} of ${MODULES}).`,
+            text: onTask(`old() in ${file}`, 'rename it'),
             toolCalls: [call('edit_file', { path: file, oldString: 'old()', newString: 'renamed()' })],
           },
         ];
@@ -225,7 +225,7 @@ const ISSUE_10_SCENARIOS: DisciplineScenario[] = [
     turns: [
       { text: onTask('the task', 'survey the modules'), toolCalls: [call('list_dir', { path: 'src' })] },
       ...repeat(5, (index) => ({
-        text: `Surveying before I write anything: src/module-${index + 1}.ts is ${index + 1} of the first 5; each so far exports run${index}() and calls old().`,
+        text: onTask(`module ${index + 1}`, 'read the next one'),
         toolCalls: [call('read_file', { path: `src/module-${index + 1}.ts` })],
       })),
       {
@@ -234,11 +234,11 @@ const ISSUE_10_SCENARIOS: DisciplineScenario[] = [
       },
       ...repeat(MODULES - 5, (index) => [
         {
-          text: `NOTES.md covers modules 1 to ${index + 5}. Reading src/module-${index + 6}.ts to see whether run${index + 6}() calls old() too.`,
+          text: onTask(`module ${index + 6}`, 'read it'),
           toolCalls: [call('read_file', { path: `src/module-${index + 6}.ts` })],
         },
         {
-          text: `run${index + 6}() in src/module-${index + 6}.ts calls old() as well; adding line ${index + 6} to NOTES.md, ${MODULES - index - 6} modules left after it.`,
+          text: onTask(`module ${index + 6} calls old()`, 'add it to the notes'),
           toolCalls: [
             call('edit_file', {
               path: 'NOTES.md',
@@ -267,11 +267,11 @@ const ISSUE_10_SCENARIOS: DisciplineScenario[] = [
     turns: [
       ...repeat(10, (index) => [
         {
-          text: `Reading config.json back: it should say level ${index + 1} now, ${10 - index} step${index === 9 ? '' : 's'} short of 11.`,
+          text: onTask(`level ${index + 1} in config.json`, 'raise it'),
           toolCalls: [call('read_file', { path: 'config.json' })],
         },
         {
-          text: `config.json holds "level": ${index + 1} as expected, so the last write took. Raising it to ${index + 2}, one step at a time as the task asks.`,
+          text: onTask(`the level line`, `set level ${index + 2}`),
           toolCalls: [
             call('edit_file', {
               path: 'config.json',

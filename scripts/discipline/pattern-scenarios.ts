@@ -79,13 +79,6 @@ const cycleOfFour: DisciplineScenario = {
 /** The same answer at every checkpoint, whatever happened since the one before. */
 const BOILERPLATE =
   '1. The plan still matches the task. 2. The recent steps confirmed the approach works. 3. Next I will continue with the remaining steps.';
-/**
- * With one call per turn and the default cadence of 7, checkpoints come after calls 7, 14, 21, …,
- * so the replies at turns 8, 15, 22, … (indexes 7, 14, 21) answer them. The scripted model cannot
- * see the checkpoint; it answers where one comes when the guards leave the cadence alone.
- */
-const answersCheckpoint = (turnIndex: number) => turnIndex > 0 && turnIndex % 7 === 0;
-
 const parrotWork: Turn[] = repeat(MODULES, (index): Turn[] => {
   const file = `src/module-${index + 1}.ts`;
   return [
@@ -114,14 +107,14 @@ const parrotedCheckpoints: DisciplineScenario = {
   name: 'parroted-checkpoints',
   kind: 'misbehaving',
   behaviour:
-    'real work (rename and changelog, 37 calls), but every checkpoint gets one fixed boilerplate answer (from the first checkpoint on)',
+    'real work (rename and changelog, 37 calls), but every reply, checkpoint answers included, is one fixed boilerplate text (from the first checkpoint on)',
   goodCallsBefore: 7,
   turns: [
-    ...parrotWork.map((turn, index) => (answersCheckpoint(index) ? { ...turn, text: BOILERPLATE } : turn)),
+    // Its one status line, every turn: a checkpoint gets the same text as any other turn. (The
+    // scripted model cannot see when a checkpoint comes; a real parrot answers each with it.)
+    ...parrotWork.map((turn) => ({ ...turn, text: BOILERPLATE })),
     {
-      text: answersCheckpoint(parrotWork.length)
-        ? BOILERPLATE
-        : onTask('every module renamed', 'check for old()'),
+      text: BOILERPLATE,
       toolCalls: [call('search', { pattern: 'old\\(\\)', path: 'src' })],
     },
     { text: 'Renamed old() to renamed() in all 12 modules and logged each one in CHANGELOG.md.' },

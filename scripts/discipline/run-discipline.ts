@@ -51,7 +51,7 @@ export async function runDiscipline(options: DisciplineOptions): Promise<Discipl
     (scenario) => options.only.length === 0 || options.only.includes(scenario.name),
   );
   if (scenarios.length === 0) throw new Error(`no scenario named ${options.only.join(', ')}`);
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const root = mkdtempSync(path.join(tmpdir(), 'keel-discipline-'));
   let server: DevServer | undefined;
   const scripted = await startScriptedMessagesServer({

@@ -6,33 +6,52 @@ import {
   repeatsEarlierReply,
   replyShape,
   similarity,
+  type RememberedReply,
 } from '../../src/workflows/principles/checkpoint-parrot';
+
+const said = (text: string, atTurn: number): RememberedReply => ({ shape: replyShape(text), atTurn });
 
 test('the shape of a reply: its distinct words, case and surrounding punctuation aside', () => {
   assert.equal(replyShape('Next: read a.ts, then A.TS again!'), 'next read a.ts then again');
   assert.equal(replyShape('   '), '');
 });
 
-test('near-identical replies are repeats; answers about the same code are not', () => {
+test('near-identical to a reply given since the last change: a repeat', () => {
   const status = 'Still on task: found more context in vendor/lib-4.js; next I will keep reading.';
   const nextStatus = 'Still on task: found more context in vendor/lib-5.js; next I will keep reading.';
   assert.ok(similarity(replyShape(status), replyShape(nextStatus)) >= 0.8);
-  assert.ok(repeatsEarlierReply(nextStatus, [replyShape(status)]));
+  assert.ok(repeatsEarlierReply(nextStatus, [said(status, 7)], { changedAtTurn: 3 }));
+  // the same line given before the workspace last changed: repetitive work that moves
+  assert.equal(repeatsEarlierReply(nextStatus, [said(status, 7)], { changedAtTurn: 7 }), undefined);
+  // a stricter threshold accepts what a looser one calls a repeat
+  assert.equal(
+    repeatsEarlierReply(nextStatus, [said(status, 7)], { changedAtTurn: 3, similarity: 0.9 }),
+    undefined,
+  );
+});
+
+test('the same answer is a repeat however much the task moved since', () => {
+  const boilerplate =
+    '1. The plan still matches the task. 2. The recent steps confirmed the approach works. 3. Next I will continue.';
+  assert.ok(
+    repeatsEarlierReply(` ${boilerplate.toUpperCase()}`, [said(boilerplate, 2)], { changedAtTurn: 30 }),
+  );
+});
+
+test('answers about the same code are not repeats; an empty reply repeats nothing', () => {
   const answer =
     'The plan matches: module 4 calls old() twice, which rules out a single call site. Next output: both renamed.';
   const other =
     'Module 5 has no call to old(); the plan holds and module 6 is next, where the import must change too.';
-  assert.equal(repeatsEarlierReply(other, [replyShape(answer)]), undefined);
-  assert.equal(repeatsEarlierReply('', [replyShape(answer)]), undefined);
-  // a stricter threshold accepts what a looser one calls a repeat
-  assert.equal(repeatsEarlierReply(nextStatus, [replyShape(status)], 0.95), undefined);
+  assert.equal(repeatsEarlierReply(other, [said(answer, 5)], { changedAtTurn: 0 }), undefined);
+  assert.equal(repeatsEarlierReply('', [said(answer, 5)], { changedAtTurn: 0 }), undefined);
 });
 
-test('only the latest replies are remembered', () => {
-  let earlier: string[] = [];
+test('only the latest replies are remembered, with their turn', () => {
+  let earlier: RememberedReply[] = [];
   for (let index = 0; index < REMEMBERED_REPLIES + 4; index++)
-    earlier = rememberReply(earlier, `reply ${index} words`);
+    earlier = rememberReply(earlier, `reply ${index} words`, index);
   assert.equal(earlier.length, REMEMBERED_REPLIES);
-  assert.equal(earlier[0], 'reply 4 words');
-  assert.deepEqual(rememberReply(earlier, '  '), earlier);
+  assert.deepEqual(earlier[0], { shape: 'reply 4 words', atTurn: 4 });
+  assert.deepEqual(rememberReply(earlier, '  ', 99), earlier);
 });

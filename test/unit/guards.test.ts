@@ -336,21 +336,30 @@ test('checkpoint replies: the decisions carry the response rate; the stop names 
 test('a checkpoint answer that repeats an earlier reply counts as unanswered', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
   const boilerplate = 'Plan still matches the task. Recent steps confirmed the approach. Next: continue.';
-  rememberModelReply(state, boilerplate);
-  rememberModelReply(state, 'Reading src/app.ts to find where the handler is registered.');
+  rememberModelReply(state, boilerplate, 1);
+  rememberModelReply(state, 'Reading src/app.ts to find where the handler is registered.', 2);
+  // the same answer, even after the task moved on (a new state at turn 3)
+  turns(state, [write('src/app.ts', 'fixed', 3)]);
   const judged = { text: ` ${boilerplate.toUpperCase()} `, judged: true };
   const repeated = answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, judged);
   assert.equal(repeated.addressed, false);
   assert.ok(repeated.repeats);
-  // a status line with one file name changed is the same line
+  // a status line with one file name changed, while nothing moved since it was given
   rememberModelReply(
     state,
     'Still on task: found more context in vendor/lib-4.js; next I will keep reading.',
+    4,
   );
   const drifting = 'Still on task: found more context in vendor/lib-5.js; next I will keep reading.';
   assert.equal(
     answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: drifting, judged: true }).addressed,
     false,
+  );
+  // … but after a change it is the narration of repetitive work that moves
+  turns(state, [write('vendor/lib-4.js', 'patched', 5)]);
+  assert.equal(
+    answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: drifting, judged: true }).addressed,
+    true,
   );
   // a real answer is new, however it starts
   const real =

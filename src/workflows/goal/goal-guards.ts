@@ -116,7 +116,7 @@ export class GoalGuards {
       : this.countsProgress
         ? answersCheckpoint(this.guards, settings, { text: replyText, judged })
         : { addressed: judged };
-    rememberModelReply(this.guards, replyText);
+    rememberModelReply(this.guards, replyText, this.state.counters.modelTurns);
     if (!answer) return { addressed: false };
     if (!hasToolCalls) return { addressed: answer.addressed };
     const decision = guardCheckpointReply(this.guards, settings, {

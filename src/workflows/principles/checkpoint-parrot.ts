@@ -35,19 +35,48 @@ export function similarity(a: string, b: string): number {
   return shared / (left.size + right.size - shared);
 }
 
-/** The earlier reply this one repeats, if any. An empty reply repeats nothing (it is unanswered anyway). */
+/** Replies as the guard state keeps them: the shape, and the model turn it was given in. */
+export interface RememberedReply {
+  shape: string;
+  atTurn: number;
+}
+
+/** Word overlap from which two replies are the same answer, wherever the task stands. */
+export const SAME_ANSWER_SIMILARITY = 0.95;
+
+/**
+ * The earlier reply this one repeats, if any:
+ * - the same answer (SAME_ANSWER_SIMILARITY) as any remembered reply — a fixed boilerplate
+ *   answer is no answer, however much work goes on around it;
+ * - or a near-identical one (`similarity`) to a reply given since the workspace last changed
+ *   (`changedAtTurn`): saying the same thing while nothing moves. Repetitive work that does move
+ *   (twelve modules renamed one by one) may well narrate itself in near-identical lines.
+ * An empty reply repeats nothing (it is unanswered anyway).
+ */
 export function repeatsEarlierReply(
   reply: string,
-  earlier: readonly string[],
-  threshold = DEFAULT_PARROT_SIMILARITY,
+  earlier: readonly RememberedReply[],
+  options: { similarity?: number; changedAtTurn: number },
 ): string | undefined {
   const shape = replyShape(reply);
   if (shape === '') return undefined;
-  return earlier.find((other) => other !== '' && similarity(shape, other) >= threshold);
+  const near = options.similarity ?? DEFAULT_PARROT_SIMILARITY;
+  return earlier.find((other) => {
+    if (other.shape === '') return false;
+    const overlap = similarity(shape, other.shape);
+    return (
+      overlap >= Math.max(near, SAME_ANSWER_SIMILARITY) ||
+      (other.atTurn > options.changedAtTurn && overlap >= near)
+    );
+  })?.shape;
 }
 
-export function rememberReply(earlier: readonly string[], reply: string): string[] {
+export function rememberReply(
+  earlier: readonly RememberedReply[],
+  reply: string,
+  atTurn: number,
+): RememberedReply[] {
   const shape = replyShape(reply);
   if (shape === '') return [...earlier];
-  return [...earlier, shape].slice(-REMEMBERED_REPLIES);
+  return [...earlier, { shape, atTurn }].slice(-REMEMBERED_REPLIES);
 }

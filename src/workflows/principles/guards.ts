@@ -167,8 +167,8 @@ export const guardsStateSchema = z.object({
     .default([]),
   /** Intents denied in this goal, with how often. */
   denied: z.array(deniedIntentSchema).default([]),
-  /** The shapes of the model's latest replies (checkpoint-parrot.ts). */
-  replies: z.array(z.string()).default([]),
+  /** The model's latest replies, as shapes with their turn (checkpoint-parrot.ts). */
+  replies: z.array(z.object({ shape: z.string(), atTurn: z.number().int().nonnegative() })).default([]),
   hypotheses: z.object({ streak: z.number().int().nonnegative(), warned: z.boolean() }),
   checkpoints: z.object({
     judged: z.number().int().nonnegative(),
@@ -645,23 +645,28 @@ function explorationDecision(
 
 /**
  * Whether a reply answers an open checkpoint: the generous judge said yes (`judged`), and it does
- * not repeat one of the model's earlier replies. Every reply is remembered for later comparisons.
+ * not repeat an earlier reply (the same answer as any, or a near-identical one given since the
+ * workspace last changed: checkpoint-parrot.ts).
  */
 export function answersCheckpoint(
   state: GuardsState,
   settings: GuardSettings,
   reply: { text: string; judged: boolean },
 ): { addressed: boolean; repeats?: string } {
+  const changedAtTurn = (state.exploration ?? state.progress).atTurn;
   const repeats =
     settings.enabled && settings.checkpoints.enabled
-      ? repeatsEarlierReply(reply.text, state.replies, settings.checkpoints.repeatSimilarity)
+      ? repeatsEarlierReply(reply.text, state.replies, {
+          similarity: settings.checkpoints.repeatSimilarity,
+          changedAtTurn,
+        })
       : undefined;
   return { addressed: reply.judged && repeats === undefined, ...(repeats === undefined ? {} : { repeats }) };
 }
 
 /** Every reply the model gives joins the comparison set (after it was itself compared). */
-export function rememberModelReply(state: GuardsState, text: string): void {
-  state.replies = rememberReply(state.replies, text);
+export function rememberModelReply(state: GuardsState, text: string, atTurn: number): void {
+  state.replies = rememberReply(state.replies, text, atTurn);
 }
 
 /** The model's first reply after a checkpoint (or after an enforced one it has not answered yet). */
