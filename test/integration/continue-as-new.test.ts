@@ -78,13 +78,13 @@ test(
       const handle = await client.workflow.start(goalWorkflow, {
         taskQueue: 'keel-can',
         workflowId,
-        // The filler repeats one listing on purpose (it only has to grow history); the loop guard
-        // would rightly stop it at the 5th.
+        // The filler repeats one listing and answers no checkpoint on purpose (it only has to grow
+        // history); the guards would rightly warn it, hold its calls and stop it.
         args: [
           {
             goal: 'GOAL-LONG: keep going',
             workspace: tempDirectory(),
-            guards: { loop: { enabled: false } },
+            guards: { enabled: false },
             // With network allowed every run_command is irreversible: the last one waits for a human.
             sandbox: { network: true },
           },
