@@ -3,6 +3,7 @@ import { goalResult, goalStatus } from '../client/goal-client';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView, PendingApprovalView } from '../workflows/goal/messages';
 import { approvalLines, labelText } from './approval-lines';
+import { endsWithReport } from '../workflows/goal/closing-report';
 
 export interface FollowOptions {
   print: (line: string) => void;
@@ -77,12 +78,18 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
   return result;
 }
 
+/** A goal a guard or a limit stopped ends with its closing report, not with an answer. */
+export function finalTextLabel(status: GoalStatusView['status']): string {
+  const reported = status !== 'terminated' && status !== 'timed_out' && endsWithReport(status);
+  return reported ? 'closing report' : 'final answer';
+}
+
 export function describeResult(result: GoalResult): string[] {
   const counters = result.counters;
   const byTier = counters.toolCallsByReversibility;
   return [
     `goal ${result.status}${result.reason ? `: ${result.reason}` : ''}`,
-    ...(result.finalText ? [`final answer: ${result.finalText}`] : []),
+    ...(result.finalText ? [`${finalTextLabel(result.status)}: ${result.finalText}`] : []),
     `model turns ${counters.modelTurns}; tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}); approvals granted ${counters.approvalsGranted}, denied ${counters.approvalsDenied}, timed out ${counters.approvalsTimedOut}`,
     `tokens in ${result.usage.inputTokens}, out ${result.usage.outputTokens}`,
   ];

@@ -4,7 +4,7 @@ import { goalHandle, goalResult, goalStatus, type GoalHandle } from '../client/g
 import { formatElapsed } from '../workflows/principles/budget';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
-import { describeResult } from './follow-goal';
+import { describeResult, finalTextLabel } from './follow-goal';
 import { modelProgress } from '../client/model-progress';
 import type { StreamProgress } from '../workflows/goal/model-call';
 import { approvalLines, labelText } from './approval-lines';
@@ -70,7 +70,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
       );
     }
   }
-  if (view.finalText) lines.push(`final answer: ${preview(view.finalText)}`);
+  if (view.finalText) lines.push(`${finalTextLabel(view.status)}: ${preview(view.finalText)}`);
   if (view.status !== 'running')
     lines.push(`goal ${view.status}${view.endReason ? `: ${view.endReason}` : ''}`);
   return lines;

@@ -6,7 +6,7 @@ import { goalResult } from '../../src/client/goal-client';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import type { GoalInput } from '../../src/workflows/goal/goal-input';
 import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
-import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
+import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 /**
  * A stopped goal still reports (issue 22): a guard or a limit gets one last model turn without
@@ -52,6 +52,15 @@ before(async () => {
         report: { text: 'a report nobody may pay for' },
       },
       {
+        name: 'slow-report',
+        match: 'GOAL-REPORT-SLOW',
+        turns: [
+          ...Array.from({ length: 12 }, () => ({ toolCalls: [readMissing] })),
+          { text: 'never reached' },
+        ],
+        report: { text: 'too late', delayMs: 30_000 },
+      },
+      {
         name: 'failing-report',
         match: 'GOAL-REPORT-FAILING',
         turns: [
@@ -94,7 +103,8 @@ async function run(goal: string, extra: Partial<GoalInput> = {}) {
     const result = await goalResult(handle); // a stopped goal fails its workflow; the result is in the details
     const ledger = await handle.query(ledgerQuery, {});
     const status = await handle.query(goalStatusQuery);
-    return { result, ledger, status };
+    const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    return { result, ledger, status, currentDetails };
   });
 }
 
@@ -103,7 +113,7 @@ const reportEvents = (ledger: Array<{ kind: string; data: Record<string, unknown
   ledger.filter((event) => event.kind === 'goal.closing_report');
 
 test('a loop stopped by its guard still reports: the report is the final text, the goal is still stuck', async () => {
-  const { result, ledger, status } = await run('GOAL-REPORT-LOOPER');
+  const { result, ledger, status, currentDetails } = await run('GOAL-REPORT-LOOPER');
   assert.equal(result.status, 'stuck');
   assert.match(
     result.reason ?? '',
@@ -111,6 +121,9 @@ test('a loop stopped by its guard still reports: the report is the final text, t
   );
   assert.equal(result.finalText, LOOP_REPORT);
   assert.equal(status.finalText, LOOP_REPORT, 'the status query shows it too');
+  assert.match(currentDetails, /^### Goal stuck · done/);
+  assert.match(currentDetails, /#### Closing report\n\*\*Stopped:\*\* stopped by a guard: loop/);
+  assert.ok(currentDetails.includes(LOOP_REPORT), 'and the Web UI’s current details');
   assert.equal(result.counters.modelTurns, 5, 'the report is not a turn of the loop');
 
   const requests = requestsOf('looper');
@@ -209,5 +222,27 @@ test('a report that keeps failing leaves the stop as it was: stuck, same reason,
   const [failed] = reportEvents(ledger);
   assert.equal(failed?.data.outcome, 'failed');
   assert.match(String(failed?.data.why), /scripted outage 3/);
+  assert.equal(ledger.at(-1)?.kind, 'goal.stuck');
+});
+
+test('a cancel while the report is written ends the report, not the stop: the goal is still stuck', async () => {
+  const { result, ledger } = await harness.withWorker(async () => {
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `goal-report-slow-${Date.now()}`,
+      args: [{ goal: 'GOAL-REPORT-SLOW: read what there is', workspace: workspace() }],
+    });
+    await eventually(async () => requestsOf('slow-report').find((r) => r.toolsRefused));
+    await handle.cancel();
+    const result = await goalResult(handle);
+    return { result, ledger: await handle.query(ledgerQuery, {}) };
+  });
+  assert.equal(result.status, 'stuck');
+  assert.match(result.reason ?? '', /^stopped by a guard: loop/);
+  assert.equal(result.finalText, undefined);
+  assert.deepEqual(
+    reportEvents(ledger).map((event) => [event.data.outcome, event.data.why]),
+    [['failed', 'the goal was cancelled']],
+  );
   assert.equal(ledger.at(-1)?.kind, 'goal.stuck');
 });

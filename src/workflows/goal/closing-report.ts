@@ -29,6 +29,14 @@ const CHARACTERS_PER_TOKEN = 4;
 /** Endings that ask the model for a report: a guard (stuck) or a turn or tool-call limit. */
 const REPORTED_ENDINGS: ReadonlySet<GoalStatus> = new Set([GoalStatus.Stuck, GoalStatus.Limit]);
 
+/**
+ * Whether a goal that ended so says what it did in a closing report: for these endings the final
+ * text, when there is one, is always the report (a final answer ends a goal as completed).
+ */
+export function endsWithReport(status: GoalStatus): boolean {
+  return REPORTED_ENDINGS.has(status);
+}
+
 /** Endings whose report is skipped, and why (the ledger says so). */
 const SKIPPED_ENDINGS: Readonly<Partial<Record<GoalStatus, string>>> = {
   [GoalStatus.BudgetExhausted]: 'the budget is spent',
