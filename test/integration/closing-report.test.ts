@@ -232,7 +232,7 @@ test('a cancel while the report is written ends the report, not the stop: the go
       workflowId: `goal-report-slow-${Date.now()}`,
       args: [{ goal: 'GOAL-REPORT-SLOW: read what there is', workspace: workspace() }],
     });
-    await eventually(async () => requestsOf('slow-report').find((r) => r.toolsRefused));
+    await eventually(() => Promise.resolve(requestsOf('slow-report').find((r) => r.toolsRefused)));
     await handle.cancel();
     const result = await goalResult(handle);
     return { result, ledger: await handle.query(ledgerQuery, {}) };
