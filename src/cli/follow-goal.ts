@@ -3,6 +3,7 @@ import { goalResult, goalStatus } from '../client/goal-client';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView, PendingApprovalView } from '../workflows/goal/messages';
 import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
+import { finalTextLabel } from './final-text-label';
 
 export interface FollowOptions {
   print: (line: string) => void;
@@ -80,7 +81,7 @@ export function describeResult(result: GoalResult): string[] {
   const byTier = counters.toolCallsByReversibility;
   return [
     `goal ${result.status}${result.reason ? `: ${result.reason}` : ''}`,
-    ...(result.finalText ? [`final answer: ${result.finalText}`] : []),
+    ...(result.finalText ? [`${finalTextLabel(result.status)}: ${result.finalText}`] : []),
     `model turns ${counters.modelTurns}; tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}); approvals granted ${counters.approvalsGranted}, denied ${counters.approvalsDenied}, timed out ${counters.approvalsTimedOut}${autoDeniedClause(counters)}`,
     `tokens in ${result.usage.inputTokens}, out ${result.usage.outputTokens}`,
   ];

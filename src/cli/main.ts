@@ -31,6 +31,7 @@ import type { GoalStatusView } from '../workflows/goal/messages';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail, tokenUsageText } from '../workflows/goal/goal-details';
 import { modelInput } from './model-flags';
+import { finalTextLabel } from './final-text-label';
 import { budgetLines } from './budget-lines';
 import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
 import { visibleJson } from '../workflows/tools/call-text';
@@ -304,7 +305,7 @@ export function buildProgram(): Command {
             `ignored decisions: ${view.counters.approvalsIgnored}${ignoredDetail(view.lastIgnoredDecision)}`,
           );
         for (const line of view.latestMessages) print(`  ${line}`);
-        if (view.finalText) print(`final answer: ${view.finalText}`);
+        if (view.finalText) print(`${finalTextLabel(view.status)}: ${view.finalText}`);
       });
     });
 

@@ -5,6 +5,7 @@ import { formatElapsed } from '../workflows/principles/budget';
 import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult } from './follow-goal';
+import { finalTextLabel } from './final-text-label';
 import { modelProgress } from '../client/model-progress';
 import type { StreamProgress } from '../workflows/goal/model-call';
 import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
@@ -68,7 +69,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
       lines.push(decisionHint(workflowId, approval.callId));
     }
   }
-  if (view.finalText) lines.push(`final answer: ${preview(view.finalText)}`);
+  if (view.finalText) lines.push(`${finalTextLabel(view.status)}: ${preview(view.finalText)}`);
   if (view.status !== 'running')
     lines.push(`goal ${view.status}${view.endReason ? `: ${view.endReason}` : ''}`);
   return lines;

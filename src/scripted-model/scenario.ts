@@ -94,6 +94,21 @@ export const scriptedStructuredSchema = z
   })
   .strict();
 
+/**
+ * How the scenario answers a request under `tool_choice: {"type": "none"}` (keel's closing
+ * report). Without it such a request gets its turn's text alone: the API never answers with a
+ * tool call when tools are refused.
+ */
+export const scriptedReportSchema = z
+  .object({
+    text: z.string().min(1),
+    /** Answered in order on the first attempts; the next attempt succeeds. */
+    failures: z.array(scriptedFailureSchema).default([]),
+    delayMs: z.number().int().nonnegative().default(0),
+    outputTokens: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
 export const scenarioSchema = z
   .object({
     name: z.string().min(1),
@@ -102,6 +117,7 @@ export const scenarioSchema = z
     match: z.string().optional(),
     turns: z.array(scriptedTurnSchema).min(1),
     structured: z.array(scriptedStructuredSchema).default([]),
+    report: scriptedReportSchema.optional(),
   })
   .strict();
 
@@ -110,6 +126,7 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
 export type ScriptedTurn = z.output<typeof scriptedTurnSchema>;
 export type ScriptedStructured = z.output<typeof scriptedStructuredSchema>;
 export type ScriptedFailure = z.output<typeof scriptedFailureSchema>;
+export type ScriptedReport = z.output<typeof scriptedReportSchema>;
 
 export function parseScenario(raw: unknown, source = 'scenario'): Scenario {
   const result = scenarioSchema.safeParse(raw);

@@ -35,6 +35,8 @@ export interface RecordedRequest {
   turnIndex: number;
   /** The forced tool of a structured call. */
   structuredTool?: string;
+  /** Asked under tool_choice none: answered with text only (the scenario's report, if it has one). */
+  toolsRefused?: true;
   body: MessagesRequestBody;
   apiKeyPresent: boolean;
   status: number;
@@ -126,10 +128,12 @@ export async function startScriptedMessagesServer(
     }
     const scenario = chooseScenario(scenarios, body);
     const forcedTool = body.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined;
+    const toolsRefused = body.tool_choice?.type === 'none';
     const record: RecordedRequest = {
       scenario: scenario?.name ?? '',
       turnIndex: forcedTool ? -1 : turnIndexOf(body),
       ...(forcedTool ? { structuredTool: forcedTool } : {}),
+      ...(toolsRefused ? { toolsRefused: true as const } : {}),
       body,
       apiKeyPresent: hasCredentials(request),
       status: 200,
@@ -160,12 +164,13 @@ export async function startScriptedMessagesServer(
     response: ServerResponse,
   ): Promise<void> {
     const turnIndex = record.turnIndex;
-    const attempt = nextAttempt(`${scenario.name}#${turnIndex}`);
-    const turn: ScriptedTurn =
+    const scripted: ScriptedTurn =
       scenario.turns[turnIndex] ??
       scriptedTurnSchema.parse({
         text: `(The scripted scenario "${scenario.name}" has no turn ${turnIndex + 1}; ending here.)`,
       });
+    const turn = record.toolsRefused ? withoutTools(scenario, scripted, turnIndex) : scripted;
+    const attempt = nextAttempt(`${scenario.name}#${turnIndex}${record.toolsRefused ? '#no-tools' : ''}`);
     await pause(turn.delayMs);
     if (fail(turn.failures[attempt], record, response)) return;
     const usage = cache.account(body);
@@ -251,7 +256,8 @@ export async function startScriptedMessagesServer(
     completedTurnCounts() {
       const counts = new Map<string, number>();
       for (const request of requests) {
-        if (request.status !== 200 || request.turnIndex < 0 || request.interrupted) continue;
+        if (request.status !== 200 || request.turnIndex < 0 || request.interrupted || request.toolsRefused)
+          continue;
         const key = `${request.scenario}#${request.turnIndex}`;
         counts.set(key, (counts.get(key) ?? 0) + 1);
       }
@@ -263,6 +269,28 @@ export async function startScriptedMessagesServer(
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The turn as a request under tool_choice none is answered: the scenario's report when it has
+ * one, else the turn's own text (or a note that it has none), never a tool call.
+ */
+function withoutTools(scenario: Scenario, turn: ScriptedTurn, turnIndex: number): ScriptedTurn {
+  const report = scenario.report;
+  if (report !== undefined) {
+    return scriptedTurnSchema.parse({
+      text: report.text,
+      failures: report.failures,
+      delayMs: report.delayMs,
+      ...(report.outputTokens === undefined ? {} : { outputTokens: report.outputTokens }),
+    });
+  }
+  return scriptedTurnSchema.parse({
+    text:
+      turn.text ??
+      `(The scripted scenario "${scenario.name}" has no text for turn ${turnIndex + 1} and tools were refused.)`,
+    delayMs: turn.delayMs,
+  });
 }
 
 /**

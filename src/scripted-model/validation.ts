@@ -23,6 +23,7 @@ export function validateRequest(body: MessagesRequestBody, context: ValidationCo
   return (
     maxTokensRejection(body) ??
     messagesRejection(body) ??
+    toolChoiceRejection(body) ??
     toolPairingRejection(body) ??
     thinkingRejection(body, context.signer) ??
     cacheControlRejection(body) ??
@@ -70,6 +71,19 @@ function messagesRejection(body: MessagesRequestBody): string | undefined {
   const lastBlock = last?.role === 'assistant' ? messageBlocks(last).at(-1) : undefined;
   if (lastBlock?.type === 'text' && typeof lastBlock.text === 'string' && /\s$/.test(lastBlock.text))
     return 'messages: final assistant content cannot end with trailing whitespace';
+  return undefined;
+}
+
+// platform.claude.com/docs/en/api/messages/create: tool_choice is one of auto, any, tool (with the
+// tool's name) or none ("The model will not be allowed to use tools").
+const TOOL_CHOICE_TYPES = ['auto', 'any', 'tool', 'none'];
+function toolChoiceRejection(body: MessagesRequestBody): string | undefined {
+  const choice = body.tool_choice;
+  if (choice === undefined) return undefined;
+  if (typeof choice.type !== 'string' || !TOOL_CHOICE_TYPES.includes(choice.type))
+    return `tool_choice: Input tag '${String(choice.type)}' found using 'type' does not match any of the expected tags: ${TOOL_CHOICE_TYPES.map((type) => `'${type}'`).join(', ')}`;
+  if (choice.type === 'tool' && typeof choice.name !== 'string')
+    return 'tool_choice.tool.name: Field required';
   return undefined;
 }
 

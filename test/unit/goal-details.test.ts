@@ -353,3 +353,24 @@ test('a goal that requires signatures shows only the signing command', () => {
   );
   assert.doesNotMatch(markdown, /temporal workflow signal/);
 });
+
+test('a stopped goal shows its closing report first, in the model’s own words and nothing hidden', () => {
+  const markdown = renderGoalDetails(
+    input({
+      status: 'stuck',
+      phase: 'done',
+      endReason: 'stopped by a guard: loop: read_file: a.txt made 5 times',
+      closingReport: 'Done: read a.txt.\n```\nLeft: find b.txt\u202E.',
+    }),
+  );
+  const lines = section(markdown, '#### Closing report');
+  assert.ok(lines.length > 0, markdown);
+  assert.ok(
+    markdown.indexOf('#### Closing report') < markdown.indexOf('#### Progress'),
+    'before the counters',
+  );
+  assert.ok(lines.includes('**Stopped:** stopped by a guard: loop: read_file: a.txt made 5 times'));
+  const block = codeBlocks(markdown)[0] ?? [];
+  assert.deepEqual(block, ['Done: read a.txt.', '```', 'Left: find b.txt\\u{202E}.']);
+  assert.doesNotMatch(renderGoalDetails(input()), /Closing report/, 'none while running');
+});

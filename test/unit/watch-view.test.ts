@@ -185,6 +185,24 @@ test('an ended goal shows its final answer and how it ended', () => {
   );
 });
 
+test('a goal a guard or a limit stopped shows its closing report, not a final answer', () => {
+  for (const status of ['stuck', 'limit'] as const) {
+    const lines = renderWatchView(
+      view({ status, phase: 'done', finalText: 'Done: a. Left: b.', endReason: 'why it stopped' }),
+      { workflowId: 'goal-1' },
+    );
+    assert.deepEqual(lines.slice(-2), [
+      'closing report: Done: a. Left: b.',
+      `goal ${status}: why it stopped`,
+    ]);
+  }
+  const rejected = renderWatchView(
+    view({ status: 'rejected', phase: 'done', finalText: 'my output', endReason: 'rejected' }),
+    { workflowId: 'goal-1' },
+  );
+  assert.ok(rejected.includes('final answer: my output'), 'a rejected answer is still an answer');
+});
+
 test('while the model thinks, the answer it is writing shows: tokens so far, the block, its latest text', () => {
   const forming = {
     kind: 'model-stream' as const,

@@ -128,6 +128,7 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
         system: wire.system,
         messages: wire.messages,
         ...(wire.tools.length > 0 ? { tools: wire.tools } : {}),
+        ...(wire.tools.length > 0 && input.toolChoice === 'none' ? { tool_choice: { type: 'none' } } : {}),
         ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
         ...(input.model.thinking
           ? { thinking: { type: 'enabled', budget_tokens: input.model.thinking.budgetTokens } }

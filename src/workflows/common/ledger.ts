@@ -68,6 +68,12 @@ export const LedgerEventKind = {
   SubGoalsSpawned: 'subgoals.spawned',
   /** The workflow continued as new; the ledger went with it. */
   GoalContinuedAsNew: 'goal.continued_as_new',
+  /**
+   * A guard or a limit stopped the goal and the model was asked, without tools, what was done and
+   * what is left: `outcome` written (the report is the goal's final text), failed or skipped, with
+   * why and the tokens it used. Recorded just before the goal's ending.
+   */
+  GoalClosingReport: 'goal.closing_report',
   GoalCompleted: 'goal.completed',
   GoalFailed: 'goal.failed',
   /** The goal ended as stuck: a hard guard stopped it (the guard.stopped event before it says why). */

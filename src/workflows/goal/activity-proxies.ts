@@ -34,6 +34,22 @@ export function proxiesFor(config: GoalConfig) {
       },
     }),
     /**
+     * The closing report (closing-report.ts): the same model call, retried briefly. It is a
+     * courtesy at the end of a stopped goal, so a model that keeps failing must not hold the
+     * ending up for long.
+     */
+    closingReport: wf.proxyActivities<Pick<KeelActivities, 'callModel'>>({
+      startToCloseTimeout: modelTimeoutMs,
+      heartbeatTimeout: heartbeatTimeoutMs,
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumInterval: '5s',
+        maximumAttempts: 3,
+        nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_FAILURES],
+      },
+    }),
+    /**
      * Tool calls, with a tool's own timeout when it has one, on the goal's host queue when it is
      * bound to one (one set of proxies per timeout and queue). A host-bound call that no worker of
      * the host takes within hostTimeoutMs fails with a schedule-to-start timeout, which is never

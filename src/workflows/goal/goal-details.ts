@@ -50,6 +50,10 @@ export interface GoalDetailsInput {
   guards?: GuardsView;
   /** The workspace host, and while it is away what a human can do. */
   host?: HostView;
+  /** Why the goal ended, once it has. */
+  endReason?: string;
+  /** What the model said it did and left undone when a guard or a limit stopped the goal. */
+  closingReport?: string;
 }
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
@@ -60,6 +64,7 @@ const CALL_LINE_CHARACTERS = 80;
 export function renderGoalDetails(input: GoalDetailsInput): string {
   const sections = [
     heading(input),
+    closingReportSection(input),
     hostSection(input.host),
     pendingApprovalsSection(input),
     reviewSection(input),
@@ -78,6 +83,14 @@ function heading(input: GoalDetailsInput): string {
   if (input.task.index > 0) lines.push(`**Task ${input.task.index + 1}:** ${preview(input.task.text)}`);
   // Two trailing spaces: a markdown line break, so the lines stay apart without list bullets.
   return lines.join('  \n');
+}
+
+/** The model's own words: in a code block, nothing hidden, so its text cannot pass for keel's. */
+function closingReportSection(input: GoalDetailsInput): string | undefined {
+  if (input.closingReport === undefined) return undefined;
+  const stop = input.endReason === undefined ? [] : [`**Stopped:** ${preview(input.endReason)}`];
+  // One block (no blank lines): a fenced block may follow a paragraph line directly.
+  return ['#### Closing report', ...stop, codeBlock(wrapped(visibleText(input.closingReport)))].join('\n');
 }
 
 function hostSection(host: HostView | undefined): string | undefined {

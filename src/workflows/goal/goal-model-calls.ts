@@ -21,6 +21,7 @@ import {
   type StoredModelRequest,
 } from './model-request';
 import { systemPrompt } from './prompts';
+import { closingReportMessages } from './closing-report';
 import { judgeStop, moreRoomThan, STOP_REASONS_PATCH, type StopVerdict } from './stop-reasons';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
@@ -142,6 +143,32 @@ export class GoalModelCalls {
     return { reply, stop, maxTokens };
   }
 
+  /**
+   * The closing report's request (closing-report.ts): the goal's own system prompt, tools and
+   * transcript, fitted to its context budget, with the report's prompt as the last user message.
+   * Built before it is sent so the workflow can weigh its size against the budget left.
+   */
+  closingReportRequest(prompt: string): { request: SentRequest; chars: number } {
+    this.fitContext();
+    const whole = this.request();
+    const request = { ...whole, messages: closingReportMessages(whole.messages, prompt) };
+    return { request, chars: JSON.stringify(request).length };
+  }
+
+  /**
+   * Sends the closing report's request: no tools allowed (tool_choice none), little room, brief
+   * retries. Its usage is counted; its answer is not kept in the transcript (the goal has ended).
+   */
+  async closingReport(request: SentRequest, maxTokens: number): Promise<ModelCallResult> {
+    const result = await this.send(request, this.state.counters.modelTurns + 1, maxTokens, {
+      summary: 'closing report',
+      callModel: this.goal.activities.closingReport.callModel,
+      toolChoice: 'none',
+    });
+    this.addUsage(result.usage);
+    return result;
+  }
+
   /** What the next model request holds: the system prompt, the tools, the transcript. */
   private request(): SentRequest {
     const config = this.state.config;
@@ -156,21 +183,28 @@ export class GoalModelCalls {
    * Sends a request, by reference to the stored one where it can. The active plan step changes
    * within a goal, so it travels as the turn's note, after the cached prefix (model-call.ts).
    */
-  private async send(sent: SentRequest, turn: number, maxTokens: number): Promise<ModelCallResult> {
+  private async send(
+    sent: SentRequest,
+    turn: number,
+    maxTokens: number,
+    how: {
+      summary: string;
+      callModel: ActivityProxies['model']['callModel'];
+      toolChoice?: ModelCallInput['toolChoice'];
+    } = { summary: `model turn ${turn}`, callModel: this.goal.activities.model.callModel },
+  ): Promise<ModelCallResult> {
     const planContext = this.goal.planContext();
     const call = (parts: ModelRequestParts): Promise<ModelCallResult> =>
-      this.goal.activities.model.callModel.executeWithOptions(
-        { summary: `model turn ${turn}`, priority: this.priority() },
-        [
-          {
-            model: { ...this.state.config.model, maxTokens },
-            ...parts,
-            ...(planContext ? { turnNote: planContext } : {}),
-            goalId: this.goal.workflowId,
-            turn,
-          } satisfies ModelCallInput,
-        ],
-      );
+      how.callModel.executeWithOptions({ summary: how.summary, priority: this.priority() }, [
+        {
+          model: { ...this.state.config.model, maxTokens },
+          ...parts,
+          ...(planContext ? { turnNote: planContext } : {}),
+          ...(how.toolChoice ? { toolChoice: how.toolChoice } : {}),
+          goalId: this.goal.workflowId,
+          turn,
+        } satisfies ModelCallInput,
+      ]);
     const parts: ModelRequestParts =
       this.missedRequests < MAX_MISSED_REQUESTS ? nextModelRequest(this.stored, sent) : sent;
     try {

@@ -11,6 +11,7 @@ import { rawFallbackRate } from '../common/structured-output';
 import type { SearchAttributeValues } from './search-attribute-values';
 import { describeMessage } from '../common/transcript';
 import { callText } from '../tools/call-text';
+import { endsWithReport } from './closing-report';
 
 /**
  * Read-only projections of the goal state: the status query, the Web UI's current details, the
@@ -210,6 +211,10 @@ export function detailsInput(
     ...(awaitsHumanReview(state) ? { awaitingHumanReview: true } : {}),
     ...(view.guards ? { guards: view.guards } : {}),
     ...(view.host ? { host: view.host } : {}),
+    ...(view.endReason !== undefined ? { endReason: view.endReason } : {}),
+    ...(view.finalText !== undefined && endsWithReport(state.status)
+      ? { closingReport: view.finalText }
+      : {}),
   };
 }
 

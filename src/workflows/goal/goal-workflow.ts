@@ -22,6 +22,8 @@ import { isHarnessTool } from '../tools/harness-tools';
 import type { ToolCatalogue } from '../tools/tool-catalogue';
 import { proxiesFor, type ActivityProxies } from './activity-proxies';
 import { GoalAssessment } from './goal-assessment';
+import { CLOSING_REPORT_PATCH } from './closing-report';
+import { GoalClosingReport } from './goal-closing-report';
 import { GoalDiscipline } from './goal-discipline';
 import { goalEnding } from './goal-ending';
 import { cutOff, describeFailure, heldBack } from './goal-failures';
@@ -154,6 +156,9 @@ class GoalRun {
    * activities and hand over at keel's own history limits (history-limits.ts).
    */
   private readonly leanHistory = wf.patched(LEAN_HISTORY_PATCH);
+  /** Runs from before CLOSING_REPORT_PATCH end without a closing report, as they did (replay). */
+  private readonly closingReports = wf.patched(CLOSING_REPORT_PATCH);
+  private readonly closingReport: GoalClosingReport;
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
@@ -172,6 +177,7 @@ class GoalRun {
       record: (kind, summary, data) => this.visibility.record(kind, summary, data),
       planContext: () => this.planning.planContext(),
     });
+    this.closingReport = new GoalClosingReport({ state, model: this.model, visibility: this.visibility });
     const context = {
       state,
       activities: this.activities,
@@ -575,6 +581,8 @@ class GoalRun {
   }
 
   async finish(status: GoalStatus, reason: string): Promise<GoalResult> {
+    // A guard or a limit: the model says what was done and what is left (closing-report.ts).
+    if (this.closingReports) await this.closingReport.write(status, reason);
     this.state.status = status;
     this.state.phase = GoalPhase.Done;
     this.state.endReason = reason;
@@ -595,8 +603,9 @@ class GoalRun {
       ...(cacheHitRate > 0 ? { cacheHitRate } : {}),
     });
     this.visibility.show();
-    // The last events reach the listeners before the workflow closes (closing would stop retries).
-    await this.visibility.flush();
+    // The last events reach the listeners before the workflow closes (closing would stop retries),
+    // also when a cancellation arrived during the closing report (the goal ends with its stop).
+    await wf.CancellationScope.nonCancellable(() => this.visibility.flush());
     return goalResultOf(this.state, Date.now());
   }
 }

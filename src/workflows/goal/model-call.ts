@@ -39,6 +39,11 @@ export interface ModelCallInput {
    * sent after the request's last cache breakpoint, so it never changes a cached prefix.
    */
   turnNote?: string;
+  /**
+   * `none`: the model may not call tools this turn (the closing report). The tool definitions
+   * are still sent, so the request keeps the goal's cached prefix.
+   */
+  toolChoice?: 'none';
   /** For logs and summaries only. */
   goalId: string;
   turn: number;
