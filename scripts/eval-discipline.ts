@@ -7,6 +7,7 @@
  *   npm run eval:discipline -- --no-scenarios --trajectories ../shared/trajectories
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
 import {
@@ -24,7 +25,28 @@ import {
 } from './discipline/trajectory-report';
 
 const REPOSITORY = path.resolve(__dirname, '..');
-const DEFAULT_TRAJECTORIES = path.resolve(REPOSITORY, '../shared/trajectories');
+
+/**
+ * Where the recorded runs are when no --trajectories is given: KEEL_TRAJECTORIES, else
+ * ../shared/trajectories beside the repository — or beside the repository this one was cloned
+ * from, so a fresh `git clone . /tmp/x` finds the same folder as its origin.
+ */
+function defaultTrajectories(): string {
+  const fromEnv = process.env.KEEL_TRAJECTORIES;
+  if (fromEnv) return path.resolve(fromEnv);
+  const beside = path.resolve(REPOSITORY, '../shared/trajectories');
+  if (existsSync(beside)) return beside;
+  const origin = spawnSync('git', ['config', '--get', 'remote.origin.url'], {
+    cwd: REPOSITORY,
+    encoding: 'utf8',
+  });
+  const url = origin.status === 0 ? origin.stdout.trim() : '';
+  if (url.startsWith('/') || url.startsWith('file://')) {
+    const besideOrigin = path.resolve(url.replace(/^file:\/\//, ''), '../shared/trajectories');
+    if (existsSync(besideOrigin)) return besideOrigin;
+  }
+  return beside;
+}
 
 const program = new Command('eval:discipline')
   .description('Scripted misbehaving models and recorded real runs against the hard guards')
@@ -87,9 +109,11 @@ async function runScenarios(only: readonly string[]): Promise<DisciplineReport> 
 
 /** --trajectories with a folder, or the default one; a missing default is an error, as is a missing folder. */
 function trajectoryDirectory(flag: string | boolean): string {
-  const directory = typeof flag === 'string' ? path.resolve(flag) : DEFAULT_TRAJECTORIES;
+  const directory = typeof flag === 'string' ? path.resolve(flag) : defaultTrajectories();
   if (!existsSync(directory))
-    throw new Error(`no trajectory folder at ${directory} (give --trajectories DIR, or --no-trajectories)`);
+    throw new Error(
+      `no trajectory folder at ${directory} (give --trajectories DIR or KEEL_TRAJECTORIES, or --no-trajectories)`,
+    );
   return directory;
 }
 

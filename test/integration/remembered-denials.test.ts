@@ -71,7 +71,9 @@ async function startGoal(goal: string, sandbox: { network: boolean } = { network
     workflowId: `${goal.toLowerCase()}-${Date.now()}`,
     // With network allowed every run_command is irreversible: each waits for a human. Without,
     // a command runs on a copy-on-write layer and waits with its changes held when it deletes.
-    args: [{ goal: `${goal}: clean up`, workspace, sandbox }],
+    // The denial guard counts these refusals too and would stop the goal at the third denial of
+    // one intent (test/integration/guards.test.ts); here what is under test is the memory.
+    args: [{ goal: `${goal}: clean up`, workspace, sandbox, guards: { denials: { stopAfterDenials: 10 } } }],
   });
   return { handle, workspace };
 }

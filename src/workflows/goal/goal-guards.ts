@@ -15,6 +15,7 @@ import {
 import { bringCheckpointForward, type PrincipleSettings } from '../principles/principles';
 import { legacyGuardTurn, PROGRESS_GUARDS_PATCH } from '../principles/legacy-guards';
 import { CallEffect } from '../principles/progress';
+import { StepStatus } from '../planning/plan';
 import { judgeReflectionResponse } from '../reflection/reflection-response';
 import { isHarnessTool } from '../tools/harness-tools';
 import type { ToolOutcome } from '../tools/tool-outcome';
@@ -65,14 +66,19 @@ export class GoalGuards {
 
   /** State carried from a version without guards gets fresh guards, starting from now. */
   private get guards(): GuardsState {
-    this.state.guards ??= initialGuardsState({
-      toolCalls: this.state.counters.toolCalls,
-      modelTurns: this.state.counters.modelTurns,
-      ...(this.state.assessment.lastProgressCycle === undefined
-        ? {}
-        : { progressCycle: this.state.assessment.lastProgressCycle }),
-    });
+    this.state.guards ??= initialGuardsState(this.restartPoint());
     return this.state.guards;
+  }
+
+  /**
+   * What moves when a plan step is completed: the count of the plan's completed steps. (Before
+   * issue 22 it was the assessment's last progress cycle, which every successful change moves
+   * too — so any write reset the stretches; goals from then keep it.)
+   */
+  private progressMark(): number | undefined {
+    if (!this.countsProgress) return this.state.assessment.lastProgressCycle;
+    const plan = this.state.planning.plan;
+    return plan?.steps.filter((step) => step.status === StepStatus.Completed).length;
   }
 
   /** Principle settings as the goal runs them: checkpoints enforced once the guard escalated. */
@@ -145,7 +151,7 @@ export class GoalGuards {
       calls,
       toolCalls: this.state.counters.toolCalls,
       modelTurns: this.state.counters.modelTurns,
-      progressCycle: this.state.assessment.lastProgressCycle,
+      progressCycle: this.progressMark(),
       consequence: planned ? 'fails the active plan step and plans again' : 'stops the goal as stuck',
     });
     const stop = decisions.find((decision) => decision.action === GuardAction.Stop);
@@ -168,11 +174,11 @@ export class GoalGuards {
   }
 
   private restartPoint() {
-    const lastProgressCycle = this.state.assessment.lastProgressCycle;
+    const mark = this.progressMark();
     return {
       toolCalls: this.state.counters.toolCalls,
       modelTurns: this.state.counters.modelTurns,
-      ...(lastProgressCycle === undefined ? {} : { progressCycle: lastProgressCycle }),
+      ...(mark === undefined ? {} : { progressCycle: mark }),
     };
   }
 

@@ -146,7 +146,7 @@ export const guardsStateSchema = z.object({
   loopWarnedKeys: z.array(z.string()),
   /** The last time something new came (or the start of the goal, task or plan attempt). */
   progress: stretchSchema.extend({
-    /** assessment.lastProgressCycle as last seen, to notice a completed plan step. */
+    /** The progress mark (facts.progressCycle) as last seen, to notice a completed plan step. */
     cycleSeen: z.number().int().nonnegative().optional(),
   }),
   /** The last new lasting state (absent in state from before issue 22: starts at `progress`). */
@@ -258,7 +258,7 @@ export interface TurnFacts {
   calls: readonly GuardedCall[];
   toolCalls: number;
   modelTurns: number;
-  /** assessment.lastProgressCycle (a completed plan step moves it too). */
+  /** A mark that moves when a plan step is completed (the plan's completed steps); undefined without a plan. */
   progressCycle: number | undefined;
   /** "stops the goal as stuck" or "fails the active plan step": said in every prompt. */
   consequence: string;
