@@ -5,7 +5,6 @@ import {
   MAX_REMEMBERED_DENIALS,
   rememberDenial,
   rememberedDenialFor,
-  rememberedIntent,
   type RememberedDenial,
 } from '../../src/workflows/goal/remembered-denials';
 import {
@@ -15,6 +14,7 @@ import {
 } from '../../src/workflows/goal/goal-state';
 import { newGoalState } from '../../src/workflows/goal/goal-start';
 import { denialText } from '../../src/workflows/goal/turn';
+import { intentOf } from '../../src/workflows/principles/call-intent';
 
 const shell = (command: string, callId = 'call-1') => ({
   callId,
@@ -99,7 +99,7 @@ test('the list is capped; the oldest go first, the newest match first', () => {
 
 test('a long target-less call is kept short, and still matches itself but not a different one', () => {
   const long = (tail: string) => ({ toolName: 'http_post', input: { body: 'x'.repeat(5_000) + tail } });
-  const intent = rememberedIntent(long('1').toolName, long('1').input);
+  const intent = intentOf(long('1').toolName, long('1').input);
   assert.ok(intent.call.length < 400, `kept ${intent.call.length} chars`);
   const remembered = rememberDenial([], { ...long('1'), callId: 'call-1', summary: 'post' }, denial());
   assert.ok(rememberedDenialFor(remembered, long('1')));

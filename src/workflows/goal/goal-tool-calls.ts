@@ -24,13 +24,8 @@ import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
 import { callsToPrepare, denialText, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
 import { LEAN_HISTORY_PATCH } from './lean-history';
 import { splitPreparation } from './workflow-prepared-calls';
-import {
-  autoDenial,
-  rememberDenial,
-  rememberedDenialFor,
-  rememberedIntentText,
-  type RememberedDenial,
-} from './remembered-denials';
+import { autoDenial, rememberDenial, rememberedDenialFor, type RememberedDenial } from './remembered-denials';
+import { intentText } from '../principles/call-intent';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -173,7 +168,7 @@ export class GoalToolCalls {
     if (!call.approval || call.approval.decision) return;
     call.approval.decision = autoDenial(remembered, new Date().toISOString());
     this.state.counters.approvalsAutoDenied += 1;
-    const intent = rememberedIntentText(remembered.intent);
+    const intent = intentText(remembered.intent);
     this.goal.visibility.record(
       LedgerEventKind.ApprovalAutoDenied,
       `refused without asking (${remembered.decision.approver} denied ${intent} and asked not to be asked again): ${call.summary}`,

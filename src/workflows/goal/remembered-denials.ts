@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { intentOf, intentText, sameIntent, type CallIntent } from '../principles/call-intent';
+import {
+  callIntentSchema,
+  intentOf,
+  intentText,
+  sameIntent,
+  type CallIntent,
+} from '../principles/call-intent';
 
 /**
  * Denials a human asked not to be asked again for (issue 22): the goal remembers what each denied
@@ -10,16 +16,6 @@ import { intentOf, intentText, sameIntent, type CallIntent } from '../principles
 
 /** Enough for any goal a human watches; the oldest go first, so the newest wishes always hold. */
 export const MAX_REMEMBERED_DENIALS = 50;
-
-/** Beyond this, a target-less call is remembered by a prefix, its length and a checksum. */
-const MAX_CALL_CHARS = 1_000;
-const SHOWN_CALL_CHARS = 200;
-
-export const callIntentSchema = z.object({
-  tool: z.string(),
-  targets: z.array(z.string()),
-  call: z.string(),
-});
 
 export const rememberedDenialSchema = z.object({
   intent: callIntentSchema,
@@ -63,19 +59,6 @@ export interface AutoDenial extends DecisionSeen {
 }
 
 /**
- * What is kept of a call's intent. A call that names targets is matched by them alone, so its
- * whole input is not kept (a write_file's content can be large); a target-less call is matched by
- * the very call, kept whole up to a size and past it as a prefix, its length and a checksum.
- */
-export function rememberedIntent(toolName: string, input: unknown): CallIntent {
-  const intent = intentOf(toolName, input);
-  if (intent.targets.length > 0) return { ...intent, call: '' };
-  if (intent.call.length <= MAX_CALL_CHARS) return intent;
-  const head = intent.call.slice(0, SHOWN_CALL_CHARS);
-  return { ...intent, call: `${head}… (${intent.call.length} chars, fnv1a ${fnv1a(intent.call)})` };
-}
-
-/**
  * The list with this human denial remembered: a denial of the very same intent replaces the older
  * one (its approver and reason are the latest), and past the cap the oldest goes.
  */
@@ -85,7 +68,7 @@ export function rememberDenial(
   decision: DecisionSeen,
 ): RememberedDenial[] {
   if (decision.via !== 'signal' && decision.via !== 'update') return [...remembered];
-  const intent = rememberedIntent(call.toolName, call.input);
+  const intent = intentOf(call.toolName, call.input);
   const entry: RememberedDenial = {
     intent,
     decision: {
@@ -107,18 +90,12 @@ export function rememberedDenialFor(
   call: CallSeen,
 ): RememberedDenial | undefined {
   if (remembered === undefined || remembered.length === 0) return undefined;
-  const intent = rememberedIntent(call.toolName, call.input);
+  const intent = intentOf(call.toolName, call.input);
   for (let index = remembered.length - 1; index >= 0; index -= 1) {
     const earlier = remembered[index];
     if (earlier && sameIntent(earlier.intent, intent)) return earlier;
   }
   return undefined;
-}
-
-/** "run_command on build", cut for a line of text. */
-export function rememberedIntentText(intent: CallIntent): string {
-  const text = intentText(intent);
-  return text.length <= SHOWN_CALL_CHARS ? text : `${text.slice(0, SHOWN_CALL_CHARS)}…`;
 }
 
 /**
@@ -133,7 +110,7 @@ export function autoDenial(remembered: RememberedDenial, decidedAt: string): Aut
     approved: false,
     approver: 'keel',
     reason:
-      `a human (${approver}) denied this intent (${rememberedIntentText(remembered.intent)}) earlier ` +
+      `a human (${approver}) denied this intent (${intentText(remembered.intent)}) earlier ` +
       `and asked not to be asked again, so keel refused it without asking.${because}`,
     decidedAt,
     via: 'remembered-denial',
@@ -143,14 +120,4 @@ export function autoDenial(remembered: RememberedDenial, decidedAt: string): Aut
 /** Whether two kept intents are the very same (not merely overlapping): one replaces the other. */
 function sameWholeIntent(a: CallIntent, b: CallIntent): boolean {
   return a.tool === b.tool && a.call === b.call && a.targets.join('\n') === b.targets.join('\n');
-}
-
-/** 32-bit FNV-1a of the text's UTF-16 units, as hex: a checksum, not a secret. */
-function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, '0');
 }

@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import { splitSimpleCommands } from '../tools/shell-words';
-import { normalizedInput } from './loop-guard';
+import { normalizedInput, resultDigest } from './loop-guard';
 
 /**
  * What a call is about, to recognise a request a human already denied when the model asks again
@@ -14,13 +15,23 @@ import { normalizedInput } from './loop-guard';
  * against calls a human denied, and a false match costs one more "ask differently" prompt, while a
  * miss costs the human another approval request.
  */
-export interface CallIntent {
-  tool: string;
+export const callIntentSchema = z.object({
+  tool: z.string(),
   /** Normalized target paths, sorted; empty when the call names none. */
-  targets: string[];
-  /** The normalized call itself, for calls without targets. */
-  call: string;
-}
+  targets: z.array(z.string()),
+  /**
+   * The normalized call itself, for calls without targets ('' for a call with targets: those are
+   * matched by their targets alone, and a write_file's content can be large). Past
+   * MAX_CALL_CHARS it is kept as a prefix, its length and a checksum: intents live in workflow state.
+   */
+  call: z.string(),
+});
+export type CallIntent = z.infer<typeof callIntentSchema>;
+
+/** Beyond this, a target-less call is kept by a prefix, its length and a checksum. */
+const MAX_CALL_CHARS = 1_000;
+/** How much of a long intent a line of text shows. */
+const SHOWN_CALL_CHARS = 200;
 
 /** Input fields that name what a call acts on (built-in, MCP and user tools alike). */
 const TARGET_FIELDS: ReadonlySet<string> = new Set([
@@ -61,11 +72,14 @@ export function intentOf(toolName: string, input: unknown): CallIntent {
       }
     }
   }
-  return {
-    tool: toolName,
-    targets: [...targets].sort().slice(0, MAX_TARGETS),
-    call: `${toolName} ${normalizedInput(input)}`,
-  };
+  const sorted = [...targets].sort().slice(0, MAX_TARGETS);
+  return { tool: toolName, targets: sorted, call: sorted.length > 0 ? '' : keptCall(toolName, input) };
+}
+
+function keptCall(toolName: string, input: unknown): string {
+  const call = `${toolName} ${normalizedInput(input)}`;
+  if (call.length <= MAX_CALL_CHARS) return call;
+  return `${call.slice(0, SHOWN_CALL_CHARS)}… (${call.length} chars, fnv1a ${resultDigest(call)})`;
 }
 
 export function sameIntent(a: CallIntent, b: CallIntent): boolean {
@@ -74,9 +88,10 @@ export function sameIntent(a: CallIntent, b: CallIntent): boolean {
   return a.targets.some((target) => b.targets.includes(target));
 }
 
-/** "run_command on build", for prompts and the ledger. */
+/** "run_command on build", for prompts and the ledger: one line, cut when long. */
 export function intentText(intent: CallIntent): string {
-  return intent.targets.length > 0 ? `${intent.tool} on ${intent.targets.join(', ')}` : intent.call;
+  const text = intent.targets.length > 0 ? `${intent.tool} on ${intent.targets.join(', ')}` : intent.call;
+  return text.length <= SHOWN_CALL_CHARS ? text : `${text.slice(0, SHOWN_CALL_CHARS)}…`;
 }
 
 /**

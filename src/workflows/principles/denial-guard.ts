@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sameIntent, type CallIntent } from './call-intent';
+import { callIntentSchema, sameIntent, type CallIntent } from './call-intent';
 
 /**
  * Denials count (issue 22): a model that asks again for what a human denied — the same call, or
@@ -17,12 +17,6 @@ export interface DenialSettings {
 export const DEFAULT_DENIAL_SETTINGS: DenialSettings = { enabled: true, stopAfterDenials: 3 };
 
 export const MAX_REMEMBERED_INTENTS = 20;
-
-export const callIntentSchema = z.object({
-  tool: z.string(),
-  targets: z.array(z.string()),
-  call: z.string(),
-});
 
 export const deniedIntentSchema = z.object({
   intent: callIntentSchema,
