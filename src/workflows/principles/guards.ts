@@ -321,11 +321,35 @@ function warnedAtTurn(state: GuardsState, about: string): number | undefined {
   return state.warnings.find((warning) => warning.about === about)?.atTurn;
 }
 
-function rememberWarning(state: GuardsState, about: string, modelTurns: number, atToolCall?: number): void {
+/**
+ * A warning (or an escalation), remembered by what it is about with the turn it was given in: a
+ * later stop about the same thing needs the model to have read it.
+ */
+function warn(
+  state: GuardsState,
+  about: string,
+  at: { modelTurns: number; atToolCall?: number },
+  decision: Omit<GuardDecision, 'action'> & { action?: GuardAction },
+): GuardDecision {
   state.warnings = [
     ...state.warnings.filter((warning) => warning.about !== about),
-    { about, atTurn: modelTurns, ...(atToolCall === undefined ? {} : { atToolCall }) },
+    { about, atTurn: at.modelTurns, ...(at.atToolCall === undefined ? {} : { atToolCall: at.atToolCall }) },
   ].slice(-MAX_REMEMBERED_WARNINGS);
+  return { ...decision, action: decision.action ?? GuardAction.Warn };
+}
+
+/** A stop: it says it came after a warning, and its data names the turn that warning was given in. */
+function stopAfterWarning(
+  state: GuardsState,
+  about: string,
+  decision: { guard: GuardName; summary: string; data: Record<string, unknown> },
+): GuardDecision {
+  return {
+    guard: decision.guard,
+    action: GuardAction.Stop,
+    summary: `${decision.summary}, after a warning`,
+    data: { ...decision.data, warnedAtTurn: warnedAtTurn(state, about) },
+  };
 }
 
 function loopDecision(
@@ -362,18 +386,15 @@ function loopDecision(
     limit: verdict.kind === 'warn' ? settings.loop.warnAt : settings.loop.stopAt,
   };
   if (verdict.kind === 'stop') {
-    return {
+    return stopAfterWarning(state, about, {
       guard: GuardName.Loop,
-      action: GuardAction.Stop,
-      summary: `loop: ${verdict.summary} made ${verdict.repeats} times in the last ${verdict.window} tool calls${settings.loop.matchResults ? ' with the same result' : ''}, after a warning`,
-      data: { ...data, warnedAtTurn: warnedAtTurn(state, about) },
-    };
+      summary: `loop: ${verdict.summary} made ${verdict.repeats} times in the last ${verdict.window} tool calls${settings.loop.matchResults ? ' with the same result' : ''}`,
+      data,
+    });
   }
   state.loopWarnedKeys = [...state.loopWarnedKeys, verdict.key].slice(-settings.loop.window);
-  rememberWarning(state, about, context.modelTurns);
-  return {
+  return warn(state, about, context, {
     guard: GuardName.Loop,
-    action: GuardAction.Warn,
     summary: `loop: ${verdict.summary} made ${verdict.repeats} times in the last ${verdict.window} tool calls`,
     prompt: loopPrompt({
       summary: verdict.summary,
@@ -386,7 +407,7 @@ function loopDecision(
       consequence: context.consequence,
     }),
     data,
-  };
+  });
 }
 
 /** Rounds of 2 to maxCycleLength calls; runs after loopDecision has remembered the call. */
@@ -412,24 +433,26 @@ function cycleDecision(
   };
   const warning = state.warnings.find((known) => known.about === about);
   if (!warning) {
-    rememberWarning(state, about, context.modelTurns, call.atToolCall);
-    return {
-      guard: GuardName.Cycle,
-      action: GuardAction.Warn,
-      summary: `cycle: the same ${cycle.length} calls twice in a row (${cycle.summaries.join(' → ')})`,
-      prompt: cyclePrompt({ summaries: cycle.summaries, rounds: 2, consequence: context.consequence }),
-      data,
-    };
+    return warn(
+      state,
+      about,
+      { modelTurns: context.modelTurns, atToolCall: call.atToolCall },
+      {
+        guard: GuardName.Cycle,
+        summary: `cycle: the same ${cycle.length} calls twice in a row (${cycle.summaries.join(' → ')})`,
+        prompt: cyclePrompt({ summaries: cycle.summaries, rounds: 2, consequence: context.consequence }),
+        data,
+      },
+    );
   }
   // A whole round made after the model read the warning: it went round again.
   if (warning.atTurn >= context.modelTurns) return undefined;
   if (call.atToolCall - (warning.atToolCall ?? 0) < cycle.length) return undefined;
-  return {
+  return stopAfterWarning(state, about, {
     guard: GuardName.Cycle,
-    action: GuardAction.Stop,
-    summary: `cycle: the same ${cycle.length} calls went round again (${cycle.summaries.join(' → ')}), after a warning`,
-    data: { ...data, warnedAtTurn: warning.atTurn },
-  };
+    summary: `cycle: the same ${cycle.length} calls went round again (${cycle.summaries.join(' → ')})`,
+    data,
+  });
 }
 
 function hypothesisDecision(
@@ -455,29 +478,22 @@ function hypothesisDecision(
     atToolCall: call.atToolCall,
     call: call.summary,
   };
-  if (verdict.kind === 'stop') {
-    return {
-      guard: GuardName.Hypotheses,
-      action: GuardAction.Stop,
-      summary: `hypotheses: ${verdict.streak} in a row did not match the results, after a warning`,
-      data: { ...data, warnedAtTurn: warnedAtTurn(state, 'hypotheses') },
-    };
-  }
+  const summary = `hypotheses: ${verdict.streak} in a row did not match the results`;
+  if (verdict.kind === 'stop')
+    return stopAfterWarning(state, 'hypotheses', { guard: GuardName.Hypotheses, summary, data });
   // Warned already but not read yet (two mismatches in one turn): the first warning stands.
   if (state.hypotheses.warned) return undefined;
   state.hypotheses.warned = true;
-  rememberWarning(state, 'hypotheses', context.modelTurns);
-  return {
+  return warn(state, 'hypotheses', context, {
     guard: GuardName.Hypotheses,
-    action: GuardAction.Warn,
-    summary: `hypotheses: ${verdict.streak} in a row did not match the results`,
+    summary,
     prompt: hypothesisStreakPrompt({
       streak: verdict.streak,
       stopAfter: settings.hypotheses.stopAfter,
       consequence: context.consequence,
     }),
     data,
-  };
+  });
 }
 
 function denialDecision(
@@ -503,17 +519,14 @@ function denialDecision(
     atToolCall: call.atToolCall,
   };
   if (verdict.kind === 'stop') {
-    return {
+    return stopAfterWarning(state, about, {
       guard: GuardName.Denials,
-      action: GuardAction.Stop,
-      summary: `denials: ${intentText(verdict.intent)} asked for again and denied ${verdict.denials} times, after a warning`,
-      data: { ...data, warnedAtTurn: warnedAtTurn(state, about) },
-    };
+      summary: `denials: ${intentText(verdict.intent)} asked for again and denied ${verdict.denials} times`,
+      data,
+    });
   }
-  rememberWarning(state, about, context.modelTurns);
-  return {
+  return warn(state, about, context, {
     guard: GuardName.Denials,
-    action: GuardAction.Warn,
     summary: `denials: ${call.summary} was denied`,
     prompt: denialPrompt({
       summary: call.summary,
@@ -522,7 +535,7 @@ function denialDecision(
       consequence: context.consequence,
     }),
     data,
-  };
+  });
 }
 
 /**
@@ -575,18 +588,15 @@ function stagnationDecision(state: GuardsState, context: TurnContext): GuardDeci
     atToolCall: state.recentCalls[state.recentCalls.length - 1]?.atToolCall ?? state.progress.atToolCall,
   };
   if (verdict.kind === 'stop') {
-    return {
+    return stopAfterWarning(state, 'stagnation', {
       guard: GuardName.Stagnation,
-      action: GuardAction.Stop,
-      summary: `stagnation: ${verdict.callsWithoutNew} of the last ${verdict.window} tool calls brought nothing new (${verdict.turnsWithoutNew} model turns since anything new), after a warning`,
-      data: { ...data, warnedAtTurn: warnedAtTurn(state, 'stagnation') },
-    };
+      summary: `stagnation: ${verdict.callsWithoutNew} of the last ${verdict.window} tool calls brought nothing new (${verdict.turnsWithoutNew} model turns since anything new)`,
+      data,
+    });
   }
   state.progress.warned = true;
-  rememberWarning(state, 'stagnation', context.modelTurns);
-  return {
+  return warn(state, 'stagnation', context, {
     guard: GuardName.Stagnation,
-    action: GuardAction.Warn,
     summary: `stagnation: ${verdict.callsWithoutNew} of the last ${verdict.window} tool calls brought nothing new`,
     prompt: stagnationPrompt({
       callsWithoutNew: verdict.callsWithoutNew,
@@ -595,7 +605,7 @@ function stagnationDecision(state: GuardsState, context: TurnContext): GuardDeci
       consequence: context.consequence,
     }),
     data,
-  };
+  });
 }
 
 function explorationDecision(
@@ -620,27 +630,20 @@ function explorationDecision(
     lastChangeAtToolCall: exploration.atToolCall,
     atToolCall: facts.toolCalls,
   };
-  if (verdict.kind === 'stop') {
-    return {
-      guard: GuardName.Exploration,
-      action: GuardAction.Stop,
-      summary: `exploration: ${verdict.callsWithoutChange} tool calls without a change to the workspace, after a warning`,
-      data: { ...data, warnedAtTurn: warnedAtTurn(state, 'exploration') },
-    };
-  }
+  const summary = `exploration: ${verdict.callsWithoutChange} tool calls without a change to the workspace`;
+  if (verdict.kind === 'stop')
+    return stopAfterWarning(state, 'exploration', { guard: GuardName.Exploration, summary, data });
   exploration.warned = true;
-  rememberWarning(state, 'exploration', context.modelTurns);
-  return {
+  return warn(state, 'exploration', context, {
     guard: GuardName.Exploration,
-    action: GuardAction.Warn,
-    summary: `exploration: ${verdict.callsWithoutChange} tool calls without a change to the workspace`,
+    summary,
     prompt: explorationPrompt({
       callsWithoutChange: verdict.callsWithoutChange,
       stopAfterCalls: context.settings.stagnation.exploreStopAfterCalls,
       consequence: context.consequence,
     }),
     data,
-  };
+  });
 }
 
 /**
@@ -680,20 +683,13 @@ export function guardCheckpointReply(
   if (verdict.kind === 'none') return undefined;
   state.decisions += 1;
   if (verdict.kind === 'stop') {
-    return {
+    return stopAfterWarning(state, 'checkpoints', {
       guard: GuardName.Checkpoints,
-      action: GuardAction.Stop,
-      summary: `checkpoints: ${verdict.heldTurns} replies in a row ignored an enforced checkpoint (answered ${verdict.answered} of ${verdict.judged}), after a warning`,
-      data: {
-        ...verdict,
-        limit: settings.checkpoints.stopAfterHeldTurns,
-        atToolCall: reply.toolCalls,
-        warnedAtTurn: warnedAtTurn(state, 'checkpoints'),
-      },
-    };
+      summary: `checkpoints: ${verdict.heldTurns} replies in a row ignored an enforced checkpoint (answered ${verdict.answered} of ${verdict.judged})`,
+      data: { ...verdict, limit: settings.checkpoints.stopAfterHeldTurns, atToolCall: reply.toolCalls },
+    });
   }
   const escalated = verdict.kind === 'escalate';
-  rememberWarning(state, 'checkpoints', reply.modelTurns);
   const data = {
     judged: verdict.judged,
     answered: verdict.answered,
@@ -702,7 +698,7 @@ export function guardCheckpointReply(
     repeated: reply.repeated,
     atToolCall: reply.toolCalls,
   };
-  return {
+  return warn(state, 'checkpoints', reply, {
     guard: GuardName.Checkpoints,
     action: escalated ? GuardAction.Escalate : GuardAction.Warn,
     summary: escalated
@@ -715,7 +711,7 @@ export function guardCheckpointReply(
       repeated: reply.repeated,
     }),
     data,
-  };
+  });
 }
 
 /**
