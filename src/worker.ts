@@ -25,6 +25,7 @@ import { registeredFromDefinition } from './activities/tools/registered-tool';
 import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import type { Budget } from './workflows/principles/budget';
+import type { RuleSpec } from './workflows/approvals/approval-rule';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
@@ -79,6 +80,11 @@ export interface KeelWorkerOptions {
   reflectionCadence?: number;
   /** A default budget for goals that leave a dimension open; KEEL_BUDGET_* otherwise. */
   budget?: Budget;
+  /**
+   * The team's approval rules for every goal this worker starts (README, Approval rules);
+   * the file named by KEEL_APPROVAL_RULES otherwise.
+   */
+  approvalRules?: RuleSpec[];
   /** A prebuilt workflow bundle (tests build one and share it); built from source otherwise. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
@@ -103,6 +109,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
   const budget = options.budget ?? defaults.budget;
+  const approvalRules = options.approvalRules ?? defaults.approvalRules;
   const toolRegistry = createToolRegistry(options);
   const mcp = await connectConfiguredMcpServers(options.mcpServers, env);
   try {
@@ -149,6 +156,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
     ledgerSinks,
     ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
     ...(budget !== undefined ? { budget } : {}),
+    ...(approvalRules !== undefined ? { approvalRules } : {}),
   });
   const common = {
     ...(tracing ? { plugins: [...tracing.plugins] } : {}),

@@ -13,7 +13,7 @@ import { defineTool } from '../../src/activities/tools/define-tool';
 import { createToolActivities } from '../../src/activities/tools/tool-activities';
 import { createToolRegistry } from '../../src/worker';
 import type { TranscriptMessage } from '../../src/workflows/common/transcript';
-import { canonicalDecisionText } from '../../src/workflows/goal/approval-authority';
+import { canonicalDecisionText } from '../../src/workflows/approvals/approval-authority';
 import { judgeDecision } from '../../src/workflows/goal/approval-decision';
 import { idempotencyKeyOf, nameCalls } from '../../src/workflows/goal/call-ids';
 import { goalInputSchema } from '../../src/workflows/goal/goal-input';

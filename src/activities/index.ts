@@ -10,6 +10,7 @@ import { createBackupActivities } from './rollback/workspace-backups';
 import { createToolActivities } from './tools/tool-activities';
 import type { ToolRegistry } from './tools/tool-registry';
 import type { Budget } from '../workflows/principles/budget';
+import type { RuleSpec } from '../workflows/approvals/approval-rule';
 import { createWorkerDefaultsActivities } from './worker-defaults';
 
 export interface ActivityDependencies {
@@ -37,6 +38,8 @@ export interface ActivityDependencies {
   reflectionCadence?: number;
   /** The default budget of goals this worker starts (KEEL_BUDGET_*). */
   budget?: Budget;
+  /** The approval rules of goals this worker starts (KEEL_APPROVAL_RULES). */
+  approvalRules?: RuleSpec[];
 }
 
 /** Every activity keel registers, with its dependencies injected. */
@@ -71,6 +74,7 @@ export function createActivities(dependencies: ActivityDependencies) {
         : {}),
       ledgerSinks: dependencies.ledgerSinks.length > 0,
       ...(dependencies.budget !== undefined ? { budget: dependencies.budget } : {}),
+      ...(dependencies.approvalRules !== undefined ? { approvalRules: dependencies.approvalRules } : {}),
     }),
   };
 }

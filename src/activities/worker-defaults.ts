@@ -1,5 +1,7 @@
 import { parseDuration } from '../cli/duration';
 import { budgetSchema, type Budget } from '../workflows/principles/budget';
+import type { RuleSpec } from '../workflows/approvals/approval-rule';
+import { approvalPolicyFromEnv } from './approval-policy-file';
 
 /**
  * Worker-level defaults a goal reads once at its start through an activity, so the choice is
@@ -12,12 +14,19 @@ export interface WorkerDefaults {
   ledgerSinks: boolean;
   /** A budget for goals that set none of their own (per dimension: the goal's limit wins). */
   budget?: Budget;
+  /** The team's approval rules (KEEL_APPROVAL_RULES), for every goal this worker starts. */
+  approvalRules?: RuleSpec[];
 }
 
 export function workerDefaultsFromEnv(env: NodeJS.ProcessEnv, ledgerSinks: boolean): WorkerDefaults {
   const budget = budgetFromEnv(env);
+  const approvalRules = approvalPolicyFromEnv(env);
   const raw = env.KEEL_REFLECTION_CADENCE;
-  const defaults: WorkerDefaults = { ledgerSinks, ...(budget ? { budget } : {}) };
+  const defaults: WorkerDefaults = {
+    ledgerSinks,
+    ...(budget ? { budget } : {}),
+    ...(approvalRules ? { approvalRules } : {}),
+  };
   if (raw === undefined || raw.trim() === '') return defaults;
   const cadence = Number(raw);
   if (!Number.isInteger(cadence) || cadence < 0) {

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { canonicalDecisionText, type SignedDecision } from '../workflows/goal/approval-authority';
+import { canonicalDecisionText, type SignedDecision } from '../workflows/approvals/approval-authority';
 
 /**
  * Client side of signed approvals: Ed25519 key pairs, and signatures over the canonical decision

@@ -7,7 +7,7 @@ import {
   approvalSignaturesSchema,
   canonicalDecisionText,
   checkSignature,
-} from '../../src/workflows/goal/approval-authority';
+} from '../../src/workflows/approvals/approval-authority';
 import type { Ed25519Verify } from '../../src/workflows/common/ed25519';
 import { decodeBase64 } from '../../src/workflows/common/base64';
 import { goalInputSchema } from '../../src/workflows/goal/goal-input';

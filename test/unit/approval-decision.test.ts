@@ -6,7 +6,7 @@ import {
   approversSchema,
   canonicalDecisionText,
   type ApprovalSignatures,
-} from '../../src/workflows/goal/approval-authority';
+} from '../../src/workflows/approvals/approval-authority';
 import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
 
 const waiting = (callId: string, reversibility: ToolCallRecord['reversibility']): ToolCallRecord => ({

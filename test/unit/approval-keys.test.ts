@@ -4,7 +4,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateApprovalKeyPair, loadSigningKey, signDecision } from '../../src/client/approval-keys';
-import { approvalSignaturesSchema, checkSignature } from '../../src/workflows/goal/approval-authority';
+import { approvalSignaturesSchema, checkSignature } from '../../src/workflows/approvals/approval-authority';
 import { makeWorkspace } from './tools-test-helpers';
 
 test('a key pair from keygen signs decisions the workflow check accepts, from a file or PEM text', () => {

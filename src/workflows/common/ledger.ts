@@ -41,6 +41,11 @@ export const LedgerEventKind = {
    * (data: the intent and that original decision).
    */
   ApprovalAutoDenied: 'approval.auto_denied',
+  /** An approval rule was added (data: the rule, its source and maker); approvals/approval-rule.ts. */
+  ApprovalRuleAdded: 'approval.rule_added',
+  ApprovalRuleRevoked: 'approval.rule_revoked',
+  /** A rule the goal could not take (a worker policy rule on a goal that requires signed decisions). */
+  ApprovalRuleNotApplied: 'approval.rule_not_applied',
   /** An irreversible call may or may not have taken effect; `began` says what its journal knew. */
   ToolOutcomeUnknown: 'tool.outcome_unknown',
   /** The transcript went over the goal's context budget; old blocks were elided (with the numbers). */

@@ -5,9 +5,16 @@ import {
   checkSignature,
   type ApprovalSignatures,
   type Approvers,
-} from './approval-authority';
+} from '../approvals/approval-authority';
 import type { ToolCallRecord } from './goal-state';
 import { approvalSignalPayloadSchema, approvalUpdatePayloadSchema } from './messages';
+import {
+  RuleEffect,
+  signedDecisionRule,
+  type DecisionRule,
+  type RuleScope,
+} from '../approvals/approval-rule';
+import { exactPatternFor, whyScopeMissesCall } from '../approvals/rule-book';
 
 type ApprovalSignalPayload = z.output<typeof approvalSignalPayloadSchema>;
 
@@ -26,6 +33,8 @@ export const DecisionRefusalReason = {
   BadSignature: 'bad-signature',
   /** doNotAskAgain on an approval: it only means something for a denial, so it is refused, not dropped. */
   DoNotAskAgainOnApproval: 'do-not-ask-again-on-approval',
+  /** The rule given with the decision would not cover its own call, or has already expired. */
+  RuleRefused: 'rule-refused',
 } as const;
 export type DecisionRefusalReason = (typeof DecisionRefusalReason)[keyof typeof DecisionRefusalReason];
 
@@ -43,6 +52,8 @@ export interface AcceptedDecision {
   reason: string;
   /** A denial whose intent the goal remembers and refuses from now on without asking. */
   doNotAskAgain: boolean;
+  /** The rule to add with it (allow with an approval, forbid with a denial), defaults filled in. */
+  rule?: RuleScope;
 }
 
 export type DecisionVerdict = ({ ok: true } & AcceptedDecision) | ({ ok: false } & DecisionRefusal);
@@ -52,6 +63,10 @@ export interface DecisionAuthority {
   approvers: Approvers;
   signatures?: ApprovalSignatures;
   verify: Ed25519Verify | undefined;
+  /** Workflow time, for a rule's `until`. */
+  nowMs?: number;
+  /** The goal's workspace, so a rule's path is read as the goal's tools read it. */
+  workspace?: string;
 }
 
 /**
@@ -120,11 +135,18 @@ export function judgeDecision(
         approved: isApproved,
         approver: payload.approver,
         doNotAskAgain,
+        ...(payload.rule === undefined ? {} : { rule: signedDecisionRule(isApproved, payload.rule) }),
       },
       signature: payload.signature,
       verify: authority.verify,
     });
     if (!signed.ok) return refuse(signed.reason, signed.message);
+  }
+  let rule: RuleScope | undefined;
+  if (payload.rule !== undefined) {
+    const judged = judgeDecisionRule(payload.rule, isApproved, call, payload.approver, authority);
+    if (!judged.ok) return refuse(judged.reason, judged.message);
+    rule = judged.scope;
   }
   return {
     ok: true,
@@ -133,7 +155,54 @@ export function judgeDecision(
     approver: payload.approver,
     reason: payload.reason,
     doNotAskAgain,
+    ...(rule === undefined ? {} : { rule }),
   };
+}
+
+/**
+ * The rule given with a decision, defaults filled from the call: refused when it would not cover
+ * the call it came with (a typo the human would otherwise find only when asked again), when it
+ * has already expired, or when it would cover irreversible calls and its maker may not decide them.
+ */
+function judgeDecisionRule(
+  given: DecisionRule,
+  approved: boolean,
+  call: ToolCallRecord,
+  approver: string,
+  authority: DecisionAuthority,
+): { ok: true; scope: RuleScope } | { ok: false; reason: DecisionRefusalReason; message: string } {
+  const effect = approved ? RuleEffect.Allow : RuleEffect.Forbid;
+  const scope: RuleScope = {
+    tool: given.tool ?? call.toolName,
+    pattern: given.pattern ?? exactPatternFor(call, authority.workspace),
+    irreversible: given.irreversible ?? false,
+    ...(given.until === undefined ? {} : { until: given.until }),
+  };
+  if (
+    scope.until !== undefined &&
+    authority.nowMs !== undefined &&
+    Date.parse(scope.until) <= authority.nowMs
+  ) {
+    return {
+      ok: false,
+      reason: DecisionRefusalReason.RuleRefused,
+      message: `rule.until ${scope.until} has already passed`,
+    };
+  }
+  const miss = whyScopeMissesCall(scope, effect, call, authority.workspace);
+  if (miss !== undefined) return { ok: false, reason: DecisionRefusalReason.RuleRefused, message: miss };
+  if (
+    effect === RuleEffect.Allow &&
+    scope.irreversible &&
+    !approverAllowed(authority.approvers, 'irreversible', approver)
+  ) {
+    return {
+      ok: false,
+      reason: DecisionRefusalReason.UnauthorizedApprover,
+      message: `${approver} may not decide irreversible calls of this goal, so cannot make a rule that covers them`,
+    };
+  }
+  return { ok: true, scope };
 }
 
 /** The call id and approver of a malformed payload, when they are there to name. */

@@ -4,8 +4,14 @@ import type { ApprovalDecision, GoalState, ToolCallRecord } from './goal-state';
 import { statusView } from './goal-view';
 import { eventsAfter } from '../common/ledger';
 import {
+  addApprovalRuleUpdate,
+  approvalRulesQuery,
   approveSignal,
   assessNowSignal,
+  bulkDecisionPayloadSchema,
+  decideApprovalsUpdate,
+  revokeApprovalRuleUpdate,
+  type ApprovalReceipt,
   decideApprovalUpdate,
   denySignal,
   DESCRIPTIONS,
@@ -19,7 +25,10 @@ import {
   userMessagePayloadSchema,
   userMessageSignal,
 } from './messages';
-import { judgeDecision, type DecisionRefusal } from './approval-decision';
+import { judgeDecision, type AcceptedDecision, type DecisionRefusal } from './approval-decision';
+import { judgeRuleAddition, judgeRuleRevocation } from '../approvals/rule-changes';
+import type { RuleScope } from '../approvals/approval-rule';
+import type { GoalApprovalRules } from './goal-approval-rules';
 import { workflowEd25519Verify } from '../common/ed25519';
 import { FailureType } from '../common/failure-types';
 import type { GoalHost } from './goal-host';
@@ -27,7 +36,11 @@ import type { GoalHost } from './goal-host';
 export interface HandlerTarget {
   state: GoalState;
   workflowId: string;
-  decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>): void;
+  /** Records a human's decision, and adds the rule given with it. */
+  decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>, rule?: RuleScope): void;
+  rules: GoalApprovalRules;
+  /** Decides, by the rules now in force, the calls still waiting for a human. */
+  applyRulesToWaiting(): void;
   /** Records a signal that changed nothing (ledger `approval.ignored`, status, Web UI). */
   ignore(refusal: DecisionRefusal): void;
   isAwaitingReview(): boolean;
@@ -40,15 +53,15 @@ export interface HandlerTarget {
  * anything is written to history.
  */
 export function registerGoalHandlers(target: HandlerTarget): void {
-  const judge = (raw: unknown, approved: boolean | 'from-payload') =>
-    judgeDecision(raw, approved, target.state.currentTurn, {
-      workflowId: target.workflowId,
-      approvers: target.state.config.approvers,
-      ...(target.state.config.approvalSignatures
-        ? { signatures: target.state.config.approvalSignatures }
-        : {}),
-      verify: workflowEd25519Verify,
-    });
+  const authority = () => ({
+    workflowId: target.workflowId,
+    approvers: target.state.config.approvers,
+    ...(target.state.config.approvalSignatures ? { signatures: target.state.config.approvalSignatures } : {}),
+    verify: workflowEd25519Verify,
+    nowMs: Date.now(),
+  });
+  const judge = (raw: unknown, approved: boolean | 'from-payload', turn = target.state.currentTurn) =>
+    judgeDecision(raw, approved, turn, { ...authority(), workspace: target.state.config.workspace });
   const decideBySignal = (approved: boolean) => (raw: unknown) => {
     const verdict = judge(raw, approved);
     if (!verdict.ok) {
@@ -57,13 +70,17 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       target.ignore(refusal);
       return;
     }
-    target.decide(verdict.call, {
-      approved,
-      approver: verdict.approver,
-      reason: verdict.reason,
-      via: 'signal',
-      ...(verdict.doNotAskAgain ? { doNotAskAgain: true } : {}),
-    });
+    target.decide(
+      verdict.call,
+      {
+        approved,
+        approver: verdict.approver,
+        reason: verdict.reason,
+        via: 'signal',
+        ...(verdict.doNotAskAgain ? { doNotAskAgain: true } : {}),
+      },
+      verdict.rule,
+    );
   };
   const refused = (verdict: DecisionRefusal) =>
     ApplicationFailure.nonRetryable(verdict.message, FailureType.ApprovalRefused, {
@@ -79,14 +96,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       // Judged again: another decision may have landed between the validator and this handler.
       const verdict = judge(raw, 'from-payload');
       if (!verdict.ok) throw refused(verdict);
-      target.decide(verdict.call, {
-        approved: verdict.approved,
-        approver: verdict.approver,
-        reason: verdict.reason,
-        via: 'update',
-        ...(verdict.doNotAskAgain ? { doNotAskAgain: true } : {}),
-      });
-      return { callId: verdict.call.callId, approved: verdict.approved, toolSummary: verdict.call.summary };
+      return decideByUpdate(verdict);
     },
     {
       description: DESCRIPTIONS.decideApproval,
@@ -99,6 +109,99 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       },
     },
   );
+  const decideByUpdate = (verdict: AcceptedDecision): ApprovalReceipt => {
+    target.decide(
+      verdict.call,
+      {
+        approved: verdict.approved,
+        approver: verdict.approver,
+        reason: verdict.reason,
+        via: 'update',
+        ...(verdict.doNotAskAgain ? { doNotAskAgain: true } : {}),
+      },
+      verdict.rule,
+    );
+    return { callId: verdict.call.callId, approved: verdict.approved, toolSummary: verdict.call.summary };
+  };
+  /**
+   * Every decision judged before any is applied, each against the turn as the ones before it
+   * leave it (so a call named twice is refused): one refusal refuses them all, nothing half-applied.
+   */
+  const judgeAll = (raw: unknown): AcceptedDecision[] => {
+    const parsed = bulkDecisionPayloadSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+      throw ApplicationFailure.nonRetryable(
+        `malformed decisions: ${field}${issue?.message ?? 'invalid'}`,
+        FailureType.ApprovalRefused,
+        { reason: 'malformed-payload' },
+      );
+    }
+    const seen = new Set<string>();
+    return parsed.data.decisions.map((decision, index) => {
+      if (seen.has(decision.callId)) {
+        throw ApplicationFailure.nonRetryable(
+          `decision ${index + 1}: call ${decision.callId} is named twice`,
+          FailureType.ApprovalRefused,
+          { reason: 'already-decided', callId: decision.callId },
+        );
+      }
+      seen.add(decision.callId);
+      const verdict = judge(decision, 'from-payload');
+      if (!verdict.ok) throw refused({ ...verdict, message: `decision ${index + 1}: ${verdict.message}` });
+      return verdict;
+    });
+  };
+  wf.setHandler(
+    decideApprovalsUpdate,
+    // A rule given with an earlier decision of the batch may have decided a later call already:
+    // its receipt tells what happened to it instead of deciding it twice.
+    (raw) =>
+      judgeAll(raw).map((verdict) => {
+        const earlier = verdict.call.approval?.decision;
+        if (earlier === undefined) return decideByUpdate(verdict);
+        return { callId: verdict.call.callId, approved: earlier.approved, toolSummary: verdict.call.summary };
+      }),
+    {
+      description: DESCRIPTIONS.decideApprovals,
+      validator: (raw) => void judgeAll(raw),
+    },
+  );
+  const ruleRefused = (message: string) =>
+    ApplicationFailure.nonRetryable(message, FailureType.ApprovalRefused, { reason: 'rule-refused' });
+  const judgeAddition = (raw: unknown) => {
+    const verdict = judgeRuleAddition(raw, authority());
+    if (!verdict.ok) throw ruleRefused(verdict.message);
+    return verdict;
+  };
+  wf.setHandler(
+    addApprovalRuleUpdate,
+    (raw) => {
+      const { scope, ...made } = judgeAddition(raw);
+      const added = target.rules.add({ ...scope, ...made });
+      if (!added.ok) throw ruleRefused(added.error);
+      target.applyRulesToWaiting();
+      return added.rule;
+    },
+    { description: DESCRIPTIONS.addApprovalRule, validator: (raw) => void judgeAddition(raw) },
+  );
+  const judgeRevocation = (raw: unknown) => {
+    const verdict = judgeRuleRevocation(raw, target.state.approvalRules, authority());
+    if (!verdict.ok) throw ruleRefused(verdict.message);
+    return verdict;
+  };
+  wf.setHandler(
+    revokeApprovalRuleUpdate,
+    (raw) => {
+      const verdict = judgeRevocation(raw);
+      const revoked = target.rules.revoke({ id: verdict.ruleId, by: verdict.by, reason: verdict.reason });
+      if (!revoked.ok) throw ruleRefused(revoked.error);
+      return revoked.rule;
+    },
+    { description: DESCRIPTIONS.revokeApprovalRule, validator: (raw) => void judgeRevocation(raw) },
+  );
+  wf.setHandler(approvalRulesQuery, () => target.rules.list(), { description: DESCRIPTIONS.approvalRules });
   wf.setHandler(
     userMessageSignal,
     (raw) => {

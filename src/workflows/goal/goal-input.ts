@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { guardSettingsSchema } from '../principles/guards';
 import { principleSettingsSchema } from '../principles/principles';
-import { approvalSignaturesSchema, approversSchema } from './approval-authority';
+import { approvalSignaturesSchema, approversSchema } from '../approvals/approval-authority';
+import { ruleSpecSchema } from '../approvals/approval-rule';
+
+/** Rules a goal's input may carry. */
+export const MAX_INPUT_RULES = 100;
 import { hostIdSchema, workspaceSourceSchema } from '../hosts/host-queues';
 import { MAX_OUTPUT_TOKENS, modelLimits } from '../common/model-limits';
 
@@ -128,6 +132,12 @@ export const goalInputSchema = z
     approvers: approversSchema.prefault({}),
     /** When set, every decision must be signed by the approver's key (see README). */
     approvalSignatures: approvalSignaturesSchema.optional(),
+    /**
+     * Rules that decide matching calls at once instead of asking (`keel run --allow/--forbid`,
+     * approvals/approval-rule.ts). A goal that requires signed decisions takes rules only as
+     * signed changes, never from its input.
+     */
+    approvalRules: z.array(ruleSpecSchema).max(MAX_INPUT_RULES).optional(),
     /** After the final answer, how long to wait for a follow-up message before completing. */
     followUpWindowMs: z.number().int().nonnegative().default(0),
     timing: activityTimingSchema.prefault({}),
@@ -198,7 +208,12 @@ export const goalInputSchema = z
     tools: z.array(z.string().trim().min(1)).min(1).optional(),
     systemPrompt: z.string().optional(),
   })
-  .strict();
+  .strict()
+  .refine((input) => input.approvalSignatures === undefined || (input.approvalRules ?? []).length === 0, {
+    path: ['approvalRules'],
+    message:
+      'a goal that requires signed decisions takes no rules from its input: add signed ones with keel rules <goal> --allow … --sign-key',
+  });
 
 export type ModelSettings = z.output<typeof modelSettingsSchema>;
 export type GoalInput = z.input<typeof goalInputSchema>;

@@ -12,6 +12,7 @@ import { transcriptMessageSchema } from '../common/transcript';
 import { hostBindingSchema } from '../hosts/host-binding';
 import { carriedModelRequestSchema } from './carried-model-request';
 import { rememberedDenialsSchema } from './remembered-denials';
+import { approvalRulesStateSchema, ruleSpecSchema } from '../approvals/approval-rule';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;
@@ -60,8 +61,13 @@ export const approvalDecisionSchema = z.object({
   approver: z.string(),
   reason: z.string(),
   decidedAt: z.string(),
-  /** remembered-denial: keel refused the call without asking, for a denial with doNotAskAgain. */
-  via: z.enum(['signal', 'update', 'timeout', 'cancellation', 'remembered-denial']),
+  /**
+   * remembered-denial: keel refused the call without asking, for a denial with doNotAskAgain;
+   * rule: an approval rule decided it at once (approver: who made the rule).
+   */
+  via: z.enum(['signal', 'update', 'timeout', 'cancellation', 'remembered-denial', 'rule']),
+  /** The rule that decided it (via rule), as the ledger, the details and the call's record name it. */
+  rule: z.object({ id: z.string(), text: z.string(), source: z.string() }).optional(),
   /** The human asked not to be asked again for this call's intent (denials only). */
   doNotAskAgain: z.boolean().optional(),
 });
@@ -149,6 +155,10 @@ export const goalCountersSchema = z.object({
    * approvalsRequested or approvalsDenied, which count what humans were asked and decided.
    */
   approvalsAutoDenied: z.number().int().nonnegative().default(0),
+  /** Calls an approval rule approved at once (nobody was asked). */
+  approvalsByRule: z.number().int().nonnegative().default(0),
+  /** Calls a forbid rule refused at once (nobody was asked). */
+  refusalsByRule: z.number().int().nonnegative().default(0),
   unknownOutcomes: z.number().int().nonnegative(),
   /** Executed calls by the host that ran them (see hosts/host-queues.ts). */
   toolCallsByHost: z.record(z.string(), z.number().int().nonnegative()).default({}),
@@ -215,6 +225,8 @@ export const goalStateSchema = z.object({
    * (remembered-denials.ts); absent in goals from before and in goals without any.
    */
   rememberedDenials: rememberedDenialsSchema.optional(),
+  /** Approval rules in force and revoked (approvals/rule-book.ts); absent until the goal has one. */
+  approvalRules: approvalRulesStateSchema.optional(),
   /** Follow-up user messages not yet given to the model. */
   inbox: z.array(z.string()),
   /** Harness notes (checkpoints, mismatches, plan changes) to give the model before its next turn. */
@@ -231,6 +243,8 @@ export const goalStateSchema = z.object({
     ledgerSinks: z.boolean(),
     /** The worker's default budget (KEEL_BUDGET_*); the goal's own limits win per dimension. */
     budget: budgetSchema.optional(),
+    /** The worker's approval policy file (KEEL_APPROVAL_RULES), as the goal read it at its start. */
+    approvalRules: z.array(ruleSpecSchema).optional(),
   }),
   principles: principlesStateSchema,
   /** The hard guards' memory; absent in state carried from a version without guards (made on resume). */
@@ -277,6 +291,8 @@ export function emptyCounters(): GoalCounters {
     approvalsTimedOut: 0,
     approvalsIgnored: 0,
     approvalsAutoDenied: 0,
+    approvalsByRule: 0,
+    refusalsByRule: 0,
     unknownOutcomes: 0,
     toolCallsByHost: {},
   };

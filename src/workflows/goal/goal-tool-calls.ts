@@ -26,6 +26,11 @@ import { LEAN_HISTORY_PATCH } from './lean-history';
 import { splitPreparation } from './workflow-prepared-calls';
 import { autoDenial, rememberDenial, rememberedDenialFor, type RememberedDenial } from './remembered-denials';
 import { intentText } from '../principles/call-intent';
+import type { GoalApprovalRules } from './goal-approval-rules';
+import { RuleEffect, RuleSource, type RuleScope } from '../approvals/approval-rule';
+import type { RuleVerdict } from '../approvals/rule-book';
+import { decisionByRule, namedRule } from '../approvals/rule-decisions';
+import { whyItWaits } from '../approvals/why-it-waits';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -35,6 +40,7 @@ export interface ToolCallsHost {
   readonly guards: GoalGuards;
   readonly visibility: GoalVisibility;
   readonly host: GoalHost;
+  readonly rules: GoalApprovalRules;
   priority(): { priorityKey: number };
   checkBudget(): unknown;
   /** Continues as new unless `stillValid` says no once the hand-over is ready (then returns). */
@@ -150,18 +156,75 @@ export class GoalToolCalls {
   }
 
   requestApprovals(turn: ToolCallRecord[]): void {
-    for (const call of turn) if (call.approval) this.askOrRefuse(call);
+    for (const call of turn) {
+      if (call.approval) this.askOrRefuse(call);
+      else if (call.status === 'ready') this.refuseIfForbidden(call);
+    }
   }
 
   /**
-   * A call that needs a human is asked for, unless a human already denied its intent and asked
-   * not to be asked again: then it is refused now, as a denial by keel, and nobody is asked.
-   * Only goals with remembered denials take the second path, so older histories replay alike.
+   * A call that needs a human is asked for, unless something already answers it: a forbid rule
+   * (refused now), a human's earlier denial of its intent with doNotAskAgain (refused now), or an
+   * allow rule (approved now). Only goals with rules or remembered denials take those paths, so
+   * older histories replay alike.
    */
   private askOrRefuse(call: ToolCallRecord): void {
+    const verdict = this.goal.rules.verdictFor(call);
+    if (verdict?.effect === RuleEffect.Forbid) return this.decideByRule(call, verdict);
     const remembered = rememberedDenialFor(this.state.rememberedDenials, call);
-    if (remembered === undefined) this.recordApprovalRequest(call);
-    else this.refuseRemembered(call, remembered);
+    if (remembered !== undefined) return this.refuseRemembered(call, remembered);
+    if (verdict?.effect === RuleEffect.Allow) return this.decideByRule(call, verdict);
+    this.recordApprovalRequest(call);
+  }
+
+  /**
+   * A call that needs no human still never runs when a forbid rule covers it: "never run `rm *`"
+   * means never, under `auto` too. It is given an approval record that is already a refusal, so
+   * its lane closes it like any denial.
+   */
+  private refuseIfForbidden(call: ToolCallRecord): void {
+    const verdict = this.goal.rules.verdictFor(call);
+    if (verdict?.effect !== RuleEffect.Forbid) return;
+    const nowMs = Date.now();
+    call.status = 'awaiting-approval';
+    call.approval = { requestedAt: new Date(nowMs).toISOString(), deadlineMs: nowMs };
+    this.decideByRule(call, verdict);
+  }
+
+  /** A rule decided the call: recorded like a human's decision, naming the rule; nobody is asked. */
+  private decideByRule(call: ToolCallRecord, verdict: RuleVerdict): void {
+    if (!call.approval || call.approval.decision) return;
+    const decision = decisionByRule(verdict, new Date().toISOString());
+    call.approval.decision = decision;
+    if (decision.approved) this.state.counters.approvalsByRule += 1;
+    else this.state.counters.refusalsByRule += 1;
+    this.goal.visibility.record(
+      LedgerEventKind.ApprovalDecided,
+      `${decision.approved ? 'approved' : 'refused'} by ${namedRule(verdict.rule)}: ${call.summary}`,
+      {
+        callId: call.callId,
+        approved: decision.approved,
+        approver: decision.approver,
+        reason: decision.reason,
+        via: 'rule',
+        rule: decision.rule,
+        reversibility: call.reversibility,
+        call: callText(call.input),
+      },
+    );
+  }
+
+  /**
+   * After a rule was added: the calls of this turn still waiting for a human that it (or any rule)
+   * now decides are decided at once, like the ones that come later. Runs in Update handlers.
+   */
+  applyRulesToWaiting(): void {
+    for (const call of this.state.currentTurn ?? []) {
+      if (call.status !== 'awaiting-approval' || !call.approval || call.approval.decision) continue;
+      const verdict = this.goal.rules.verdictFor(call);
+      if (verdict !== undefined) this.decideByRule(call, verdict);
+    }
+    this.goal.visibility.show();
   }
 
   private refuseRemembered(call: ToolCallRecord, remembered: RememberedDenial): void {
@@ -190,6 +253,7 @@ export class GoalToolCalls {
       reversibility: call.reversibility,
       call: callText(call.input),
       toolCallsSoFar: this.state.counters.toolCalls,
+      whyItWaits: whyItWaits(call),
       ...(call.tierReason === undefined ? {} : { tierReason: call.tierReason }),
       ...(call.escalation === undefined
         ? {}
@@ -203,10 +267,11 @@ export class GoalToolCalls {
   private async runLane(call: ToolCallRecord): Promise<void> {
     if (call.status === 'done') return;
     if (call.status === 'awaiting-approval') {
-      // Refused for a remembered denial before anyone was asked: nothing to wait for.
-      const refused =
-        call.approval?.decision?.via === 'remembered-denial' ? call.approval.decision : undefined;
-      const decision = refused ?? (await this.awaitDecision(call));
+      // Decided before anyone was asked (a remembered denial, a rule): nothing to wait for.
+      const via = call.approval?.decision?.via;
+      const decidedAlready =
+        via === 'remembered-denial' || via === 'rule' ? call.approval?.decision : undefined;
+      const decision = decidedAlready ?? (await this.awaitDecision(call));
       if (!decision.approved) {
         await this.closeDenied(call, decision);
         return;
@@ -270,8 +335,9 @@ export class GoalToolCalls {
     return approval.decision as ApprovalDecision;
   }
 
-  decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>): void {
-    if (!call.approval) return;
+  /** A human's decision; `rule` (given with it) is added, and decides the turn's other waiting calls. */
+  decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>, rule?: RuleScope): void {
+    if (!call.approval || call.approval.decision) return;
     const recorded: ApprovalDecision = { ...decision, decidedAt: new Date().toISOString() };
     call.approval.decision = recorded;
     if (decision.approved) this.state.counters.approvalsGranted += 1;
@@ -286,10 +352,33 @@ export class GoalToolCalls {
         reason: decision.reason,
         via: decision.via,
         ...(decision.doNotAskAgain === true ? { doNotAskAgain: true } : {}),
+        ...(rule === undefined ? {} : { rule }),
       },
     );
     if (!decision.approved && decision.doNotAskAgain === true) this.remember(call, recorded);
+    if (rule !== undefined) this.addRuleOfDecision(call, recorded, rule);
     this.goal.visibility.show();
+  }
+
+  private addRuleOfDecision(call: ToolCallRecord, decision: ApprovalDecision, scope: RuleScope): void {
+    const added = this.goal.rules.add({
+      ...scope,
+      effect: decision.approved ? RuleEffect.Allow : RuleEffect.Forbid,
+      source: RuleSource.Decision,
+      by: decision.approver,
+      reason: decision.reason,
+      fromCallId: call.callId,
+      ...(this.state.config.approvalSignatures === undefined ? {} : { signed: true }),
+    });
+    // Full (MAX_RULES): the decision stands; the ledger says the rule was not kept.
+    if (!added.ok) {
+      this.goal.visibility.record(LedgerEventKind.ApprovalRuleNotApplied, `rule not added: ${added.error}`, {
+        callId: call.callId,
+        rule: scope,
+      });
+      return;
+    }
+    this.applyRulesToWaiting();
   }
 
   /**

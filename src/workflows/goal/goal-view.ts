@@ -1,3 +1,4 @@
+import { whyItWaits } from '../approvals/why-it-waits';
 import { budgetUses, type Budget } from '../principles/budget';
 import { cacheHitRate } from '../principles/cost';
 import type { GoalDetailsInput } from './goal-details';
@@ -29,7 +30,7 @@ export function pendingApprovals(state: GoalState): PendingApprovalView[] {
       input: call.input,
       requestedAt: call.approval?.requestedAt ?? '',
       deadline: new Date(call.approval?.deadlineMs ?? 0).toISOString(),
-      ...(call.tierReason === undefined ? {} : { reason: call.tierReason }),
+      reason: whyItWaits(call),
       ...(call.escalation?.changes === undefined ? {} : { heldChanges: call.escalation.changes }),
     }));
 }

@@ -42,6 +42,7 @@ import type { GoalResult } from './goal-result';
 import { newGoalState, resumeGoalState } from './goal-start';
 import { GoalPhase, GoalStatus, type GoalState, type ToolCallRecord } from './goal-state';
 import { GoalToolCalls } from './goal-tool-calls';
+import { GoalApprovalRules } from './goal-approval-rules';
 import { goalResultOf } from './goal-view';
 import { GoalVisibility } from './goal-visibility';
 import { LEAN_HISTORY_PATCH } from './lean-history';
@@ -159,6 +160,7 @@ class GoalRun {
   /** Runs from before CLOSING_REPORT_PATCH end without a closing report, as they did (replay). */
   private readonly closingReports = wf.patched(CLOSING_REPORT_PATCH);
   private readonly closingReport: GoalClosingReport;
+  private readonly rules: GoalApprovalRules;
 
   constructor(private readonly state: GoalState) {
     this.activities = proxiesFor(state.config);
@@ -195,8 +197,10 @@ class GoalRun {
     this.assessment = new GoalAssessment(context);
     this.reflection = new GoalReflection(context, () => this.awaitHumanReview());
     this.guards = new GoalGuards(state, this.visibility, this.planning);
+    this.rules = new GoalApprovalRules(() => this.state, this.visibility);
     this.toolCalls = new GoalToolCalls({
       state,
+      rules: this.rules,
       activities: this.activities,
       workflowId: this.workflowId,
       planning: this.planning,
@@ -219,7 +223,9 @@ class GoalRun {
     registerGoalHandlers({
       state: this.state,
       workflowId: this.workflowId,
-      decide: (call, decision) => this.toolCalls.decide(call, decision),
+      decide: (call, decision, rule) => this.toolCalls.decide(call, decision, rule),
+      rules: this.rules,
+      applyRulesToWaiting: () => this.toolCalls.applyRulesToWaiting(),
       ignore: (refusal) => this.toolCalls.ignore(refusal),
       isAwaitingReview: () => this.awaitingReview,
       host: this.host,
@@ -387,6 +393,7 @@ class GoalRun {
     if (toolsFailure) return toolsFailure;
     const defaults = await this.lookups().workerDefaults();
     this.state.workerDefaults = defaults;
+    this.rules.seed(this.config.approvalRules, defaults.approvalRules);
     this.state.principles = initialPrinciplesState(
       resolveCadence(this.config.principles, defaults.reflectionCadence),
     );

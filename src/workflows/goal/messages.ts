@@ -7,6 +7,8 @@ import type { GoalResult, GoalStats } from './goal-result';
 import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
 import { hostIdSchema } from '../hosts/host-queues';
+import { decisionRuleSchema, type ApprovalRule } from '../approvals/approval-rule';
+import type { AddRulePayload, RevokeRulePayload } from '../approvals/rule-changes';
 
 /**
  * Every message a goal understands, defined once and imported by the workflow, the CLI and the
@@ -28,6 +30,11 @@ export const approvalSignalPayloadSchema = z
     reason: z.string().default(''),
     signature: z.string().optional(),
     doNotAskAgain: z.boolean({ error: 'doNotAskAgain must be true or false' }).optional(),
+    /**
+     * Also decide later calls like this one, in this goal: with an approval an allow rule, with a
+     * denial a forbid rule (approvals/approval-rule.ts). Signed with the decision when signed.
+     */
+    rule: decisionRuleSchema.optional(),
   })
   .strict();
 export type ApprovalSignalPayload = z.input<typeof approvalSignalPayloadSchema>;
@@ -48,9 +55,28 @@ export const userMessagePayloadSchema = z
   .strict();
 export type UserMessagePayload = z.input<typeof userMessagePayloadSchema>;
 
+/** Several decisions in one Update (`keel approve <goal> --all`): all are accepted, or none is. */
+export const MAX_BULK_DECISIONS = 100;
+export const bulkDecisionPayloadSchema = z
+  .object({
+    decisions: z
+      .array(approvalUpdatePayloadSchema)
+      .min(1, 'name at least one decision')
+      .max(MAX_BULK_DECISIONS, `at most ${MAX_BULK_DECISIONS} decisions at once`),
+  })
+  .strict();
+export type BulkDecisionPayload = z.input<typeof bulkDecisionPayloadSchema>;
+
 export const approveSignal = defineSignal<[ApprovalSignalPayload]>('approve');
 export const denySignal = defineSignal<[ApprovalSignalPayload]>('deny');
 export const decideApprovalUpdate = defineUpdate<ApprovalReceipt, [ApprovalUpdatePayload]>('decideApproval');
+export const decideApprovalsUpdate = defineUpdate<ApprovalReceipt[], [BulkDecisionPayload]>(
+  'decideApprovals',
+);
+export const addApprovalRuleUpdate = defineUpdate<ApprovalRule, [AddRulePayload]>('addApprovalRule');
+export const revokeApprovalRuleUpdate = defineUpdate<ApprovalRule, [RevokeRulePayload]>('revokeApprovalRule');
+/** Every rule of the goal, in force or not, oldest first. */
+export const approvalRulesQuery = defineQuery<ApprovalRule[]>('approvalRules');
 export const userMessageSignal = defineSignal<[UserMessagePayload]>('userMessage');
 
 export interface PendingApprovalView {
@@ -64,7 +90,10 @@ export interface PendingApprovalView {
   input: unknown;
   requestedAt: string;
   deadline: string;
-  /** Why it waits for a human: the tool's reason for its tier, or what the worker found. */
+  /**
+   * Why it waits for a human: the tool's reason for its tier or what the worker found, and the
+   * goal's policy (approvals/why-it-waits.ts). Always there in views from this version on.
+   */
   reason?: string;
   /**
    * The changes the call made on its copy-on-write layer, held there until this decision:
@@ -162,9 +191,15 @@ export interface HostView {
 
 export const DESCRIPTIONS = {
   approve:
-    'Approve a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "signature": "(when the goal requires one)"}',
-  deny: 'Deny a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "doNotAskAgain": true (refuse this intent from now on without asking), "signature": "(when required)"}',
+    'Approve a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "rule": {"pattern": "npm test*"} (optional: approve later matching calls at once), "signature": "(when the goal requires one)"}',
+  deny: 'Deny a pending tool call: {"callId": "...", "approver": "...", "reason": "...", "doNotAskAgain": true (refuse this intent from now on without asking), "rule": {"pattern": "rm *"} (optional: refuse matching calls at once), "signature": "(when required)"}',
   decideApproval: 'Approve or deny a pending tool call and learn at once whether the decision was accepted',
+  decideApprovals:
+    'Decide several pending calls at once: {"decisions": [{"callId": "...", "approved": true, "approver": "..."}, ...]}; all are accepted or none',
+  addApprovalRule:
+    'Add a rule: {"effect": "allow" | "forbid", "tool": "run_command", "pattern": "npm test*", "approver": "...", "irreversible": false, "until": "(ISO time, optional)"}',
+  revokeApprovalRule: 'Revoke a rule: {"ruleId": "rule-1", "approver": "..."}',
+  approvalRules: "The goal's approval rules, in force and revoked",
   userMessage: 'Send a follow-up message; it starts a new task inside the goal: {"text": "..."}',
   status: 'Status, counters, pending approvals and the latest messages of the goal',
   plan: 'The current plan with step statuses and its attempt',

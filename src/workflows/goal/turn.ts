@@ -165,7 +165,7 @@ export function wasCutByLimit(call: ToolCallRecord): boolean {
  * approval (principle 2): the harness knows its own tools, and names nothing ecosystem-specific.
  */
 export function denialText(decision: ApprovalDecision, call: Pick<ToolCallRecord, 'reversibility'>): string {
-  if (decision.via === 'remembered-denial') return rememberedDenialText(decision);
+  if (decision.via === 'remembered-denial' || decision.via === 'rule') return rememberedDenialText(decision);
   const reason = decision.reason ? ` Reason: ${decision.reason}` : '';
   const content =
     decision.via === 'timeout'
@@ -182,8 +182,9 @@ export function denialText(decision: ApprovalDecision, call: Pick<ToolCallRecord
 }
 
 /**
- * A call keel refused because a human denied its intent and asked not to be asked again: asking
- * once more in other words will not reach a human, so the alternatives say so.
+ * A call keel refused because a human denied its intent and asked not to be asked again, or a
+ * forbid rule covers it: asking once more in other words will not reach a human, so the
+ * alternatives say so.
  */
 function rememberedDenialText(decision: ApprovalDecision): string {
   return formatToolResult({

@@ -66,6 +66,22 @@ export interface SignedDecision {
   approver: string;
   /** A denial that asks not to be asked again for this intent (remembered-denials.ts). */
   doNotAskAgain?: boolean;
+  /** The rule made with the decision (approvals/approval-rule.ts): signed with it, or not at all. */
+  rule?: SignedRule;
+}
+
+/** What a signature over a rule covers: everything that decides which calls it decides, and how. */
+export interface SignedRule {
+  effect: 'allow' | 'forbid';
+  tool: string;
+  pattern: string;
+  irreversible: boolean;
+  until?: string | undefined;
+}
+
+/** A rule's element of a signed text; its own JSON array, so no field can pass for another. */
+function ruleElement(rule: SignedRule): string {
+  return `rule:${JSON.stringify([rule.effect, rule.tool, rule.pattern, rule.irreversible, rule.until ?? ''])}`;
 }
 
 /** The sixth element of the signed text of a denial with doNotAskAgain. */
@@ -87,6 +103,25 @@ export function canonicalDecisionText(decision: SignedDecision): string {
     decision.approved ? 'approve' : 'deny',
     decision.approver,
     ...(decision.doNotAskAgain === true ? [DO_NOT_ASK_AGAIN_MARK] : []),
+    ...(decision.rule === undefined ? [] : [ruleElement(decision.rule)]),
+  ]);
+}
+
+export const RULE_SIGNATURE_VERSION = 'keel-rule-v1';
+
+/** A rule added or revoked on its own (`keel rules`), as its maker signs it. */
+export type SignedRuleChange =
+  | { workflowId: string; change: 'add'; rule: SignedRule; approver: string }
+  | { workflowId: string; change: 'revoke'; ruleId: string; approver: string };
+
+/** The exact text signed for a rule change: bound to one goal and one approver, like a decision. */
+export function canonicalRuleChangeText(change: SignedRuleChange): string {
+  return JSON.stringify([
+    RULE_SIGNATURE_VERSION,
+    change.workflowId,
+    change.change,
+    change.change === 'add' ? ruleElement(change.rule) : change.ruleId,
+    change.approver,
   ]);
 }
 
@@ -101,19 +136,38 @@ export function checkSignature(options: {
   signature: string | undefined;
   verify: Ed25519Verify | undefined;
 }): SignatureCheck {
-  const { decision } = options;
-  const keyText = Object.hasOwn(options.signatures.keys, decision.approver)
-    ? options.signatures.keys[decision.approver]
+  return checkSignedText({
+    signatures: options.signatures,
+    approver: options.decision.approver,
+    text: canonicalDecisionText(options.decision),
+    signature: options.signature,
+    verify: options.verify,
+    what: 'decision',
+  });
+}
+
+/** Checks a signature over a canonical text (a decision's, a rule change's); never throws. */
+export function checkSignedText(options: {
+  signatures: ApprovalSignatures;
+  approver: string;
+  text: string;
+  signature: string | undefined;
+  verify: Ed25519Verify | undefined;
+  what: string;
+}): SignatureCheck {
+  const { approver } = options;
+  const keyText = Object.hasOwn(options.signatures.keys, approver)
+    ? options.signatures.keys[approver]
     : undefined;
   if (keyText === undefined) {
     return {
       ok: false,
       reason: 'unauthorized-approver',
-      message: `${decision.approver} has no approval key for this goal`,
+      message: `${approver} has no approval key for this goal`,
     };
   }
   if (options.signature === undefined || options.signature.trim() === '') {
-    return { ok: false, reason: 'missing-signature', message: 'this goal requires a signed decision' };
+    return { ok: false, reason: 'missing-signature', message: `this goal requires a signed ${options.what}` };
   }
   if (!options.verify) {
     return {
@@ -127,7 +181,7 @@ export function checkSignature(options: {
   if (!publicKey || signature?.length !== ED25519_SIGNATURE_BYTES) {
     return { ok: false, reason: 'bad-signature', message: 'signature is not base64 of 64 bytes' };
   }
-  const message = new TextEncoder().encode(canonicalDecisionText(decision));
+  const message = new TextEncoder().encode(options.text);
   let valid: boolean;
   try {
     valid = options.verify(signature, message, publicKey);
@@ -139,6 +193,6 @@ export function checkSignature(options: {
     : {
         ok: false,
         reason: 'bad-signature',
-        message: `signature does not match ${decision.approver}'s key for this decision`,
+        message: `signature does not match ${approver}'s key for this ${options.what}`,
       };
 }

@@ -1,0 +1,215 @@
+import { approverAllowed, type Approvers } from './approval-authority';
+import {
+  MAX_RULES,
+  RULES_SCHEMA_VERSION,
+  RuleEffect,
+  RuleSource,
+  ruleText,
+  type ApprovalRule,
+  type ApprovalRulesState,
+  type RuleScope,
+} from './approval-rule';
+import { globMatches } from './rule-pattern';
+import { normalizedPath, ruleSubject, subjectText, type RuleSubject } from './rule-subject';
+
+/**
+ * Which rule decides a call, and the list's changes (add, revoke). Pure: the workflow asks in its
+ * lanes and in signal/Update handlers, and replay must get the same answers from the same state.
+ *
+ * A forbid rule wins over any allow rule. An allow rule covers a call only when it is in force
+ * (not revoked, not past its `until`), names the call's tool (or `*`), matches its subject, covers
+ * its tier (irreversible calls need a rule that says so), and — for rules a human made after the
+ * start — its maker may decide calls of that tier under the goal's approvers policy.
+ */
+
+export interface CallForRules {
+  toolName: string;
+  input: unknown;
+  reversibility: 'read-only' | 'mutating' | 'irreversible';
+}
+
+export interface RuleContext {
+  nowMs: number;
+  workspace?: string;
+  approvers: Approvers;
+}
+
+export interface RuleVerdict {
+  effect: RuleEffect;
+  rule: ApprovalRule;
+}
+
+export function emptyRules(): ApprovalRulesState {
+  return { schemaVersion: RULES_SCHEMA_VERSION, nextNumber: 1, rules: [] };
+}
+
+/** The rule that decides this call now, if any: a forbid rule first, then an allow rule. */
+export function ruleFor(
+  state: ApprovalRulesState | undefined,
+  call: CallForRules,
+  context: RuleContext,
+): RuleVerdict | undefined {
+  if (state === undefined || state.rules.length === 0) return undefined;
+  const subject = ruleSubject(call.toolName, call.input, context.workspace);
+  const inForce = state.rules.filter((rule) => isInForce(rule, context.nowMs));
+  const forbid = inForce.find(
+    (rule) => rule.effect === RuleEffect.Forbid && forbidMatches(rule, call.toolName, subject),
+  );
+  if (forbid !== undefined) return { effect: RuleEffect.Forbid, rule: forbid };
+  const allow = inForce.find(
+    (rule) =>
+      rule.effect === RuleEffect.Allow &&
+      allowMatches(rule, call.toolName, subject) &&
+      coversTier(rule, call.reversibility, context.approvers),
+  );
+  return allow === undefined ? undefined : { effect: RuleEffect.Allow, rule: allow };
+}
+
+/**
+ * Why a rule given with a decision would not cover the call it decides, or undefined when it
+ * does. A rule that does not cover its own call is a typo (`npm tset*`) the human would discover
+ * only when the next call asks again, so it is refused with the decision instead.
+ */
+export function whyScopeMissesCall(
+  scope: RuleScope,
+  effect: RuleEffect,
+  call: CallForRules,
+  workspace?: string,
+) {
+  const subject = ruleSubject(call.toolName, call.input, workspace);
+  const probe = { ...scope, effect } as ApprovalRule;
+  if (effect === RuleEffect.Forbid) {
+    return forbidMatches(probe, call.toolName, subject)
+      ? undefined
+      : `the rule ${ruleText(probe)} does not match this call (${call.toolName}: ${subjectText(subject)})`;
+  }
+  if (subject.kind === 'command' && subject.notCoverable !== undefined) {
+    return `no rule can approve this command for later calls: ${subject.notCoverable}`;
+  }
+  if (!allowMatches(probe, call.toolName, subject)) {
+    return `the rule ${ruleText(probe)} does not match this call (${call.toolName}: ${subjectText(subject)})`;
+  }
+  if (call.reversibility === 'irreversible' && !scope.irreversible) {
+    return 'this call is irreversible: a rule covers irreversible calls only when it says so (irreversible: true, --irreversible)';
+  }
+  return undefined;
+}
+
+/** The pattern a rule for exactly this call names: its command, path or input. */
+export function exactPatternFor(call: CallForRules, workspace?: string): string {
+  return escapeGlob(subjectText(ruleSubject(call.toolName, call.input, workspace)));
+}
+
+export type RuleDraft = RuleScope & {
+  effect: RuleEffect;
+  source: RuleSource;
+  by: string;
+  reason: string;
+  createdAt: string;
+  fromCallId?: string;
+  signed?: boolean;
+};
+
+export function addRule(
+  state: ApprovalRulesState | undefined,
+  draft: RuleDraft,
+): { ok: true; state: ApprovalRulesState; rule: ApprovalRule } | { ok: false; error: string } {
+  const current = state ?? emptyRules();
+  if (current.rules.length >= MAX_RULES) {
+    return { ok: false, error: `this goal already holds ${MAX_RULES} rules; revoke some first` };
+  }
+  const rule: ApprovalRule = { ...draft, id: `rule-${current.nextNumber}` };
+  return {
+    ok: true,
+    rule,
+    state: { ...current, nextNumber: current.nextNumber + 1, rules: [...current.rules, rule] },
+  };
+}
+
+export function revokeRule(
+  state: ApprovalRulesState | undefined,
+  revocation: { id: string; by: string; at: string; reason: string },
+): { ok: true; state: ApprovalRulesState; rule: ApprovalRule } | { ok: false; error: string } {
+  const rule = state?.rules.find((candidate) => candidate.id === revocation.id);
+  if (state === undefined || rule === undefined)
+    return { ok: false, error: `this goal has no rule ${revocation.id}` };
+  if (rule.revoked !== undefined) {
+    return {
+      ok: false,
+      error: `${revocation.id} was already revoked by ${rule.revoked.by} at ${rule.revoked.at}`,
+    };
+  }
+  const revoked: ApprovalRule = {
+    ...rule,
+    revoked: { by: revocation.by, at: revocation.at, reason: revocation.reason },
+  };
+  return {
+    ok: true,
+    rule: revoked,
+    state: { ...state, rules: state.rules.map((candidate) => (candidate === rule ? revoked : candidate)) },
+  };
+}
+
+export function isInForce(rule: ApprovalRule, nowMs: number): boolean {
+  if (rule.revoked !== undefined) return false;
+  return rule.until === undefined || Date.parse(rule.until) > nowMs;
+}
+
+/** Rules made by a human after the start answer to the goal's approvers policy like decisions. */
+function coversTier(rule: ApprovalRule, reversibility: CallForRules['reversibility'], approvers: Approvers) {
+  if (reversibility === 'irreversible' && !rule.irreversible) return false;
+  if (rule.source !== RuleSource.Decision && rule.source !== RuleSource.Added) return true;
+  if (reversibility === 'read-only') return true;
+  return approverAllowed(approvers, reversibility, rule.by);
+}
+
+function namesTool(rule: ApprovalRule, toolName: string): boolean {
+  return rule.tool === '*' || rule.tool === toolName;
+}
+
+/** An allow rule covers one plain command, a path, or an input; `*` alone covers every call. */
+function allowMatches(rule: ApprovalRule, toolName: string, subject: RuleSubject): boolean {
+  if (!namesTool(rule, toolName)) return false;
+  if (subject.kind === 'command') {
+    if (subject.notCoverable !== undefined || subject.commands.length !== 1) return false;
+    return rule.pattern === '*' || globMatches(squeeze(rule.pattern), subject.commands[0] ?? '', 'text');
+  }
+  if (rule.pattern === '*') return true;
+  if (subject.kind === 'path') return globMatches(normalizedPattern(rule.pattern), subject.path, 'path');
+  return globMatches(rule.pattern, subject.text, 'text');
+}
+
+/**
+ * A forbid rule refuses a command when any part of it matches: each simple command, the line
+ * as written, and each piece of it between `;`, `&`, `|` and newlines (for lines with syntax the
+ * splitter cannot read, `x; rm -rf $(y)`). Erring this way costs a refusal, never a run.
+ */
+function forbidMatches(rule: ApprovalRule, toolName: string, subject: RuleSubject): boolean {
+  if (!namesTool(rule, toolName)) return false;
+  if (rule.pattern === '*') return true;
+  if (subject.kind === 'path') return globMatches(normalizedPattern(rule.pattern), subject.path, 'path');
+  if (subject.kind === 'input') return globMatches(rule.pattern, subject.text, 'text');
+  const pattern = squeeze(rule.pattern);
+  const pieces = [
+    ...subject.commands,
+    subject.raw,
+    ...subject.raw.split(/[;&|\n]+/).map((piece) => piece.trim()),
+  ];
+  return pieces.some((piece) => piece !== '' && globMatches(pattern, piece, 'text'));
+}
+
+/** A path pattern resolved like the paths it is matched against (`./src/**` is `src/**`). */
+function normalizedPattern(pattern: string): string {
+  const globbed = /[*?]/.test(pattern);
+  if (!globbed) return normalizedPath(pattern);
+  return pattern.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+}
+
+function squeeze(text: string): string {
+  return text.replace(/[ \t]+/g, ' ').trim();
+}
+
+/** A subject as a pattern that matches only itself: its glob characters are not wildcards here. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?]/g, '?');
+}
