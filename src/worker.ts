@@ -26,6 +26,7 @@ import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import type { Budget } from './workflows/principles/budget';
 import type { RuleSpec } from './workflows/approvals/approval-rule';
+import { approvalPolicyFromEnv, readApprovalPolicyFile } from './activities/approval-policy-file';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
@@ -305,6 +306,8 @@ export interface RunWorkerOptions extends HostSettingsOptions {
   scriptedScenarioFile?: string;
   /** Your own tools, offered beside the built-ins (see KeelWorkerOptions.tools). */
   tools?: readonly AnyToolDefinition[];
+  /** The team's approval rules file (`keel worker --approval-rules`); KEEL_APPROVAL_RULES otherwise. */
+  approvalRulesFile?: string;
   log?: (line: string) => void;
 }
 
@@ -313,6 +316,10 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));
   const settings = connectionSettings(options.settings);
   const host = hostSettings(options); // before connecting: a bad setting is one line, at once
+  const approvalRules =
+    options.approvalRulesFile === undefined
+      ? approvalPolicyFromEnv(process.env)
+      : readApprovalPolicyFile(options.approvalRulesFile);
   let scripted: ScriptedMessagesServer | undefined;
   let anthropic: Anthropic;
   if (options.scriptedScenarioFile) {
@@ -345,6 +352,7 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       anthropic,
       ...host,
       ...(options.tools ? { tools: options.tools } : {}),
+      ...(approvalRules === undefined ? {} : { approvalRules }),
       // A bundle built ahead (bundleWorkflowCode) spares every start the seconds of bundling.
       // Absolute: the SDK re-encodes the bundle's inline source map for a path that is not.
       ...(process.env.KEEL_WORKFLOW_BUNDLE
@@ -356,6 +364,10 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       `keel worker: host ${host.hostId} — polling "${hostTaskQueue(settings.taskQueue, host.hostId)}" for workspace tools (workspace roots: ${roots})`,
     );
     log(describeSandbox());
+    if (approvalRules !== undefined)
+      log(
+        `keel worker: ${approvalRules.length} approval rules for every goal it starts (README, Approval rules)`,
+      );
     log(`keel worker: model requests kept in ${describeModelRequestStore(process.env)}`);
     log(
       `keel worker: reflections in ${reflectionStoreSettings({ cwd: process.cwd(), env: process.env }).description}`,

@@ -17,11 +17,11 @@ export function labelText(summary: string): string {
 }
 
 /**
- * The commands that decide a pending call, on one line under it. `--do-not-ask-again` is shown
- * because a human who denies a call is often about to be asked the same thing in other words.
+ * The commands that decide a pending call, on one line under it. `--rule` and `--forbid` are
+ * shown because a human deciding a call is often about to be asked the same thing again.
  */
 export function decisionHint(workflowId: string, callId: string, indent = CALL_INDENT): string {
-  return `${indent}keel approve ${workflowId} ${callId}   |   keel deny ${workflowId} ${callId} [--do-not-ask-again]`;
+  return `${indent}keel approve ${workflowId} ${callId} [--rule 'PATTERN']   |   keel deny ${workflowId} ${callId} [--forbid 'PATTERN']`;
 }
 
 /**

@@ -32,6 +32,14 @@ export const connectClient: typeof GoalClient.connectClient = (...args) =>
   goalClient().connectClient(...args);
 export const decideApproval: typeof GoalClient.decideApproval = (...args) =>
   goalClient().decideApproval(...args);
+export const decideApprovals: typeof GoalClient.decideApprovals = (...args) =>
+  goalClient().decideApprovals(...args);
+export const addApprovalRule: typeof GoalClient.addApprovalRule = (...args) =>
+  goalClient().addApprovalRule(...args);
+export const revokeApprovalRule: typeof GoalClient.revokeApprovalRule = (...args) =>
+  goalClient().revokeApprovalRule(...args);
+export const approvalRules: typeof GoalClient.approvalRules = (...args) =>
+  goalClient().approvalRules(...args);
 export const closedGoalStatus: typeof GoalClient.closedGoalStatus = (...args) =>
   goalClient().closedGoalStatus(...args);
 export const goalHandle: typeof GoalClient.goalHandle = (...args) => goalClient().goalHandle(...args);

@@ -5,17 +5,17 @@ import type { Client } from '@temporalio/client';
 import {
   closedGoalStatus,
   connectClient,
-  decideApproval,
   goalHandle,
   goalStatus,
   listRunningGoals,
   sendUserMessage,
   startGoal,
 } from './lazy-modules';
-import { generateApprovalKeyPair, loadSigningKey } from '../client/approval-keys';
+import { generateApprovalKeyPair } from '../client/approval-keys';
 import { connectionSettings, type ConnectionSettings } from '../connection-settings';
 import { webUiBase, workflowPageUrl } from '../client/web-ui';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
+import { parseRuleText } from '../workflows/approvals/approval-rule';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
 import { awaitHostBinding, describeResult, followGoal, hostsServing } from './lazy-modules';
@@ -23,6 +23,7 @@ import { registerRebindCommand } from './rebind-command';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
 import { registerReviewCommand } from './review-command';
+import { registerApprovalCommands } from './approval-commands';
 import { registerHostsCommand } from './hosts-command';
 import { registerWorkerCommand } from './worker-command';
 import { watchCommandAction } from './lazy-modules';
@@ -186,6 +187,24 @@ export function buildProgram(): Command {
       (value: string, all: string[]) => [...all, value],
       [],
     )
+    .option(
+      '--allow <rule>',
+      'approve calls matching this rule at once, e.g. "run_command: npm test*" (repeatable; not irreversible calls)',
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
+    .option(
+      '--allow-irreversible <rule>',
+      'like --allow, and irreversible calls it matches too (repeatable)',
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
+    .option(
+      '--forbid <rule>',
+      'refuse calls matching this rule at once, without asking, e.g. "run_command: git push*" (repeatable)',
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
     .option('--network', "let run_command use the worker's network (every command then needs approval)")
     .option('--plan', 'plan before acting and backtrack when a step fails')
     .option('--reflect', 'learn from this run for the next run of the same goal (after review)')
@@ -244,6 +263,7 @@ export function buildProgram(): Command {
         ...(options.tools ? { tools: options.tools } : {}),
         ...(options.reflect ? { reflection: { enabled: true } } : {}),
         ...approvalInput(options),
+        ...rulesInput(options),
       };
       // Validated before connecting: bad input is reported even when no server is running.
       const parsed = parseGoalInput(input);
@@ -300,6 +320,10 @@ export function buildProgram(): Command {
           print(`awaiting approval: ${approval.callId} ${labelText(approval.summary)}`);
           for (const line of approvalLines(approval)) print(line);
         }
+        for (const rule of view.rules ?? [])
+          print(
+            `rule ${rule.id} in force: ${labelText(rule.text)} (by ${labelText(rule.by)}, ${rule.source})`,
+          );
         if ((view.counters.approvalsIgnored ?? 0) > 0)
           print(
             `ignored decisions: ${view.counters.approvalsIgnored}${ignoredDetail(view.lastIgnoredDecision)}`,
@@ -334,50 +358,7 @@ export function buildProgram(): Command {
       });
     });
 
-  for (const approved of [true, false]) {
-    const decision = program
-      .command(approved ? 'approve' : 'deny')
-      .description(approved ? 'approve a pending tool call' : 'deny a pending tool call')
-      .argument('<workflowId>')
-      .argument('<callId>')
-      .option('--approver <name>', 'who decides (default $USER)')
-      .option('--reason <text>', 'why')
-      .option('--signal', 'send a fire-and-forget signal instead of an Update')
-      .option('--sign-key <file>', 'sign the decision with this Ed25519 private key (env KEEL_APPROVAL_KEY)');
-    const doNotAskAgain = new Option(
-      '--do-not-ask-again',
-      'remember what this call is about (tool and targets) and refuse later calls with that intent without asking',
-    );
-    // Accepted by approve only to be refused in words, rather than as an unknown option.
-    decision.addOption(approved ? doNotAskAgain.hideHelp() : doNotAskAgain);
-    decision.action(async (workflowId: string, callId: string, options: DecideOptions, command: Command) => {
-      if (approved && options.doNotAskAgain) {
-        throw new CliError(
-          `--do-not-ask-again applies to denials only: keel deny ${workflowId} ${callId} --do-not-ask-again`,
-        );
-      }
-      const keySource = options.signKey ?? process.env.KEEL_APPROVAL_KEY;
-      const signingKey = keySource ? signingKeyFrom(keySource) : undefined;
-      await withClient(command, async (client) => {
-        const receipt = await decideApproval(goalHandle(client, workflowId), {
-          callId,
-          approved,
-          approver: options.approver,
-          reason: options.reason,
-          via: options.signal ? 'signal' : 'update',
-          ...(signingKey ? { signingKey } : {}),
-          ...(options.doNotAskAgain ? { doNotAskAgain: true } : {}),
-        });
-        const verb = approved ? 'approved' : 'denied';
-        const remembered = options.doNotAskAgain ? '; this intent will be refused without asking' : '';
-        print(
-          receipt
-            ? `${verb}: ${receipt.toolSummary}${remembered}`
-            : `${verb} (signal sent for ${callId})${remembered}`,
-        );
-      });
-    });
-  }
+  registerApprovalCommands(program, withClient, print);
 
   program
     .command('message')
@@ -508,6 +489,9 @@ interface RunOptions {
   tools?: string[];
   approvers: string[];
   approvalKey: string[];
+  allow: string[];
+  allowIrreversible: string[];
+  forbid: string[];
   plan?: boolean;
   reflect?: boolean;
   id?: string;
@@ -548,14 +532,6 @@ function describeBinding(via: string): string {
   }
 }
 
-interface DecideOptions {
-  approver?: string;
-  reason?: string;
-  signal?: boolean;
-  signKey?: string;
-  doNotAskAgain?: boolean;
-}
-
 const PENDING_QUERY_TIMEOUT_MS = 5000;
 const PENDING_QUERY_CONCURRENCY = 8;
 
@@ -588,14 +564,6 @@ function directoryProblem(directory: string): string | undefined {
   }
 }
 
-function signingKeyFrom(source: string) {
-  try {
-    return loadSigningKey(source);
-  } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
-  }
-}
-
 /** `--reflection-cadence` and the budget flags as goal input `principles` (validated with the rest). */
 function principlesInput(options: RunOptions): Pick<GoalInput, 'principles'> {
   const budget = {
@@ -608,6 +576,25 @@ function principlesInput(options: RunOptions): Pick<GoalInput, 'principles'> {
     ...(Object.keys(budget).length > 0 ? { budget } : {}),
   };
   return Object.keys(principles).length > 0 ? { principles } : {};
+}
+
+/** `--allow`, `--allow-irreversible` and `--forbid` as goal input approvalRules. */
+function rulesInput(options: RunOptions): Pick<GoalInput, 'approvalRules'> {
+  const scope = (text: string, flag: string) => {
+    const parsed = parseRuleText(text);
+    if (!parsed.ok) throw new CliError(`${flag}: ${parsed.error}`);
+    return parsed.scope;
+  };
+  const rules = [
+    ...options.allow.map((text) => ({ ...scope(text, '--allow'), effect: 'allow' as const })),
+    ...options.allowIrreversible.map((text) => ({
+      ...scope(text, '--allow-irreversible'),
+      irreversible: true,
+      effect: 'allow' as const,
+    })),
+    ...options.forbid.map((text) => ({ ...scope(text, '--forbid'), effect: 'forbid' as const })),
+  ];
+  return rules.length === 0 ? {} : { approvalRules: rules };
 }
 
 /** `--approvers tier=a,b` and `--approval-key name=key` as goal input (validated with the rest). */

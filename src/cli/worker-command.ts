@@ -5,6 +5,7 @@ import { hostIdSchema } from '../workflows/hosts/host-queues';
 import { runWorker } from './lazy-modules';
 
 interface WorkerCommandOptions {
+  approvalRules?: string;
   scripted?: string;
   hostId?: string;
   workspaceRoot: string[];
@@ -38,8 +39,13 @@ export function registerWorkerCommand(program: Command): void {
       'workflow tasks run at once (env KEEL_MAX_CONCURRENT_WORKFLOWS; default 40)',
       positiveInteger,
     )
+    .option(
+      '--approval-rules <file>',
+      "the team's approval rules for every goal this worker starts, a JSON file (env KEEL_APPROVAL_RULES)",
+    )
     .action(async (options: WorkerCommandOptions, command: Command) => {
       await runWorker({
+        ...(options.approvalRules !== undefined ? { approvalRulesFile: options.approvalRules } : {}),
         settings: command.optsWithGlobals<Partial<ConnectionSettings>>(),
         scriptedScenarioFile: options.scripted,
         ...(options.hostId !== undefined ? { hostId: options.hostId } : {}),

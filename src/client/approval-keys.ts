@@ -1,6 +1,11 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { canonicalDecisionText, type SignedDecision } from '../workflows/approvals/approval-authority';
+import {
+  canonicalDecisionText,
+  canonicalRuleChangeText,
+  type SignedDecision,
+  type SignedRuleChange,
+} from '../workflows/approvals/approval-authority';
 
 /**
  * Client side of signed approvals: Ed25519 key pairs, and signatures over the canonical decision
@@ -61,4 +66,9 @@ function readKeyFile(file: string): string {
 /** The base64 signature a decision payload carries as `signature`. */
 export function signDecision(key: KeyObject, decision: SignedDecision): string {
   return sign(null, Buffer.from(canonicalDecisionText(decision), 'utf8'), key).toString('base64');
+}
+
+/** The base64 signature of a rule added or revoked on its own (`keel rules … --sign-key`). */
+export function signRuleChange(key: KeyObject, change: SignedRuleChange): string {
+  return sign(null, Buffer.from(canonicalRuleChangeText(change), 'utf8'), key).toString('base64');
 }

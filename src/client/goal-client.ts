@@ -7,7 +7,14 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { KeyObject } from 'node:crypto';
-import { signDecision } from './approval-keys';
+import { signDecision, signRuleChange } from './approval-keys';
+import {
+  signedDecisionRule,
+  type ApprovalRule,
+  type DecisionRule,
+  type RuleEffect,
+  type RuleScope,
+} from '../workflows/approvals/approval-rule';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConnectionSettings } from '../connection-settings';
 import { processTracing } from '../tracing/process-tracing';
@@ -15,10 +22,15 @@ import { goalWorkflow } from '../workflows/goal/goal-workflow';
 import { asGoalResult, type GoalResult } from '../workflows/goal/goal-result';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import {
+  addApprovalRuleUpdate,
+  approvalRulesQuery,
   approveSignal,
+  decideApprovalsUpdate,
   decideApprovalUpdate,
   denySignal,
   goalStatusQuery,
+  revokeApprovalRuleUpdate,
+  type ApprovalUpdatePayload,
   submitReviewUpdate,
   userMessageSignal,
   type ApprovalReceipt,
@@ -150,12 +162,41 @@ export interface DecisionOptions {
    * an approval too; this is checked here first, so no message is sent for it).
    */
   doNotAskAgain?: boolean;
+  /**
+   * Also decide later calls like this one in this goal: an allow rule with an approval, a forbid
+   * rule with a denial (tool and pattern default to this call's; README, Approval rules).
+   */
+  rule?: DecisionRule;
 }
 
 export async function decideApproval(
   handle: GoalHandle,
   options: DecisionOptions,
 ): Promise<ApprovalReceipt | undefined> {
+  const payload = decisionPayload(handle.workflowId, options);
+  if (options.via === 'signal') {
+    const { approved: _approved, ...signalPayload } = payload;
+    await handle.signal(options.approved ? approveSignal : denySignal, signalPayload);
+    return undefined;
+  }
+  return handle.executeUpdate(decideApprovalUpdate, { args: [payload] });
+}
+
+/**
+ * Several decisions in one Update (`keel approve <goal> --all`): the goal accepts all of them or
+ * none, and records each separately.
+ */
+export function decideApprovals(
+  handle: GoalHandle,
+  decisions: ReadonlyArray<Omit<DecisionOptions, 'via'>>,
+): Promise<ApprovalReceipt[]> {
+  return handle.executeUpdate(decideApprovalsUpdate, {
+    args: [{ decisions: decisions.map((decision) => decisionPayload(handle.workflowId, decision)) }],
+  });
+}
+
+/** A decision as the goal reads it, signed when a key is given. */
+function decisionPayload(workflowId: string, options: Omit<DecisionOptions, 'via'>): ApprovalUpdatePayload {
   const approver = options.approver ?? defaultApprover();
   const doNotAskAgain = options.doNotAskAgain === true;
   if (doNotAskAgain && options.approved) {
@@ -163,25 +204,71 @@ export async function decideApproval(
   }
   const signature = options.signingKey
     ? signDecision(options.signingKey, {
-        workflowId: handle.workflowId,
+        workflowId,
         callId: options.callId,
         approved: options.approved,
         approver,
         doNotAskAgain,
+        ...(options.rule === undefined ? {} : { rule: signedDecisionRule(options.approved, options.rule) }),
       })
     : undefined;
-  const payload = {
+  return {
     callId: options.callId,
     approver,
     reason: options.reason ?? '',
+    approved: options.approved,
     ...(signature === undefined ? {} : { signature }),
     ...(doNotAskAgain ? { doNotAskAgain: true } : {}),
+    ...(options.rule === undefined ? {} : { rule: options.rule }),
   };
-  if (options.via === 'signal') {
-    await handle.signal(options.approved ? approveSignal : denySignal, payload);
-    return undefined;
-  }
-  return handle.executeUpdate(decideApprovalUpdate, { args: [{ ...payload, approved: options.approved }] });
+}
+
+export interface RuleChangeOptions {
+  approver?: string;
+  reason?: string;
+  signingKey?: KeyObject;
+}
+
+/** Adds a rule to a running goal (`keel rules <goal> --allow/--forbid`); refused at once if it may not. */
+export function addApprovalRule(
+  handle: GoalHandle,
+  rule: RuleScope & { effect: RuleEffect },
+  options: RuleChangeOptions = {},
+): Promise<ApprovalRule> {
+  const approver = options.approver ?? defaultApprover();
+  const signature = options.signingKey
+    ? signRuleChange(options.signingKey, { workflowId: handle.workflowId, change: 'add', rule, approver })
+    : undefined;
+  return handle.executeUpdate(addApprovalRuleUpdate, {
+    args: [
+      { ...rule, approver, reason: options.reason ?? '', ...(signature === undefined ? {} : { signature }) },
+    ],
+  });
+}
+
+export function revokeApprovalRule(
+  handle: GoalHandle,
+  ruleId: string,
+  options: RuleChangeOptions = {},
+): Promise<ApprovalRule> {
+  const approver = options.approver ?? defaultApprover();
+  const signature = options.signingKey
+    ? signRuleChange(options.signingKey, {
+        workflowId: handle.workflowId,
+        change: 'revoke',
+        ruleId,
+        approver,
+      })
+    : undefined;
+  return handle.executeUpdate(revokeApprovalRuleUpdate, {
+    args: [
+      { ruleId, approver, reason: options.reason ?? '', ...(signature === undefined ? {} : { signature }) },
+    ],
+  });
+}
+
+export function approvalRules(handle: GoalHandle): Promise<ApprovalRule[]> {
+  return handle.query(approvalRulesQuery);
 }
 
 /**

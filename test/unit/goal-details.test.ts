@@ -218,6 +218,7 @@ test('each pending approval comes with the exact commands that approve it', () =
     '',
     '- approve: `keel approve goal-1 toolu_01`',
     `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_01","approver":"YOUR_NAME"}'\``,
+    "- approve it and later calls like it: `keel approve goal-1 toolu_01 --rule 'PATTERN' --irreversible`",
     '',
     '`run_command: make deploy` — irreversible, call `toolu_02`, until 2030-01-02T00:00:00.000Z',
     '',
@@ -227,6 +228,7 @@ test('each pending approval comes with the exact commands that approve it', () =
     '',
     '- approve: `keel approve goal-1 toolu_02`',
     `- or: \`temporal workflow signal --workflow-id goal-1 --name approve --input '{"callId":"toolu_02","approver":"YOUR_NAME"}'\``,
+    "- approve it and later calls like it: `keel approve goal-1 toolu_02 --rule 'PATTERN' --irreversible`",
     '',
     '',
   ]);

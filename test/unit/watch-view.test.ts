@@ -95,7 +95,7 @@ test('pending approvals come with the approve and deny commands', () => {
   assert.deepEqual(lines.slice(start + 1), [
     '  ! run_command: rm -rf build (irreversible) until 2030-01-02T00:00:00.000Z',
     '      rm -rf build',
-    '    keel approve goal-1 toolu_01   |   keel deny goal-1 toolu_01 [--do-not-ask-again]',
+    "    keel approve goal-1 toolu_01 [--rule 'PATTERN']   |   keel deny goal-1 toolu_01 [--forbid 'PATTERN']",
   ]);
   const timed = renderWatchView(view({ pendingApprovals }), {
     workflowId: 'goal-1',

@@ -1,7 +1,7 @@
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../principles/budget';
 import { cacheHitRate, inputTokensOfAllKinds } from '../principles/cost';
 import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
-import type { GuardsView, HostView, PendingApprovalView } from './messages';
+import type { GuardsView, HostView, PendingApprovalView, RuleView } from './messages';
 import { CONTINUATION_MARK, visibleText } from '../tools/call-text';
 import { heldChangesLines } from '../tools/held-changes-text';
 
@@ -54,6 +54,8 @@ export interface GoalDetailsInput {
   endReason?: string;
   /** What the model said it did and left undone when a guard or a limit stopped the goal. */
   closingReport?: string;
+  /** The approval rules in force. */
+  rules?: RuleView[];
 }
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
@@ -67,6 +69,7 @@ export function renderGoalDetails(input: GoalDetailsInput): string {
     closingReportSection(input),
     hostSection(input.host),
     pendingApprovalsSection(input),
+    rulesSection(input.rules),
     reviewSection(input),
     countersSection(input),
     budgetSection(input),
@@ -127,10 +130,29 @@ function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {
       signed: input.signedApprovals === true,
     });
     blocks.push(
-      `- approve: ${inlineCode(keelCommand)}${temporalCommand === undefined ? '' : `\n- or: ${inlineCode(temporalCommand)}`}`,
+      `- approve: ${inlineCode(keelCommand)}${temporalCommand === undefined ? '' : `\n- or: ${inlineCode(temporalCommand)}`}\n- approve it and later calls like it: ${inlineCode(`${keelCommand} --rule 'PATTERN'${approval.reversibility === 'irreversible' ? ' --irreversible' : ''}`)}`,
     );
   }
   return blocks.join('\n\n');
+}
+
+/** The rules that decide calls without asking: a human reading the panel must see them. */
+function rulesSection(rules: readonly RuleView[] | undefined): string | undefined {
+  if (rules === undefined || rules.length === 0) return undefined;
+  return [
+    `#### Approval rules in force (${rules.length})`,
+    ...rules.map(
+      (rule) =>
+        `- ${inlineCode(rule.id)} ${inlineCode(visibleText(oneLine(rule.text), { oneLine: true }))} by ${inlineCode(visibleText(oneLine(rule.by), { oneLine: true }))} (${rule.source})`,
+    ),
+  ].join('\n');
+}
+
+/** Calls rules decided, as a clause of the approvals line; empty when none (older goals read alike). */
+function byRules(counters: GoalCounters): string {
+  const approved = counters.approvalsByRule ?? 0;
+  const refused = counters.refusalsByRule ?? 0;
+  return `${approved > 0 ? `, ${approved} approved by a rule` : ''}${refused > 0 ? `, ${refused} refused by a rule` : ''}`;
 }
 
 function reviewSection(input: GoalDetailsInput): string | undefined {
@@ -185,7 +207,7 @@ function countersSection(input: GoalDetailsInput): string {
     '#### Progress',
     `- ${timeLine(input)} · model turns ${counters.modelTurns}`,
     `- Tool calls ${counters.toolCalls}: read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}`,
-    `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out${counters.approvalsAutoDenied > 0 ? `, ${counters.approvalsAutoDenied} refused without asking (denied before)` : ''}`,
+    `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out${counters.approvalsAutoDenied > 0 ? `, ${counters.approvalsAutoDenied} refused without asking (denied before)` : ''}${byRules(counters)}`,
     `- Tokens: ${tokenUsageText(input.usage)}${cost}`,
     ...(counters.approvalsIgnored > 0
       ? [`- Ignored decisions: ${counters.approvalsIgnored}${ignoredDetail(input.lastIgnoredDecision)}`]

@@ -1,10 +1,19 @@
 import { whyItWaits } from '../approvals/why-it-waits';
+import { isInForce } from '../approvals/rule-book';
+import { ruleText } from '../approvals/approval-rule';
 import { budgetUses, type Budget } from '../principles/budget';
 import { cacheHitRate } from '../principles/cost';
 import type { GoalDetailsInput } from './goal-details';
 import { GoalPhase, GoalStatus, type GoalState } from './goal-state';
 import type { GoalResult } from './goal-result';
-import type { GoalStats, GoalStatusView, GuardsView, HostView, PendingApprovalView } from './messages';
+import type {
+  GoalStats,
+  GoalStatusView,
+  GuardsView,
+  HostView,
+  PendingApprovalView,
+  RuleView,
+} from './messages';
 import { unavailableActions } from '../hosts/host-binding';
 import { costPicture } from '../principles/principles';
 import { explorationRatio, reflectionResponseRate } from '../reflection/reflection-response';
@@ -156,6 +165,7 @@ export function statusView(
   const budget = budgetUse(state, options.nowMs);
   const lastCheckpoint = state.principles.cadence.lastCheckpoint;
   const guards = guardsView(state);
+  const rules = rulesInForce(state, options.nowMs);
   return {
     goal: state.config.goal,
     status: state.status,
@@ -180,7 +190,15 @@ export function statusView(
     ...(state.status !== GoalStatus.Running ? { result: goalResultOf(state, options.nowMs) } : {}),
     ...(guards ? { guards } : {}),
     ...(host ? { host } : {}),
+    ...(rules.length > 0 ? { rules } : {}),
   };
+}
+
+/** The rules in force now, as views show them. */
+function rulesInForce(state: GoalState, nowMs: number): RuleView[] {
+  return (state.approvalRules?.rules ?? [])
+    .filter((rule) => isInForce(rule, nowMs))
+    .map((rule) => ({ id: rule.id, text: ruleText(rule), by: rule.by, source: rule.source }));
 }
 
 export function detailsInput(
@@ -212,6 +230,7 @@ export function detailsInput(
     ...(awaitsHumanReview(state) ? { awaitingHumanReview: true } : {}),
     ...(view.guards ? { guards: view.guards } : {}),
     ...(view.host ? { host: view.host } : {}),
+    ...(view.rules ? { rules: view.rules } : {}),
     ...(view.endReason !== undefined ? { endReason: view.endReason } : {}),
     ...(view.finalText !== undefined && endsWithReport(state.status)
       ? { closingReport: view.finalText }

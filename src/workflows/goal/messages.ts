@@ -143,6 +143,17 @@ export interface GoalStatusView {
   guards?: GuardsView;
   /** The workspace host the goal is bound to (absent for goals started before host affinity). */
   host?: HostView;
+  /** The approval rules in force (`keel rules` lists revoked and expired ones too); absent when none. */
+  rules?: RuleView[];
+}
+
+/** A rule in force as the status and the Web UI show it. */
+export interface RuleView {
+  id: string;
+  /** `allow run_command: npm test*` (ruleText). */
+  text: string;
+  by: string;
+  source: string;
 }
 
 export const goalStatusQuery = defineQuery<GoalStatusView>('status');
