@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { startGoal, type GoalHandle } from '../../src/client/goal-client';
 import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
+import type { LedgerEvent } from '../../src/workflows/common/ledger';
 import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { launchChromium } from '../support/browser';
 import { createHarness, eventually, tempDirectory, type Harness } from '../support/temporal';
@@ -144,6 +145,21 @@ async function decisionShownInDetails(): Promise<string> {
   return quoted.replace(/'\\''/g, "'");
 }
 
+/** The ledger's approval.decided event; failing with what the ledger says instead, if none comes. */
+async function approvalDecided(): Promise<LedgerEvent> {
+  try {
+    return await eventually(async () =>
+      (await handle.query(ledgerQuery, {})).find((event) => event.kind === 'approval.decided'),
+    );
+  } catch (error) {
+    const approvals = (await handle.query(ledgerQuery, {})).filter((event) =>
+      event.kind.startsWith('approval.'),
+    );
+    const seen = approvals.map((event) => `${event.kind}: ${event.summary}`).join('; ');
+    throw new Error(`no approval was decided (${seen})`, { cause: error });
+  }
+}
+
 /** Pastes into the focused editor as a clipboard paste does, replacing what it held. */
 async function pasteInto(editor: Locator, text: string): Promise<void> {
   await editor.click({ timeout: UI_TIMEOUT_MS });
@@ -187,17 +203,15 @@ test("the decision shown in the details, pasted into the Web UI's Send a Signal 
     await dialog.getByRole('option', { name: /^approve\b/ }).click({ timeout: UI_TIMEOUT_MS });
     const data = dialog.getByRole('textbox', { name: 'Data' });
     await pasteInto(data, decision);
-    // The editor reformats its JSON on blur and the dialog grows: a click on Submit while the
-    // editor has focus lands where the button was and sends nothing, so blur first.
+    // The editor reformats its JSON on blur and the dialog grows under the pointer; once, a Submit
+    // clicked while the editor had focus sent nothing. Blurring first lets the layout settle.
     await data.blur();
     assert.deepEqual(JSON.parse(await data.innerText()), JSON.parse(decision));
     await dialog.getByRole('button', { name: 'Submit' }).click({ timeout: UI_TIMEOUT_MS });
     await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 
     // The goal continues: the call is approved as the pasted JSON says, runs, and the goal ends.
-    const decided = await eventually(async () =>
-      (await handle.query(ledgerQuery, {})).find((event) => event.kind === 'approval.decided'),
-    );
+    const decided = await approvalDecided();
     assert.deepEqual(
       {
         callId: decided.data.callId,
@@ -220,6 +234,12 @@ test("the decision shown in the details, pasted into the Web UI's Send a Signal 
     await page
       .getByText('Completed', { exact: true })
       .first()
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    // The details panel keeps what it loaded ("Press R for freshness"); reloaded, it shows the end.
+    await page.reload();
+    await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
+    await currentDetailsFrame()
+      .getByText(/^Goal completed/)
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   } finally {
     await screenshot('web-ui-approved.png');
