@@ -160,7 +160,7 @@ async function approvalDecided(): Promise<LedgerEvent> {
   }
 }
 
-/** Pastes into the focused editor as a clipboard paste does, replacing what it held. */
+/** Pastes into an editor as a clipboard paste does, replacing what it held. */
 async function pasteInto(editor: Locator, text: string): Promise<void> {
   await editor.click({ timeout: UI_TIMEOUT_MS });
   // The dialog keeps the last input it was given: select it so the paste replaces it.
