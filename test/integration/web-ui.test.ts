@@ -2,10 +2,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import { startGoal, type GoalHandle } from '../../src/client/goal-client';
 import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
-import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
+import type { LedgerEvent } from '../../src/workflows/common/ledger';
+import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { launchChromium } from '../support/browser';
 import { createHarness, eventually, tempDirectory, type Harness } from '../support/temporal';
 
@@ -65,9 +66,10 @@ before(async () => {
 });
 
 after(async () => {
-  // Approve so the goal finishes, then stop everything this file started, whatever failed above.
+  // Approve so the goal finishes (unless the Web UI already did), then stop everything this file
+  // started, whatever failed above.
   try {
-    if (handle && callId) {
+    if (handle && callId && (await handle.describe()).status.name === 'RUNNING') {
       await handle.signal(approveSignal, { callId, approver: 'web-ui-test' });
       const result = await handle.result();
       assert.equal(result.status, 'completed');
@@ -127,5 +129,119 @@ test('the timeline names the approval wait and the status query shows the pendin
     await page.getByText(`"callId": "${callId}"`).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   } finally {
     await screenshot('web-ui-status-query.png');
+  }
+});
+
+/**
+ * The decision the current details show for the pending call: the `--input` of their Temporal CLI
+ * command, unquoted from the shell. The details show no bare JSON, so a Web UI user cuts it out.
+ */
+async function decisionShownInDetails(): Promise<string> {
+  await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
+  const command = currentDetailsFrame().locator('code', { hasText: '--name approve --input' }).first();
+  const text = await command.innerText({ timeout: UI_TIMEOUT_MS });
+  const quoted = /--input '(.+)'$/s.exec(text.trim())?.[1];
+  assert.ok(quoted, `no decision JSON in the details' command: ${text}`);
+  return quoted.replace(/'\\''/g, "'");
+}
+
+/** The ledger's approval.decided event; failing with what the ledger says instead, if none comes. */
+async function approvalDecided(): Promise<LedgerEvent> {
+  try {
+    return await eventually(async () =>
+      (await handle.query(ledgerQuery, {})).find((event) => event.kind === 'approval.decided'),
+    );
+  } catch (error) {
+    const approvals = (await handle.query(ledgerQuery, {})).filter((event) =>
+      event.kind.startsWith('approval.'),
+    );
+    const seen = approvals.map((event) => `${event.kind}: ${event.summary}`).join('; ');
+    throw new Error(`no approval was decided (${seen})`, { cause: error });
+  }
+}
+
+/** Pastes into an editor as a clipboard paste does, replacing what it held. */
+async function pasteInto(editor: Locator, text: string): Promise<void> {
+  await editor.click({ timeout: UI_TIMEOUT_MS });
+  // The dialog keeps the last input it was given: select it so the paste replaces it.
+  await page.keyboard.press('ControlOrMeta+a');
+  await editor.evaluate((element: PageElement, pasted: string) => {
+    // Runs in the page; keel's tsconfig has no DOM library, so its globals are typed here.
+    const { DataTransfer, ClipboardEvent } = globalThis as unknown as PageClipboardGlobals;
+    const clipboardData = new DataTransfer();
+    clipboardData.setData('text/plain', pasted);
+    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
+  }, text);
+}
+
+/** The few browser types a paste needs. */
+interface PageElement {
+  dispatchEvent(event: unknown): boolean;
+}
+
+interface PageClipboardGlobals {
+  DataTransfer: new () => { setData(format: string, data: string): void };
+  ClipboardEvent: new (
+    type: 'paste',
+    init: { clipboardData: unknown; bubbles: boolean; cancelable: boolean },
+  ) => unknown;
+}
+
+// Last: it decides the approval the tests above look at.
+test("the decision shown in the details, pasted into the Web UI's Send a Signal dialog, approves the call", async () => {
+  const approver = 'web-ui-reviewer';
+  // What a person does: copy the JSON from the details and put their name in it.
+  const shown = await decisionShownInDetails();
+  assert.match(shown, /YOUR_NAME/);
+  const decision = shown.replace('YOUR_NAME', approver);
+  try {
+    await page.getByRole('button', { name: 'More Actions' }).click({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole('menuitem', { name: 'Send a Signal' }).click({ timeout: UI_TIMEOUT_MS });
+    const dialog = page.getByRole('dialog', { name: 'Send a Signal' });
+    await dialog.getByRole('button', { name: 'Select a signal' }).click({ timeout: UI_TIMEOUT_MS });
+    // The option's name is the signal's name followed by keel's description of it.
+    await dialog.getByRole('option', { name: /^approve\b/ }).click({ timeout: UI_TIMEOUT_MS });
+    const data = dialog.getByRole('textbox', { name: 'Data' });
+    await pasteInto(data, decision);
+    // The editor reformats its JSON on blur and the dialog grows under the pointer; once, a Submit
+    // clicked while the editor had focus sent nothing. Blurring first lets the layout settle.
+    await data.blur();
+    assert.deepEqual(JSON.parse(await data.innerText()), JSON.parse(decision));
+    await dialog.getByRole('button', { name: 'Submit' }).click({ timeout: UI_TIMEOUT_MS });
+    await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+
+    // The goal continues: the call is approved as the pasted JSON says, runs, and the goal ends.
+    const decided = await approvalDecided();
+    assert.deepEqual(
+      {
+        callId: decided.data.callId,
+        approved: decided.data.approved,
+        approver: decided.data.approver,
+        via: decided.data.via,
+      },
+      { callId, approved: true, approver, via: 'signal' },
+    );
+    // Polled, not awaited: a goal that did not continue fails the test instead of hanging it.
+    const status = await eventually(async () => {
+      const view = await handle.query(goalStatusQuery);
+      return view.status === 'running' ? undefined : view;
+    });
+    assert.equal(status.status, 'completed');
+    assert.deepEqual(status.pendingApprovals, []);
+    const result = await handle.result();
+    assert.equal(result.status, 'completed');
+    assert.equal(result.counters.approvalsGranted, 1);
+    await page
+      .getByText('Completed', { exact: true })
+      .first()
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    // The details panel keeps what it loaded ("Press R for freshness"); reloaded, it shows the end.
+    await page.reload();
+    await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
+    await currentDetailsFrame()
+      .getByText(/^Goal completed/)
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  } finally {
+    await screenshot('web-ui-approved.png');
   }
 });
