@@ -69,6 +69,7 @@ async function replay(directory: string, rounds: number, profileFile: string | u
     workflowsPath: WORKFLOWS_PATH,
     ...workflowBundlerOptions,
     failureConverterPath: dataConverter.failureConverterPath,
+    payloadConverterPath: dataConverter.payloadConverterPath,
     logger: quietLogger,
   });
   const options = { workflowBundle: bundle, dataConverter };

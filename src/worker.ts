@@ -25,7 +25,7 @@ import { registeredFromDefinition } from './activities/tools/registered-tool';
 import { ToolRegistry } from './activities/tools/tool-registry';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import type { Budget } from './workflows/principles/budget';
-import type { RuleSpec } from './workflows/approvals/approval-rule';
+import { ruleSpecSchema, type RuleSpecInput } from './workflows/approvals/approval-rule';
 import { approvalPolicyFromEnv, readApprovalPolicyFile } from './activities/approval-policy-file';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
@@ -85,7 +85,7 @@ export interface KeelWorkerOptions {
    * The team's approval rules for every goal this worker starts (README, Approval rules);
    * the file named by KEEL_APPROVAL_RULES otherwise.
    */
-  approvalRules?: RuleSpec[];
+  approvalRules?: RuleSpecInput[];
   /** A prebuilt workflow bundle (tests build one and share it); built from source otherwise. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
@@ -93,6 +93,14 @@ export interface KeelWorkerOptions {
    * prebuilt bundle must then be built with the tracing plugins (bundleWorkflowCode `plugins`).
    */
   tracing?: KeelTracing | false;
+}
+
+/** Rules given in code, checked like a policy file: a bad one stops the worker with one line. */
+function approvalRulesOption(rules: readonly RuleSpecInput[]) {
+  const parsed = ruleSpecSchema.array().safeParse(rules);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(`approvalRules.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
 }
 
 export const WORKFLOWS_PATH = require.resolve('./workflows');
@@ -110,7 +118,8 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
   const budget = options.budget ?? defaults.budget;
-  const approvalRules = options.approvalRules ?? defaults.approvalRules;
+  const approvalRules =
+    options.approvalRules === undefined ? defaults.approvalRules : approvalRulesOption(options.approvalRules);
   const toolRegistry = createToolRegistry(options);
   const mcp = await connectConfiguredMcpServers(options.mcpServers, env);
   try {

@@ -49,6 +49,7 @@ export async function startBenchEnvironment(options: { address?: string } = {}):
     workflowsPath: WORKFLOWS_PATH,
     ...workflowBundlerOptions, // as a compiled worker runs it: ES2022, not the SDK's es2017
     failureConverterPath: dataConverterFromEnv().failureConverterPath,
+    payloadConverterPath: dataConverterFromEnv().payloadConverterPath,
     logger: quietLogger,
   });
   let counter = 0;

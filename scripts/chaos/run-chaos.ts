@@ -82,6 +82,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const { code } = await bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
       failureConverterPath: dataConverterFromEnv().failureConverterPath,
+      payloadConverterPath: dataConverterFromEnv().payloadConverterPath,
       logger: quietLogger,
     });
     const bundlePath = path.join(root, 'workflow-bundle.js');

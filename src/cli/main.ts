@@ -205,6 +205,10 @@ export function buildProgram(): Command {
       (value: string, all: string[]) => [...all, value],
       [],
     )
+    .option(
+      '--require-encrypted-decisions',
+      'with payload encryption on, refuse decisions sent in plain text (without the codec)',
+    )
     .option('--network', "let run_command use the worker's network (every command then needs approval)")
     .option('--plan', 'plan before acting and backtrack when a step fails')
     .option('--reflect', 'learn from this run for the next run of the same goal (after review)')
@@ -264,6 +268,7 @@ export function buildProgram(): Command {
         ...(options.reflect ? { reflection: { enabled: true } } : {}),
         ...approvalInput(options),
         ...rulesInput(options),
+        ...(options.requireEncryptedDecisions ? { requireEncryptedDecisions: true } : {}),
       };
       // Validated before connecting: bad input is reported even when no server is running.
       const parsed = parseGoalInput(input);
@@ -491,6 +496,7 @@ interface RunOptions {
   approvalKey: string[];
   allow: string[];
   allowIrreversible: string[];
+  requireEncryptedDecisions?: boolean;
   forbid: string[];
   plan?: boolean;
   reflect?: boolean;

@@ -1,3 +1,4 @@
+import { METADATA_DECRYPTED } from './encryption-codec-metadata';
 import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { decrypt, encrypt } from './aes-gcm';
@@ -62,7 +63,9 @@ export class EncryptionCodec implements PayloadCodec {
         `${reason} (the key listed under this id is not the one it was encrypted with, or the stored bytes were altered)`,
       );
     }
-    return temporal.api.common.v1.Payload.decode(plaintext);
+    const inner = temporal.api.common.v1.Payload.decode(plaintext);
+    // Marked, so the workflow can tell what arrived encrypted (payload-converter.ts).
+    return { ...inner, metadata: { ...inner.metadata, [METADATA_DECRYPTED]: text.encode('1') } };
   }
 
   private keyFor(keyId: string): Buffer {

@@ -9,12 +9,14 @@ import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { goalHandle, startGoal } from '../../src/client/goal-client';
+import { decideApprovalUpdate, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { startCodecServer } from '../../src/codec/codec-server';
 import { EncryptionCodec } from '../../src/codec/encryption-codec';
 import { parseEncryptionKeys } from '../../src/codec/encryption-keys';
 import { findTemporalBinary } from '../../src/dev-server/temporal-binary';
 import {
   createHarness,
+  eventually,
   stopOwnServer,
   temporalAddress,
   tempDirectory,
@@ -48,6 +50,15 @@ before(async () => {
         turns: [
           { toolCalls: [{ name: 'read_file', input: { path: 'secret.txt' } }] },
           { text: `The file is read: ${FINAL_MARKER}` },
+        ],
+      },
+      {
+        name: 'encrypted-decisions',
+        match: 'DECISIONS-IN-CIPHER',
+        turns: [
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo first' } }] },
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo second' } }] },
+          { text: 'decided' },
         ],
       },
       {
@@ -186,4 +197,153 @@ test('failure messages are encrypted too: the raw history hides them, a client w
   );
   assert.ok(!searchable(json).includes(FAILURE_MARKER), 'the failure message is readable in the raw history');
   assert.match(json, /Encoded failure/, 'the history holds failures with encoded attributes');
+});
+
+test('a decision sent in plain text is recorded as such, refused when the goal requires encrypted ones; through the codec it is accepted', async () => {
+  const codecServer = await startCodecServer({ codec: new EncryptionCodec(parseEncryptionKeys(KEYS)) });
+  const decisionsId = `encrypted-decisions-${Date.now()}`;
+  const signal = (callId: string, approver: string, codec: boolean) =>
+    promisify(execFile)(findTemporalBinary(), [
+      'workflow',
+      'signal',
+      '--workflow-id',
+      decisionsId,
+      '--name',
+      'approve',
+      '--input',
+      JSON.stringify({ callId, approver, reason: `approved by ${approver}` }),
+      '--address',
+      address,
+      ...(codec ? ['--codec-endpoint', codecServer.url] : []),
+    ]);
+  try {
+    const handle = await startGoal(harness.client, {
+      input: {
+        goal: 'DECISIONS-IN-CIPHER: run two commands',
+        workspace: tempDirectory('keel-ws-'),
+        sandbox: { network: true }, // every command waits for a human
+        requireEncryptedDecisions: true,
+      },
+      taskQueue: harness.taskQueue,
+      workflowId: decisionsId,
+    });
+    await harness.withWorker(async () => {
+      const pendingCall = async () =>
+        eventually(async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId);
+      const first = await pendingCall();
+      await signal(first, 'plain-pat', false);
+      const ignored = await eventually(async () => (await handle.query(goalStatusQuery)).lastIgnoredDecision);
+      assert.equal(ignored.reason, 'plain-text-decision');
+      assert.equal((await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId, first, 'still waiting');
+      await signal(first, 'codec-cora', true);
+      const second = await eventually(async () => {
+        const callId = await pendingCall();
+        return callId === first ? undefined : callId;
+      });
+      // keel's own client encrypts what it sends: accepted.
+      await handle.executeUpdate(decideApprovalUpdate, {
+        args: [{ callId: second, approved: true, approver: 'client-cleo' }],
+      });
+      assert.equal((await handle.result()).status, 'completed');
+      // Queried while a worker runs: a query needs one, even on a closed goal.
+      const decided = (await handle.query(ledgerQuery, {})).filter(
+        (event) => event.kind === 'approval.decided',
+      );
+      assert.deepEqual(
+        decided.map((event) => [event.data.approver, event.data.arrivedInPlainText === true]),
+        [
+          ['codec-cora', false],
+          ['client-cleo', false],
+        ],
+      );
+    });
+    // In plain text, the raw history shows the refused approver; the codec's decision shows no name.
+    const raw = JSON.stringify(
+      temporal.api.history.v1.History.toObject(
+        (await rawClient.workflow.getHandle(decisionsId).fetchHistory()) as temporal.api.history.v1.History,
+        { bytes: String },
+      ),
+    );
+    const readable = searchable(raw);
+    assert.ok(
+      readable.includes('plain-pat'),
+      'the plain-text signal is readable in history (why it is refused)',
+    );
+    assert.ok(!readable.includes('codec-cora'), 'the codec encrypted the decision sent through it');
+  } finally {
+    await codecServer.close();
+  }
+});
+
+test('without requireEncryptedDecisions a plain-text decision is accepted and recorded as such', async () => {
+  const plainId = `encrypted-plain-${Date.now()}`;
+  const handle = await startGoal(harness.client, {
+    input: {
+      goal: 'DECISIONS-IN-CIPHER: run two commands',
+      workspace: tempDirectory('keel-ws-'),
+      sandbox: { network: true },
+    },
+    taskQueue: harness.taskQueue,
+    workflowId: plainId,
+  });
+  await harness.withWorker(async () => {
+    for (const approver of ['plain-pia', 'plain-pete']) {
+      const callId = await eventually(async () => {
+        const view = await handle.query(goalStatusQuery);
+        return view.pendingApprovals[0]?.callId;
+      });
+      await promisify(execFile)(findTemporalBinary(), [
+        'workflow',
+        'signal',
+        '--workflow-id',
+        plainId,
+        '--name',
+        'approve',
+        '--input',
+        JSON.stringify({ callId, approver }),
+        '--address',
+        address,
+      ]);
+      await eventually(async () =>
+        (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId === callId ? undefined : true,
+      );
+    }
+    assert.equal((await handle.result()).status, 'completed');
+    const view = await handle.query(goalStatusQuery);
+    assert.equal(view.counters.decisionsInPlainText, 2);
+    const decided = (await handle.query(ledgerQuery, {})).filter(
+      (event) => event.kind === 'approval.decided',
+    );
+    assert.deepEqual(
+      decided.map((event) => event.data.arrivedInPlainText),
+      [true, true],
+    );
+  });
+});
+
+test('requireEncryptedDecisions on a goal whose payloads are not encrypted fails at its start, in one line', async () => {
+  // rawClient has no codec: its goal input arrives in plain text.
+  const handle = await rawClient.workflow.start('goalWorkflow', {
+    taskQueue: harness.taskQueue,
+    workflowId: `encrypted-required-plain-${Date.now()}`,
+    args: [
+      {
+        goal: 'DECISIONS-IN-CIPHER: x',
+        workspace: tempDirectory('keel-ws-'),
+        requireEncryptedDecisions: true,
+      },
+    ],
+  });
+  // Read with keel's client: the failure is encrypted like every payload the worker writes.
+  const decoded = harness.client.workflow.getHandle(handle.workflowId);
+  const failure = await harness.withWorker(() =>
+    decoded.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    ),
+  );
+  assert.ok(failure instanceof Error);
+  const chain: string[] = [];
+  for (let error: unknown = failure; error instanceof Error; error = error.cause) chain.push(error.message);
+  assert.match(chain.join(' | '), /requireEncryptedDecisions needs payload encryption/);
 });

@@ -106,8 +106,10 @@ test('the current details show the pending approval and the command that approve
     const details = currentDetailsFrame();
     await details.getByText('Pending approvals (1)').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await details
-      .getByText(`keel approve ${handle.workflowId} ${callId}`)
+      .getByText(`keel approve ${handle.workflowId} ${callId}`, { exact: true })
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    // Why it waits, in the panel a human decides from (issue 24).
+    await details.getByText('Why it waits:').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await details
       .getByText('run_command: echo "$(date)" >> effects.txt', { exact: true })
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
@@ -138,11 +140,11 @@ test('the timeline names the approval wait and the status query shows the pendin
  */
 async function decisionShownInDetails(): Promise<string> {
   await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
-  const command = currentDetailsFrame().locator('code', { hasText: '--name approve --input' }).first();
-  const text = await command.innerText({ timeout: UI_TIMEOUT_MS });
-  const quoted = /--input '(.+)'$/s.exec(text.trim())?.[1];
-  assert.ok(quoted, `no decision JSON in the details' command: ${text}`);
-  return quoted.replace(/'\\''/g, "'");
+  // The details' Web UI line: the signal's Data, pasted as shown.
+  const line = currentDetailsFrame().locator('li', { hasText: 'Send a Signal › approve, Data:' }).first();
+  const text = await line.locator('code').innerText({ timeout: UI_TIMEOUT_MS });
+  assert.doesNotThrow(() => JSON.parse(text), `the details' Data is not JSON: ${text}`);
+  return text.trim();
 }
 
 /** The ledger's approval.decided event; failing with what the ledger says instead, if none comes. */

@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { RuleSpecInput } from '../../src/workflows/approvals/approval-rule';
 import { Client, Connection } from '@temporalio/client';
 import {
   bundleWorkflowCode,
@@ -50,6 +51,7 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
     workflowsPath: WORKFLOWS_PATH,
     // the worker's own failure converter (encrypting when the test set KEEL_ENCRYPTION_KEYS)
     failureConverterPath: dataConverterFromEnv().failureConverterPath,
+    payloadConverterPath: dataConverterFromEnv().payloadConverterPath,
     logger: quietLogger,
   });
   return bundle;
@@ -84,6 +86,8 @@ export async function createHarness(options: {
   reflectionCadence?: number;
   /** MCP servers for the worker; none otherwise (a keel.config.yaml in the cwd is not read). */
   mcpServers?: McpServersConfig;
+  /** The worker's approval policy (its KEEL_APPROVAL_RULES file). */
+  approvalRules?: RuleSpecInput[];
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
   const connection = await Connection.connect({ address });
@@ -120,6 +124,7 @@ export async function createHarness(options: {
         ...(options.reflectionCadence !== undefined ? { reflectionCadence: options.reflectionCadence } : {}),
         workflowBundle: await workflowBundle(),
         mcpServers: options.mcpServers ?? false,
+        ...(options.approvalRules === undefined ? {} : { approvalRules: options.approvalRules }),
       });
       try {
         return await worker.runUntil(fn);

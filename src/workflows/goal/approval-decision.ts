@@ -35,6 +35,8 @@ export const DecisionRefusalReason = {
   DoNotAskAgainOnApproval: 'do-not-ask-again-on-approval',
   /** The rule given with the decision would not cover its own call, or has already expired. */
   RuleRefused: 'rule-refused',
+  /** The goal requires encrypted decisions and this one arrived in plain text. */
+  PlainTextDecision: 'plain-text-decision',
 } as const;
 export type DecisionRefusalReason = (typeof DecisionRefusalReason)[keyof typeof DecisionRefusalReason];
 

@@ -129,8 +129,13 @@ function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {
     const [keelCommand = '', temporalCommand] = approveCommands(input.workflowId, approval.callId, {
       signed: input.signedApprovals === true,
     });
+    // The Web UI line is the signal's Data as is: pasted into Send a Signal › approve, no quoting.
+    const webUi =
+      temporalCommand === undefined
+        ? ''
+        : `\n- or in this Web UI: More Actions › Send a Signal › approve, Data: ${inlineCode(JSON.stringify({ callId: approval.callId, approver: 'YOUR_NAME' }))}`;
     blocks.push(
-      `- approve: ${inlineCode(keelCommand)}${temporalCommand === undefined ? '' : `\n- or: ${inlineCode(temporalCommand)}`}\n- approve it and later calls like it: ${inlineCode(`${keelCommand} --rule 'PATTERN'${approval.reversibility === 'irreversible' ? ' --irreversible' : ''}`)}`,
+      `- approve: ${inlineCode(keelCommand)}${temporalCommand === undefined ? '' : `\n- or: ${inlineCode(temporalCommand)}`}${webUi}\n- approve it and later calls like it: ${inlineCode(`${keelCommand} --rule 'PATTERN'${approval.reversibility === 'irreversible' ? ' --irreversible' : ''}`)}`,
     );
   }
   return blocks.join('\n\n');

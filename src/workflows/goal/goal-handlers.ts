@@ -25,7 +25,13 @@ import {
   userMessagePayloadSchema,
   userMessageSignal,
 } from './messages';
-import { judgeDecision, type AcceptedDecision, type DecisionRefusal } from './approval-decision';
+import {
+  DecisionRefusalReason,
+  judgeDecision,
+  type AcceptedDecision,
+  type DecisionRefusal,
+} from './approval-decision';
+import { arrivedEncrypted } from '../common/arrival';
 import { judgeRuleAddition, judgeRuleRevocation } from '../approvals/rule-changes';
 import type { RuleScope } from '../approvals/approval-rule';
 import type { GoalApprovalRules } from './goal-approval-rules';
@@ -39,6 +45,8 @@ export interface HandlerTarget {
   /** Records a human's decision, and adds the rule given with it. */
   decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>, rule?: RuleScope): void;
   rules: GoalApprovalRules;
+  /** The goal's payloads are encrypted: a decision in plain text is recorded (or refused) as such. */
+  encryptedPayloads: boolean;
   /** Decides, by the rules now in force, the calls still waiting for a human. */
   applyRulesToWaiting(): void;
   /** Records a signal that changed nothing (ledger `approval.ignored`, status, Web UI). */
@@ -60,8 +68,29 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     verify: workflowEd25519Verify,
     nowMs: Date.now(),
   });
-  const judge = (raw: unknown, approved: boolean | 'from-payload', turn = target.state.currentTurn) =>
+  const judgeOne = (raw: unknown, approved: boolean | 'from-payload', turn = target.state.currentTurn) =>
     judgeDecision(raw, approved, turn, { ...authority(), workspace: target.state.config.workspace });
+  /**
+   * On an encrypted goal, a message that arrived in plain text (no codec on the sender's side)
+   * left its approver and reason readable in history: refused when the goal requires encrypted
+   * decisions, recorded as such otherwise.
+   */
+  const inPlainText = (raw: unknown) => target.encryptedPayloads && !arrivedEncrypted(raw);
+  const PLAIN_TEXT_REFUSAL =
+    'this goal requires encrypted decisions: send it through the codec (temporal … --codec-endpoint, keel approve with KEEL_ENCRYPTION_KEYS, or the Web UI with keel codec-server)';
+  const judge = (raw: unknown, approved: boolean | 'from-payload', turn = target.state.currentTurn) => {
+    const verdict = judgeOne(raw, approved, turn);
+    if (verdict.ok && inPlainText(raw) && target.state.config.requireEncryptedDecisions) {
+      return {
+        ok: false as const,
+        reason: DecisionRefusalReason.PlainTextDecision,
+        message: PLAIN_TEXT_REFUSAL,
+        callId: verdict.call.callId,
+        approver: verdict.approver,
+      };
+    }
+    return verdict;
+  };
   const decideBySignal = (approved: boolean) => (raw: unknown) => {
     const verdict = judge(raw, approved);
     if (!verdict.ok) {
@@ -78,6 +107,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
         reason: verdict.reason,
         via: 'signal',
         ...(verdict.doNotAskAgain ? { doNotAskAgain: true } : {}),
+        ...(inPlainText(raw) ? { arrivedInPlainText: true } : {}),
       },
       verdict.rule,
     );
@@ -96,7 +126,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       // Judged again: another decision may have landed between the validator and this handler.
       const verdict = judge(raw, 'from-payload');
       if (!verdict.ok) throw refused(verdict);
-      return decideByUpdate(verdict);
+      return decideByUpdate(verdict, inPlainText(raw));
     },
     {
       description: DESCRIPTIONS.decideApproval,
@@ -109,7 +139,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       },
     },
   );
-  const decideByUpdate = (verdict: AcceptedDecision): ApprovalReceipt => {
+  const decideByUpdate = (verdict: AcceptedDecision, plainText: boolean): ApprovalReceipt => {
     target.decide(
       verdict.call,
       {
@@ -118,6 +148,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
         reason: verdict.reason,
         via: 'update',
         ...(verdict.doNotAskAgain ? { doNotAskAgain: true } : {}),
+        ...(plainText ? { arrivedInPlainText: true } : {}),
       },
       verdict.rule,
     );
@@ -138,6 +169,11 @@ export function registerGoalHandlers(target: HandlerTarget): void {
         { reason: 'malformed-payload' },
       );
     }
+    if (inPlainText(raw) && target.state.config.requireEncryptedDecisions) {
+      throw ApplicationFailure.nonRetryable(PLAIN_TEXT_REFUSAL, FailureType.ApprovalRefused, {
+        reason: DecisionRefusalReason.PlainTextDecision,
+      });
+    }
     const seen = new Set<string>();
     return parsed.data.decisions.map((decision, index) => {
       if (seen.has(decision.callId)) {
@@ -148,7 +184,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
         );
       }
       seen.add(decision.callId);
-      const verdict = judge(decision, 'from-payload');
+      const verdict = judgeOne(decision, 'from-payload');
       if (!verdict.ok) throw refused({ ...verdict, message: `decision ${index + 1}: ${verdict.message}` });
       return verdict;
     });
@@ -160,7 +196,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     (raw) =>
       judgeAll(raw).map((verdict) => {
         const earlier = verdict.call.approval?.decision;
-        if (earlier === undefined) return decideByUpdate(verdict);
+        if (earlier === undefined) return decideByUpdate(verdict, inPlainText(raw));
         return { callId: verdict.call.callId, approved: earlier.approved, toolSummary: verdict.call.summary };
       }),
     {
@@ -170,7 +206,12 @@ export function registerGoalHandlers(target: HandlerTarget): void {
   );
   const ruleRefused = (message: string) =>
     ApplicationFailure.nonRetryable(message, FailureType.ApprovalRefused, { reason: 'rule-refused' });
+  const refusePlainText = (raw: unknown) => {
+    if (inPlainText(raw) && target.state.config.requireEncryptedDecisions)
+      throw ruleRefused(PLAIN_TEXT_REFUSAL);
+  };
   const judgeAddition = (raw: unknown) => {
+    refusePlainText(raw);
     const verdict = judgeRuleAddition(raw, authority());
     if (!verdict.ok) throw ruleRefused(verdict.message);
     return verdict;
@@ -187,6 +228,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     { description: DESCRIPTIONS.addApprovalRule, validator: (raw) => void judgeAddition(raw) },
   );
   const judgeRevocation = (raw: unknown) => {
+    refusePlainText(raw);
     const verdict = judgeRuleRevocation(raw, target.state.approvalRules, authority());
     if (!verdict.ok) throw ruleRefused(verdict.message);
     return verdict;
@@ -201,7 +243,6 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     },
     { description: DESCRIPTIONS.revokeApprovalRule, validator: (raw) => void judgeRevocation(raw) },
   );
-  wf.setHandler(approvalRulesQuery, () => target.rules.list(), { description: DESCRIPTIONS.approvalRules });
   wf.setHandler(
     userMessageSignal,
     (raw) => {
@@ -272,4 +313,6 @@ export function registerGoalHandlers(target: HandlerTarget): void {
   wf.setHandler(ledgerQuery, (options) => eventsAfter(target.state.ledger, options?.afterSequence ?? 0), {
     description: DESCRIPTIONS.ledger,
   });
+  // After status: the Web UI's Queries tab opens on the first query registered.
+  wf.setHandler(approvalRulesQuery, () => target.rules.list(), { description: DESCRIPTIONS.approvalRules });
 }

@@ -138,6 +138,12 @@ export const goalInputSchema = z
      * signed changes, never from its input.
      */
     approvalRules: z.array(ruleSpecSchema).max(MAX_INPUT_RULES).optional(),
+    /**
+     * With payload encryption on, refuse decisions and rule changes that arrived in plain text (a
+     * `temporal workflow signal` without `--codec-endpoint` stores its approver and reason readable
+     * in history); they are recorded as such either way.
+     */
+    requireEncryptedDecisions: z.boolean().default(false),
     /** After the final answer, how long to wait for a follow-up message before completing. */
     followUpWindowMs: z.number().int().nonnegative().default(0),
     timing: activityTimingSchema.prefault({}),

@@ -66,6 +66,8 @@ export const approvalDecisionSchema = z.object({
    * rule: an approval rule decided it at once (approver: who made the rule).
    */
   via: z.enum(['signal', 'update', 'timeout', 'cancellation', 'remembered-denial', 'rule']),
+  /** With payload encryption on, the decision arrived in plain text (readable in history). */
+  arrivedInPlainText: z.boolean().optional(),
   /** The rule that decided it (via rule), as the ledger, the details and the call's record name it. */
   rule: z.object({ id: z.string(), text: z.string(), source: z.string() }).optional(),
   /** The human asked not to be asked again for this call's intent (denials only). */
@@ -159,6 +161,8 @@ export const goalCountersSchema = z.object({
   approvalsByRule: z.number().int().nonnegative().default(0),
   /** Calls a forbid rule refused at once (nobody was asked). */
   refusalsByRule: z.number().int().nonnegative().default(0),
+  /** Decisions and rule changes accepted although they arrived in plain text on an encrypted goal. */
+  decisionsInPlainText: z.number().int().nonnegative().default(0),
   unknownOutcomes: z.number().int().nonnegative(),
   /** Executed calls by the host that ran them (see hosts/host-queues.ts). */
   toolCallsByHost: z.record(z.string(), z.number().int().nonnegative()).default({}),
@@ -293,6 +297,7 @@ export function emptyCounters(): GoalCounters {
     approvalsAutoDenied: 0,
     approvalsByRule: 0,
     refusalsByRule: 0,
+    decisionsInPlainText: 0,
     unknownOutcomes: 0,
     toolCallsByHost: {},
   };

@@ -342,6 +342,7 @@ export class GoalToolCalls {
     call.approval.decision = recorded;
     if (decision.approved) this.state.counters.approvalsGranted += 1;
     else this.state.counters.approvalsDenied += 1;
+    if (decision.arrivedInPlainText === true) this.state.counters.decisionsInPlainText += 1;
     this.goal.visibility.record(
       LedgerEventKind.ApprovalDecided,
       `${decision.approved ? 'approved' : 'denied'} by ${decision.approver}: ${call.summary}`,
@@ -352,6 +353,7 @@ export class GoalToolCalls {
         reason: decision.reason,
         via: decision.via,
         ...(decision.doNotAskAgain === true ? { doNotAskAgain: true } : {}),
+        ...(decision.arrivedInPlainText === true ? { arrivedInPlainText: true } : {}),
         ...(rule === undefined ? {} : { rule }),
       },
     );

@@ -43,6 +43,7 @@ import { newGoalState, resumeGoalState } from './goal-start';
 import { GoalPhase, GoalStatus, type GoalState, type ToolCallRecord } from './goal-state';
 import { GoalToolCalls } from './goal-tool-calls';
 import { GoalApprovalRules } from './goal-approval-rules';
+import { arrivedEncrypted } from '../common/arrival';
 import { goalResultOf } from './goal-view';
 import { GoalVisibility } from './goal-visibility';
 import { LEAN_HISTORY_PATCH } from './lean-history';
@@ -99,7 +100,16 @@ export const QUIET_HAND_OVER_PATCH = 'quiet-continue-as-new-mid-turn';
  * nothing. `carried` is the state handed over by continue-as-new.
  */
 export async function goalWorkflow(input: GoalInput, carried?: unknown): Promise<GoalResult> {
-  const goal = new GoalRun(carried === undefined ? newGoalState(input) : resumeGoalState(carried));
+  const state = carried === undefined ? newGoalState(input) : resumeGoalState(carried);
+  // Whether this goal's payloads are encrypted: its own input arrived so (common/arrival.ts).
+  const encryptedPayloads = arrivedEncrypted(carried ?? input);
+  if (state.config.requireEncryptedDecisions && !encryptedPayloads) {
+    throw ApplicationFailure.nonRetryable(
+      'requireEncryptedDecisions needs payload encryption: this goal arrived unencrypted (set KEEL_ENCRYPTION_KEYS on its clients and workers)',
+      FailureType.InvalidGoalInput,
+    );
+  }
+  const goal = new GoalRun(state, encryptedPayloads);
   goal.registerHandlers();
   let result: GoalResult;
   try {
@@ -162,7 +172,10 @@ class GoalRun {
   private readonly closingReport: GoalClosingReport;
   private readonly rules: GoalApprovalRules;
 
-  constructor(private readonly state: GoalState) {
+  constructor(
+    private readonly state: GoalState,
+    private readonly encryptedPayloads = false,
+  ) {
     this.activities = proxiesFor(state.config);
     this.visibility = new GoalVisibility(state, this.workflowId, this.activities.ledger);
     this.host = new GoalHost({
@@ -225,6 +238,7 @@ class GoalRun {
       workflowId: this.workflowId,
       decide: (call, decision, rule) => this.toolCalls.decide(call, decision, rule),
       rules: this.rules,
+      encryptedPayloads: this.encryptedPayloads,
       applyRulesToWaiting: () => this.toolCalls.applyRulesToWaiting(),
       ignore: (refusal) => this.toolCalls.ignore(refusal),
       isAwaitingReview: () => this.awaitingReview,
