@@ -14,6 +14,7 @@ import {
   revokeApprovalRuleUpdate,
 } from '../../src/workflows/goal/messages';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
+import { approvalRuleSchema } from '../../src/workflows/approvals/approval-rule';
 import type { GoalInput } from '../../src/workflows/goal/goal-input';
 import { rawPublicKey, signRuleChange } from '../../src/client/approval-keys';
 import {
@@ -305,6 +306,8 @@ test("the goal input's rules decide at once; a rule added later is revoked and t
       args: [{ effect: 'allow', tool: 'run_command', pattern: 'echo nothing*', approver: 'fay' }],
     });
     assert.equal(added.id, 'rule-3', 'rule-1 is the input rule, rule-2 the worker policy');
+    // Exactly a rule as the goal's state keeps it (strict): it is carried over continue-as-new.
+    assert.deepEqual(approvalRuleSchema.parse(added), added);
     const revoked = await handle.executeUpdate(revokeApprovalRuleUpdate, {
       args: [{ ruleId: added.id, approver: 'fay', reason: 'too broad' }],
     });

@@ -219,7 +219,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
   wf.setHandler(
     addApprovalRuleUpdate,
     (raw) => {
-      const { scope, ...made } = judgeAddition(raw);
+      const { ok: _ok, scope, ...made } = judgeAddition(raw);
       const added = target.rules.add({ ...scope, ...made });
       if (!added.ok) throw ruleRefused(added.error);
       target.applyRulesToWaiting();

@@ -183,6 +183,7 @@ export class GoalToolCalls {
    * its lane closes it like any denial.
    */
   private refuseIfForbidden(call: ToolCallRecord): void {
+    if (isHarnessTool(call.toolName)) return; // keel's own bookkeeping (report_step), not the model's act
     const verdict = this.goal.rules.verdictFor(call);
     if (verdict?.effect !== RuleEffect.Forbid) return;
     const nowMs = Date.now();
