@@ -181,6 +181,8 @@ test(`${TEST_RUNS} test runs, one approval: the rule given with it approves the 
     assert.equal(view.counters.approvalsByRule, TEST_RUNS - 1);
     assert.equal(view.counters.toolCalls, 2 * TEST_RUNS, 'the edits needed no human (approval policy auto)');
     const events = await handle.query(ledgerQuery, {});
+    const [requested] = ofKind(events, 'approval.requested');
+    assert.equal(requested?.data.whyItWaits, 'the goal allows network access', 'the request says why');
     // rule-1 is the worker's policy (git push), rule-2 the one given with the approval.
     const added = ofKind(events, 'approval.rule_added')[1];
     assert.match(

@@ -378,3 +378,27 @@ test('a stopped goal shows its closing report first, in the model’s own words 
   assert.deepEqual(block, ['Done: read a.txt.', '```', 'Left: find b.txt\\u{202E}.']);
   assert.doesNotMatch(renderGoalDetails(input()), /Closing report/, 'none while running');
 });
+
+test('the rules in force are listed with their maker and source, and calls they decided are counted', () => {
+  const markdown = renderGoalDetails(
+    input({
+      counters: { ...emptyCounters(), approvalsByRule: 39, refusalsByRule: 2 },
+      rules: [
+        { id: 'rule-1', text: 'allow run_command: npm test*', by: 'dana', source: 'decision' },
+        { id: 'rule-2', text: 'forbid run_command: git push*', by: 'worker policy', source: 'worker-policy' },
+      ],
+    }),
+  );
+  const start = markdown.indexOf('#### Approval rules in force');
+  assert.deepEqual(markdown.slice(start).split('\n').slice(0, 3), [
+    '#### Approval rules in force (2)',
+    '- `rule-1` `allow run_command: npm test*` by `dana` (decision)',
+    '- `rule-2` `forbid run_command: git push*` by `worker policy` (worker-policy)',
+  ]);
+  assert.match(markdown, /- Approvals: 0 requested, .*, 39 approved by a rule, 2 refused by a rule/);
+  assert.doesNotMatch(
+    renderGoalDetails(input()),
+    /Approval rules|by a rule/,
+    'a goal without rules reads as before',
+  );
+});
