@@ -126,7 +126,13 @@ test('the timeline names the approval wait and the status query shows the pendin
     .first()
     .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   await page.getByRole('tab', { name: 'Queries' }).click({ timeout: UI_TIMEOUT_MS });
-  await page.getByRole('button', { name: 'Run Query' }).click({ timeout: UI_TIMEOUT_MS });
+  // The tab opens on the first query it lists (keel's approvalRules): status is chosen by name.
+  await page
+    .getByRole('button', { name: /approvalRules|Query Type/ })
+    .first()
+    .click({ timeout: UI_TIMEOUT_MS });
+  await page.getByRole('option', { name: /^status\b/ }).click({ timeout: UI_TIMEOUT_MS });
+  await page.getByRole('button', { name: /Run Query|Refresh Query/ }).click({ timeout: UI_TIMEOUT_MS });
   try {
     await page.getByText(`"callId": "${callId}"`).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   } finally {

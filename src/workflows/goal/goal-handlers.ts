@@ -313,6 +313,5 @@ export function registerGoalHandlers(target: HandlerTarget): void {
   wf.setHandler(ledgerQuery, (options) => eventsAfter(target.state.ledger, options?.afterSequence ?? 0), {
     description: DESCRIPTIONS.ledger,
   });
-  // After status: the Web UI's Queries tab opens on the first query registered.
   wf.setHandler(approvalRulesQuery, () => target.rules.list(), { description: DESCRIPTIONS.approvalRules });
 }
