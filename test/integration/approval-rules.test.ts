@@ -197,6 +197,11 @@ test(`${TEST_RUNS} test runs, one approval: the rule given with it approves the 
       source: 'decision',
     });
     assert.equal(byRule[0]?.data.approver, 'dana');
+    assert.match(
+      resultsSentBefore('test-runs', 2),
+      /\(approved at once by rule-2 \(allow run_command: echo test run\* \(irreversible calls too\)\), made by dana\)\\n/,
+      "the call's result names the rule that approved it",
+    );
     await replays(handle);
   });
 });

@@ -495,8 +495,12 @@ export class GoalToolCalls {
   private recordResult(call: ToolCallRecord, outcome: ToolOutcome): void {
     const counters = this.state.counters;
     const shown = this.state.config.principles.actionableFailure ? outcome : { ...outcome, candidates: [] };
+    // A call a rule approved says so in its result, as the ledger and the details do: the model
+    // and whoever reads the transcript see that nobody was asked, and which rule answered.
+    const decision = call.approval?.decision;
+    const byRule = decision?.via === 'rule' && decision.approved ? `(${decision.reason})\n` : '';
     call.result = {
-      content: formatToolResult(shown),
+      content: `${byRule}${formatToolResult(shown)}`,
       isError: !outcome.ok,
       ...(outcome.images === undefined ? {} : { images: outcome.images }),
       ...(outcome.host === undefined ? {} : { host: outcome.host }),
