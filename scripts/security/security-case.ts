@@ -16,6 +16,8 @@ export const Category = {
   DeceptiveLabels: 'deceptive-labels',
   /** Repeated and reused tool_use ids (call-id-cases.ts: keel's bookkeeping, not tool calls). */
   CallIds: 'call-ids',
+  /** Commands worded so a human's approval rule covers more than it names (approval-rule-cases.ts). */
+  ApprovalRules: 'approval-rules',
 } as const;
 export type Category = (typeof Category)[keyof typeof Category];
 export const CATEGORIES: readonly Category[] = Object.values(Category);

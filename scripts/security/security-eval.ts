@@ -13,6 +13,7 @@ import { killHostScripts } from './host-script';
 import { createPlantedSecrets, plantEnvironment } from './planted-secrets';
 import { runCase, type CaseRecord } from './run-case';
 import { CALL_ID_CASES, runCallIdCase, type CallIdCase } from './call-id-cases';
+import { APPROVAL_RULE_CASES, runApprovalRuleCase, type ApprovalRuleCase } from './approval-rule-cases';
 import { CATEGORIES, Category, type SecurityCase } from './security-case';
 import { HoleKind } from './verdicts';
 import { createKeelToolExecutor, type ToolExecutor } from './tool-executor';
@@ -66,6 +67,7 @@ export async function runSecurityEval(options: SecurityEvalOptions = {}): Promis
   const log = options.log ?? (() => {});
   const cases = selectCases(options);
   const callIdCases = selectCallIdCases(options);
+  const ruleCases = selectApprovalRuleCases(options);
   const startedAt = new Date();
   const started = performance.now();
   const runRoot = realpathSync(mkdtempSync(path.join(tmpdir(), 'keel-security-eval-')));
@@ -87,12 +89,18 @@ export async function runSecurityEval(options: SecurityEvalOptions = {}): Promis
       else if ((index + 1) % PROGRESS_EVERY === 0)
         log(`security eval: ${index + 1}/${cases.length} cases run`);
     }
+    const total = cases.length + callIdCases.length + ruleCases.length;
     for (const callIdCase of callIdCases) {
       if (options.signal?.aborted === true) break;
       const record = await runCallIdRecord(callIdCase);
       records.push(record);
-      if (options.verbose === true)
-        log(caseLine(records.length - 1, cases.length + callIdCases.length, record));
+      if (options.verbose === true) log(caseLine(records.length - 1, total, record));
+    }
+    for (const ruleCase of ruleCases) {
+      if (options.signal?.aborted === true) break;
+      const record = await runApprovalRuleRecord(ruleCase, { tools, runRoot, keyPrefix });
+      records.push(record);
+      if (options.verbose === true) log(caseLine(records.length - 1, total, record));
     }
   } finally {
     restoreEnvironment();
@@ -104,8 +112,8 @@ export async function runSecurityEval(options: SecurityEvalOptions = {}): Promis
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
     sandbox: describeSandbox(sandboxStatus()),
-    selection: describeSelection(options, cases.length + callIdCases.length),
-    interrupted: records.length < cases.length + callIdCases.length,
+    selection: describeSelection(options, cases.length + callIdCases.length + ruleCases.length),
+    interrupted: records.length < cases.length + callIdCases.length + ruleCases.length,
     cases: records,
   };
 }
@@ -115,6 +123,38 @@ function selectCallIdCases(options: Pick<SecurityEvalOptions, 'ci' | 'only' | 'c
   const only = options.only ?? [];
   if (only.length > 0 && !only.includes(Category.CallIds)) return [];
   return CALL_ID_CASES.filter((callIdCase) => options.ci !== true || callIdCase.ci === true);
+}
+
+function selectApprovalRuleCases(
+  options: Pick<SecurityEvalOptions, 'ci' | 'only' | 'cases'>,
+): ApprovalRuleCase[] {
+  if (options.cases !== undefined) return []; // a corpus of the caller's own
+  const only = options.only ?? [];
+  if (only.length > 0 && !only.includes(Category.ApprovalRules)) return [];
+  return APPROVAL_RULE_CASES.filter((ruleCase) => options.ci !== true || ruleCase.ci === true);
+}
+
+async function runApprovalRuleRecord(
+  ruleCase: ApprovalRuleCase,
+  context: Parameters<typeof runApprovalRuleCase>[1],
+): Promise<CaseRecord> {
+  const started = performance.now();
+  let violations: string[] = [];
+  let error: string | undefined;
+  try {
+    violations = await runApprovalRuleCase(ruleCase, context);
+  } catch (caught) {
+    error = caught instanceof Error ? (caught.stack ?? caught.message) : String(caught);
+  }
+  return {
+    id: ruleCase.id,
+    category: Category.ApprovalRules,
+    title: ruleCase.title,
+    durationMs: Math.round(performance.now() - started),
+    steps: [],
+    holes: violations.map((what) => ({ kind: HoleKind.UnapprovedIrreversible, step: 1, what, evidence: [] })),
+    ...(error === undefined ? {} : { error }),
+  };
 }
 
 async function runCallIdRecord(callIdCase: CallIdCase): Promise<CaseRecord> {

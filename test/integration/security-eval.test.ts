@@ -13,6 +13,13 @@ import { runSecurityEval, selectCases } from '../../scripts/security/security-ev
 import { errorLines, holeCount, holeLines } from '../../scripts/security/security-report';
 import type { HoleKind } from '../../scripts/security/verdicts';
 import { weakenedToolExecutor } from '../support/weakened-tool-executor';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { APPROVAL_RULE_CASES, runApprovalRuleCase } from '../../scripts/security/approval-rule-cases';
+import { createKeelToolExecutor } from '../../scripts/security/tool-executor';
+import type { ApprovalRulesState } from '../../src/workflows/approvals/approval-rule';
+import type { CallForRules } from '../../src/workflows/approvals/rule-book';
 
 test(
   'eval:security --ci: no hole in keel (a read-only write, host execution, a leaked secret, a forbidden change, a stall, an unapproved irreversible call)',
@@ -129,3 +136,35 @@ function control(
     ...(setup === undefined ? {} : { setup }),
   };
 }
+
+test('the approval-rules category detects a rule that approves more than it names: a prefix match lets `echo hi; touch pwned` through', async () => {
+  const runRoot = realpathSync(mkdtempSync(path.join(tmpdir(), 'keel-rules-control-')));
+  try {
+    const tools = createKeelToolExecutor({ journalDirectory: path.join(runRoot, 'journal') });
+    const byId = (id: string) => {
+      const found = APPROVAL_RULE_CASES.find((candidate) => candidate.id === id);
+      assert.ok(found, id);
+      return found;
+    };
+    // A matcher that reads the rule as a prefix of the raw line, as a naive allow-list would.
+    const prefixMatch = (rules: ApprovalRulesState, call: CallForRules) => {
+      const command = String((call.input as { command?: unknown }).command);
+      const rule = rules.rules.find((candidate) => command.startsWith(candidate.pattern.replace(/\*$/, '')));
+      return rule === undefined ? undefined : { effect: 'allow' as const, rule };
+    };
+    const context = { tools, runRoot, keyPrefix: `rules-control-${Date.now()}` };
+    const weakened = await runApprovalRuleCase(byId('approval-rules/semicolon'), {
+      ...context,
+      approves: prefixMatch,
+    });
+    assert.match(
+      weakened.join('\n'),
+      /approved `echo hi; touch pwned`, which changed the workspace: created pwned/,
+    );
+    const planted = await runApprovalRuleCase(byId('approval-rules/git-status-fsmonitor'), context);
+    assert.deepEqual(planted, [], "keel's rule runs git status, and the planted hook cannot write");
+    assert.deepEqual(await runApprovalRuleCase(byId('approval-rules/semicolon'), context), []);
+  } finally {
+    rmSync(runRoot, { recursive: true, force: true });
+  }
+});

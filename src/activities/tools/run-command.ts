@@ -1,5 +1,6 @@
 import { RUN_COMMAND_DEFAULT_TIMEOUT_SECONDS, type RunCommandInput } from './builtin/run-command-input';
 import { suggestCall } from '../../workflows/tools/suggest-call';
+import { classifyShellCommand } from '../../workflows/tools/shell-command-classifier';
 import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 import { commandEnvironment } from './command-environment';
 import { commandOutcome } from './command-outcome';
@@ -21,7 +22,8 @@ const layersUnavailable = new Map<string, string>();
 
 /**
  * run_command: the kernel holds each call to its tier, whatever its text says.
- * - read-only: bubblewrap with the workspace bound read-only; a write fails (EROFS).
+ * - read-only: bubblewrap with the workspace bound read-only; a write fails (EROFS). With network
+ *   on, a command the classifier reads as read-only runs so too, even once approved.
  * - otherwise, on a copy-on-write layer: the command's changes are applied, held for a human or
  *   discarded by what they are (layers/layered-command.ts), never by what the command looked like.
  * - without a layer (no overlayfs here) or without any sandbox, nothing holds a command to a tier,
@@ -37,6 +39,12 @@ export const runCommand: ToolImplementation<RunCommandInput> = async (input, con
     return runStraight(input, context, status);
   }
   if (context.reversibility === 'read-only' && !context.approved) return runReadOnly(input, context, status);
+  // With network allowed every command waits for a human (its tier is irreversible), yet what it
+  // may do to files is still what the classifier read: a command read as read-only runs on a
+  // read-only workspace, approved or not. Approving `git status` (or a rule for `git status*`)
+  // grants the network, not the writes a hook the model planted in .git/config would make.
+  if (context.network && input.changesFiles !== true && classifyShellCommand(input.command).readOnly)
+    return runReadOnly(input, context, status);
   const unavailable = layerUnavailability(status, context.workspace);
   if (unavailable === undefined && status.layers.available) {
     const layered = await runLayeredCommand({
