@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { PayloadCodec } from '@temporalio/common';
-import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startGoal, type GoalHandle } from '../../src/client/goal-client';
 import { startCodecServer, type CodecServer } from '../../src/codec/codec-server';
 import { EncryptionCodec } from '../../src/codec/encryption-codec';
@@ -12,6 +12,7 @@ import { encryptionKeysFromEnv } from '../../src/codec/encryption-keys';
 import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
 import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import { decisionShownInDetails, sendApproveFromWebUi, UI_TIMEOUT_MS } from '../support/web-ui-signal';
 import { launchChromium } from '../support/browser';
 import { createHarness, eventually, tempDirectory, type Harness } from '../support/temporal';
 
@@ -27,7 +28,6 @@ process.env.KEEL_ENCRYPTION_KEYS = `ui-test:${randomBytes(32).toString('base64')
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
 const GOAL = `GOAL-UI-CODEC: decoded for the browser ${randomBytes(4).toString('hex')}`;
 const DECIDE_GOAL = `GOAL-UI-CODEC-DECIDE: approved from the browser ${randomBytes(4).toString('hex')}`;
-const UI_TIMEOUT_MS = 20_000;
 
 let codecServer: CodecServer | undefined;
 let server: DevServer | undefined;
@@ -127,20 +127,6 @@ test('the User Metadata tab shows the static summary (the goal line), also a cod
   }
 });
 
-/** The rendered markdown frame of the current details: the output frame that is not the summary. */
-function currentDetailsFrame(): FrameLocator {
-  return page.frameLocator('iframe[title="output"]:not(#user-metadata-summary)').first();
-}
-
-/** The signal Data the current details show for the pending call, as the UI decoded them. */
-async function decisionShownInDetails(): Promise<string> {
-  await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
-  const line = currentDetailsFrame().locator('li', { hasText: 'Send a Signal › approve, Data:' }).first();
-  const text = await line.locator('code').innerText({ timeout: UI_TIMEOUT_MS });
-  assert.doesNotThrow(() => JSON.parse(text), `the details' Data is not JSON: ${text}`);
-  return text.trim();
-}
-
 /** The ledger's approval.decided event; failing with what the goal says instead, if none comes. */
 async function approvalDecided(handle: GoalHandle): Promise<LedgerEvent> {
   try {
@@ -153,32 +139,6 @@ async function approvalDecided(handle: GoalHandle): Promise<LedgerEvent> {
     const why = ignored ? `last ignored: ${ignored.reason}: ${ignored.message}` : 'nothing ignored';
     throw new Error(`no approval was decided (${why}; ${encoded.length} payloads encoded)`, { cause: error });
   }
-}
-
-/** Pastes into an editor as a clipboard paste does, replacing what it held. */
-async function pasteInto(editor: Locator, text: string): Promise<void> {
-  await editor.click({ timeout: UI_TIMEOUT_MS });
-  await page.keyboard.press('ControlOrMeta+a');
-  await editor.evaluate((element: PageElement, pasted: string) => {
-    // Runs in the page; keel's tsconfig has no DOM library, so its globals are typed here.
-    const { DataTransfer, ClipboardEvent } = globalThis as unknown as PageClipboardGlobals;
-    const clipboardData = new DataTransfer();
-    clipboardData.setData('text/plain', pasted);
-    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
-  }, text);
-}
-
-/** The few browser types a paste needs. */
-interface PageElement {
-  dispatchEvent(event: unknown): boolean;
-}
-
-interface PageClipboardGlobals {
-  DataTransfer: new () => { setData(format: string, data: string): void };
-  ClipboardEvent: new (
-    type: 'paste',
-    init: { clipboardData: unknown; bubbles: boolean; cancelable: boolean },
-  ) => unknown;
 }
 
 // A goal that refuses plain-text decisions accepts this one: the Web UI sent it through the codec.
@@ -204,23 +164,12 @@ test("an approve sent from the Web UI's Send a Signal dialog is encoded by the c
       );
       await page.goto(workflowUrl(handle.workflowId));
       // What a person does: copy the Data from the details and put their name in it.
-      const shown = await decisionShownInDetails();
+      const shown = await decisionShownInDetails(page);
       assert.match(shown, /YOUR_NAME/);
       const decision = shown.replace('YOUR_NAME', approver);
       const encodedBefore = encoded.length;
 
-      await page.getByRole('button', { name: 'More Actions' }).click({ timeout: UI_TIMEOUT_MS });
-      await page.getByRole('menuitem', { name: 'Send a Signal' }).click({ timeout: UI_TIMEOUT_MS });
-      const dialog = page.getByRole('dialog', { name: 'Send a Signal' });
-      await dialog.getByRole('button', { name: 'Select a signal' }).click({ timeout: UI_TIMEOUT_MS });
-      await dialog.getByRole('option', { name: /^approve\b/ }).click({ timeout: UI_TIMEOUT_MS });
-      const data = dialog.getByRole('textbox', { name: 'Data' });
-      await pasteInto(data, decision);
-      // Blurred before Submit: the editor reformats on blur and the dialog grows under the pointer.
-      await data.blur();
-      assert.deepEqual(JSON.parse(await data.innerText()), JSON.parse(decision));
-      await dialog.getByRole('button', { name: 'Submit' }).click({ timeout: UI_TIMEOUT_MS });
-      await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+      await sendApproveFromWebUi(page, decision);
 
       const decided = await approvalDecided(handle);
       assert.deepEqual(

@@ -2,11 +2,17 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { startGoal, type GoalHandle } from '../../src/client/goal-client';
 import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
 import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import {
+  currentDetailsFrame,
+  decisionShownInDetails,
+  sendApproveFromWebUi,
+  UI_TIMEOUT_MS,
+} from '../support/web-ui-signal';
 import { launchChromium } from '../support/browser';
 import { createHarness, eventually, tempDirectory, type Harness } from '../support/temporal';
 
@@ -18,7 +24,6 @@ import { createHarness, eventually, tempDirectory, type Harness } from '../suppo
 
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
 const GOAL = 'GOAL-WEB-UI: record the date in effects.txt';
-const UI_TIMEOUT_MS = 20_000;
 
 let server: DevServer | undefined;
 let harness: Harness | undefined;
@@ -88,11 +93,6 @@ function summaryFrame(): FrameLocator {
   return page.frameLocator('iframe#user-metadata-summary');
 }
 
-/** The rendered markdown frame of the current details: the other output frame of the tab. */
-function currentDetailsFrame(): FrameLocator {
-  return page.frameLocator('iframe[title="output"]:not(#user-metadata-summary)').first();
-}
-
 async function screenshot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
 }
@@ -103,7 +103,7 @@ test('the summary shows the goal', async () => {
 
 test('the current details show the pending approval and the command that approves it', async () => {
   try {
-    const details = currentDetailsFrame();
+    const details = currentDetailsFrame(page);
     await details.getByText('Pending approvals (1)').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await details
       .getByText(`keel approve ${handle.workflowId} ${callId}`, { exact: true })
@@ -140,19 +140,6 @@ test('the timeline names the approval wait and the status query shows the pendin
   }
 });
 
-/**
- * The decision the current details show for the pending call: the `--input` of their Temporal CLI
- * command, unquoted from the shell. The details show no bare JSON, so a Web UI user cuts it out.
- */
-async function decisionShownInDetails(): Promise<string> {
-  await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
-  // The details' Web UI line: the signal's Data, pasted as shown.
-  const line = currentDetailsFrame().locator('li', { hasText: 'Send a Signal › approve, Data:' }).first();
-  const text = await line.locator('code').innerText({ timeout: UI_TIMEOUT_MS });
-  assert.doesNotThrow(() => JSON.parse(text), `the details' Data is not JSON: ${text}`);
-  return text.trim();
-}
-
 /** The ledger's approval.decided event; failing with what the ledger says instead, if none comes. */
 async function approvalDecided(): Promise<LedgerEvent> {
   try {
@@ -168,55 +155,15 @@ async function approvalDecided(): Promise<LedgerEvent> {
   }
 }
 
-/** Pastes into an editor as a clipboard paste does, replacing what it held. */
-async function pasteInto(editor: Locator, text: string): Promise<void> {
-  await editor.click({ timeout: UI_TIMEOUT_MS });
-  // The dialog keeps the last input it was given: select it so the paste replaces it.
-  await page.keyboard.press('ControlOrMeta+a');
-  await editor.evaluate((element: PageElement, pasted: string) => {
-    // Runs in the page; keel's tsconfig has no DOM library, so its globals are typed here.
-    const { DataTransfer, ClipboardEvent } = globalThis as unknown as PageClipboardGlobals;
-    const clipboardData = new DataTransfer();
-    clipboardData.setData('text/plain', pasted);
-    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
-  }, text);
-}
-
-/** The few browser types a paste needs. */
-interface PageElement {
-  dispatchEvent(event: unknown): boolean;
-}
-
-interface PageClipboardGlobals {
-  DataTransfer: new () => { setData(format: string, data: string): void };
-  ClipboardEvent: new (
-    type: 'paste',
-    init: { clipboardData: unknown; bubbles: boolean; cancelable: boolean },
-  ) => unknown;
-}
-
 // Last: it decides the approval the tests above look at.
 test("the decision shown in the details, pasted into the Web UI's Send a Signal dialog, approves the call", async () => {
   const approver = 'web-ui-reviewer';
   // What a person does: copy the JSON from the details and put their name in it.
-  const shown = await decisionShownInDetails();
+  const shown = await decisionShownInDetails(page);
   assert.match(shown, /YOUR_NAME/);
   const decision = shown.replace('YOUR_NAME', approver);
   try {
-    await page.getByRole('button', { name: 'More Actions' }).click({ timeout: UI_TIMEOUT_MS });
-    await page.getByRole('menuitem', { name: 'Send a Signal' }).click({ timeout: UI_TIMEOUT_MS });
-    const dialog = page.getByRole('dialog', { name: 'Send a Signal' });
-    await dialog.getByRole('button', { name: 'Select a signal' }).click({ timeout: UI_TIMEOUT_MS });
-    // The option's name is the signal's name followed by keel's description of it.
-    await dialog.getByRole('option', { name: /^approve\b/ }).click({ timeout: UI_TIMEOUT_MS });
-    const data = dialog.getByRole('textbox', { name: 'Data' });
-    await pasteInto(data, decision);
-    // The editor reformats its JSON on blur and the dialog grows under the pointer; once, a Submit
-    // clicked while the editor had focus sent nothing. Blurring first lets the layout settle.
-    await data.blur();
-    assert.deepEqual(JSON.parse(await data.innerText()), JSON.parse(decision));
-    await dialog.getByRole('button', { name: 'Submit' }).click({ timeout: UI_TIMEOUT_MS });
-    await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+    await sendApproveFromWebUi(page, decision);
 
     // The goal continues: the call is approved as the pasted JSON says, runs, and the goal ends.
     const decided = await approvalDecided();
@@ -246,7 +193,7 @@ test("the decision shown in the details, pasted into the Web UI's Send a Signal 
     // The details panel keeps what it loaded ("Press R for freshness"); reloaded, it shows the end.
     await page.reload();
     await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
-    await currentDetailsFrame()
+    await currentDetailsFrame(page)
       .getByText(/^Goal completed/)
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   } finally {

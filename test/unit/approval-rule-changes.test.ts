@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/approval-decision';
@@ -12,20 +12,10 @@ import { rawPublicKey, signDecision, signRuleChange } from '../../src/client/app
 import { readApprovalPolicyFile } from '../../src/activities/approval-policy-file';
 import { ruleLines, untilTime } from '../../src/cli/approval-commands';
 import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
-import type { Ed25519Verify } from '../../src/workflows/common/ed25519';
+import { nodeEd25519Verify } from '../support/node-ed25519';
 import { tempDirectory } from '../support/temp-directory';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
-const nodeVerify: Ed25519Verify = (signature, message, key) =>
-  verify(
-    null,
-    message,
-    createPublicKey({
-      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key).toString('base64url') },
-      format: 'jwk',
-    }),
-    signature,
-  );
 
 function signedAuthority(): { pair: { privateKey: KeyObject }; signatures: ApprovalSignatures } {
   const pair = generateKeyPairSync('ed25519');
@@ -101,7 +91,7 @@ test('revoking: unknown and revoked ids are refused; lifting a forbid rule needs
 
 test('signed goals: a rule change is accepted only with a signature over exactly it, for this goal and approver', () => {
   const { pair, signatures } = signedAuthority();
-  const authority = { ...open, signatures, verify: nodeVerify };
+  const authority = { ...open, signatures, verify: nodeEd25519Verify };
   const rule = { effect: 'allow' as const, tool: 'run_command', pattern: 'npm test*', irreversible: false };
   const signature = signRuleChange(pair.privateKey, {
     workflowId: 'goal-1',
@@ -186,7 +176,7 @@ test('a decision with a rule: defaults filled from the call, refused when it mis
   assert.equal(irreversible.ok ? 'accepted' : irreversible.reason, 'unauthorized-approver');
 
   const { pair, signatures } = signedAuthority();
-  const authority = { ...open, signatures, verify: nodeVerify };
+  const authority = { ...open, signatures, verify: nodeEd25519Verify };
   const rule = { pattern: 'npm test*' };
   const signature = signDecision(pair.privateKey, {
     workflowId: 'goal-1',
