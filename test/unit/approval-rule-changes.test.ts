@@ -14,6 +14,7 @@ import { ruleLines, untilTime } from '../../src/cli/approval-commands';
 import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
 import { nodeEd25519Verify } from '../support/node-ed25519';
 import { tempDirectory } from '../support/temp-directory';
+import { parseGoalInput } from '../../src/workflows/goal/goal-input';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 
@@ -263,4 +264,23 @@ test('keel rules prints each rule with its maker, source and state; --until take
   assert.equal(untilTime('2h', NOW), '2030-01-01T02:00:00.000Z');
   assert.equal(untilTime('2030-02-01T00:00:00Z', NOW), '2030-02-01T00:00:00.000Z');
   assert.throws(() => untilTime('tomorrow', NOW), /--until wants a duration/);
+});
+
+test('goal input: rules are validated with the rest, and a goal that requires signed decisions takes none', () => {
+  const { signatures } = signedAuthority();
+  const rule = { effect: 'allow', tool: 'run_command', pattern: 'npm test*' };
+  assert.equal(parseGoalInput({ goal: 'g', workspace: '/w', approvalRules: [rule] }).ok, true);
+  const signed = parseGoalInput({
+    goal: 'g',
+    workspace: '/w',
+    approvalRules: [rule],
+    approvalSignatures: signatures,
+  });
+  assert.deepEqual(signed, {
+    ok: false,
+    message:
+      'invalid goal input: approvalRules: a goal that requires signed decisions takes no rules from its input: add signed ones with keel rules <goal> --allow … --sign-key',
+  });
+  const bad = parseGoalInput({ goal: 'g', workspace: '/w', approvalRules: [{ ...rule, effect: 'maybe' }] });
+  assert.match(bad.ok ? '' : bad.message, /^invalid goal input: approvalRules\.0\.effect: /);
 });
