@@ -175,5 +175,8 @@ test('text full of unclosed braces is parsed quickly (workflow tasks must not st
   const result = parseBelief(`${'{'.repeat(50_000)} no JSON here`);
   const elapsed = performance.now() - started;
   assert.equal(result.method, 'prose');
+  // Mutation testing counts every statement it runs, so a time there says nothing about keel;
+  // a mutant that makes this unbounded still fails there, on Stryker's timeout.
+  if (process.env.STRYKER_MUTATOR_WORKER !== undefined) return;
   assert.ok(elapsed < 2000, `took ${Math.round(elapsed)} ms`); // unbounded, this takes several seconds
 });
