@@ -71,6 +71,19 @@ test('an unclosed <think> with no JSON after it swallows to the end', () => {
   assert.equal(result.rawFallback, true);
 });
 
+test('output that is only a <think> block falls back to its text without the tags, not to an empty text', () => {
+  for (const [raw, text] of [
+    ['<think>The tests pass now.</think>', 'The tests pass now.'],
+    ['  <think>No JSON anywhere, just reasoning', 'No JSON anywhere, just reasoning'],
+  ] as const) {
+    assert.deepEqual(
+      parseBelief(raw),
+      { ok: true, value: { kind: 'agent.reflected', text }, rawFallback: true, method: 'prose' },
+      raw,
+    );
+  }
+});
+
 test('a stray </think> drops the reasoning before it', () => {
   const raw = 'reasoning {"text": "draft"} here</think>{"kind": "agent.spoke", "text": "after"}';
   assert.deepEqual(parseBelief(raw), {
