@@ -2,7 +2,8 @@
  * The CI-sized mutation run: only the deciding modules (stryker.config.mjs's `mutate`) whose code
  * or unit tests changed since the committed baseline, reports/stryker-incremental.json.
  *
- *   npm run test:mutation          (tsx scripts/mutation-changed.ts)
+ *   npm run test:mutation              (tsx scripts/mutation-changed.ts)
+ *   npm run test:mutation -- --list    only say which modules and test files it would run
  *
  * Nothing changed: it says so and exits 0 in a second. Otherwise Stryker runs on the changed
  * modules alone, with only the unit test files that import them (directly or not), so its first
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
   const tests = testFiles.filter((file) => [...changed].some((module) => reach.get(file)?.has(module)));
   console.log(`mutation: ${changed.size} changed module(s), ${tests.length} unit test file(s) reach them`);
   for (const module of [...changed].sort()) console.log(`  ${module}`);
+  if (process.argv.includes('--list')) return; // what would run, for a look before a long run
 
   mkdirSync(path.dirname(COPY), { recursive: true });
   copyFileSync(BASELINE, COPY);
