@@ -12,22 +12,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import process from 'node:process';
 
 /**
- * Modules that decide what the agent may do, and the activities that guard side effects, in the
- * order they were measured (reports/mutation.md). The rest of src/workflows (the other guards,
- * planning, assessment, strategy, reflection) is still to be added, one group at a time: a run
- * reuses the results of the files already in reports/stryker-incremental.json.
+ * The deciding modules measured so far (reports/mutation.md). Next, one group at a time (a run
+ * reuses the results of the files already in reports/stryker-incremental.json): the workspace
+ * paths, context budget, hypotheses, the guards, planning, the journal, the sandbox arguments.
  */
 const mutate = [
   // Tools: the shell classifier (read-only or not) and find's grammar.
   'src/workflows/tools/shell-command-classifier.ts',
   'src/workflows/tools/read-only-find.ts',
-  // Context budget.
-  'src/workflows/common/context-budget.ts',
   // Approvals and history limits.
   'src/workflows/goal/history-limits.ts',
   'src/workflows/goal/approval-authority.ts',
-  // Activities that guard side effects: workspace paths, the codec's cipher.
-  'src/activities/tools/workspace.ts',
+  // The codec's cipher.
   'src/codec/aes-gcm.ts',
 ];
 
