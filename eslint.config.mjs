@@ -22,7 +22,7 @@ const forbiddenInWorkflows = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.keel/**', 'test-artifacts/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.keel/**', 'test-artifacts/**', '.stryker-tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -117,6 +117,27 @@ test('wrong key, tampered call id, decision, workflow or approver: bad signature
   assert.equal(asBob.ok ? '' : asBob.reason, 'unauthorized-approver');
 });
 
+test('approvers named "constructor", "__proto__" or "toString" have no key (own keys only): unauthorized, never a throw', () => {
+  for (const approver of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    const claimed = { ...decision, approver };
+    const result = checkSignature({
+      signatures,
+      decision: claimed,
+      signature: signed(alice.privateKey, claimed),
+      verify: nodeVerify,
+    });
+    assert.deepEqual(
+      result,
+      {
+        ok: false,
+        reason: 'unauthorized-approver',
+        message: `${approver} has no approval key for this goal`,
+      },
+      approver,
+    );
+  }
+});
+
 test('a missing signature is refused, and no verifier means nothing is accepted', () => {
   for (const signature of [undefined, '', '  ']) {
     const result = checkSignature({ signatures, decision, signature, verify: nodeVerify });

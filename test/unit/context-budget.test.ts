@@ -10,10 +10,8 @@ import type { TranscriptMessage } from '../../src/workflows/common/transcript';
 import { capAnswer } from '../../src/activities/model/answer-cap';
 
 /** A task, then `reads` turns of a read_file call answered with `size` characters. */
-function transcriptOfReads(reads: number, size: number): TranscriptMessage[] {
-  const messages: TranscriptMessage[] = [
-    { role: 'user', content: [{ type: 'text', text: 'TASK: read big.txt' }] },
-  ];
+function transcriptOfReads(reads: number, size: number, task = 'TASK: read big.txt'): TranscriptMessage[] {
+  const messages: TranscriptMessage[] = [{ role: 'user', content: [{ type: 'text', text: task }] }];
   for (let index = 0; index < reads; index += 1) {
     messages.push({
       role: 'assistant',
@@ -38,8 +36,12 @@ test('a transcript within budget is sent unchanged', () => {
   assert.deepEqual(fitted.transcript, transcript);
 });
 
-test('twenty 93 KB reads fit a 400,000-character budget: oldest results elided, pairs and task intact', () => {
-  const transcript = transcriptOfReads(20, 93_000);
+/** A task long enough to be worth eliding (blocks under 400 characters never are). */
+const longTask = `TASK: read big.txt and ${'follow these instructions carefully. '.repeat(150)}`;
+
+test('twenty 93 KB reads fit a 400,000-character budget: oldest results elided, every pair kept, the 5,500-character task whole', () => {
+  assert.ok(longTask.length >= 5_500);
+  const transcript = transcriptOfReads(20, 93_000, longTask);
   assert.ok(size(transcript) > 1_800_000);
   const fitted = fitToBudget(transcript, { maxChars: 400_000, keepLatestMessages: 6 });
   assert.ok(fitted.charsAfter <= 400_000, `${fitted.charsAfter}`);

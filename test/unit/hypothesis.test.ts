@@ -126,12 +126,13 @@ test('a quoted string that should appear but does not is a mismatch', () => {
   }
 });
 
-test('a quote in a truncated result that lacks it is not a mismatch', () => {
+test('a quote in a truncated result that lacks it is inconclusive, not a mismatch (the cut part may hold it)', () => {
   const verdict = verdictOf('I expect to see `retry_limit`', {
     content: 'timeout = 30',
     facts: { truncated: true },
   });
-  assert.notEqual(verdict, Mismatch);
+  assert.equal(verdict, Inconclusive);
+  assert.equal(verdictOf('I expect to see `retry_limit`', { content: 'timeout = 30' }), Mismatch);
 });
 
 test('a failure with a quoted message checks the message', () => {
@@ -147,11 +148,15 @@ test('quotes that name the call rather than expected content are not checked', (
     Match,
   );
   // A negated quote says the string should be absent: never guessed as a mismatch.
-  assert.notEqual(
+  assert.equal(
     verdictOf("I don't expect to see `legacy_mode`", { content: 'legacy_mode = on' }),
-    Mismatch,
+    Inconclusive,
   );
-  assert.notEqual(verdictOf('I expect exit code `0`', { content: 'done', facts: { exitCode: 0 } }), Mismatch);
+  // A quoted exit code is not a string to find in the output.
+  assert.equal(
+    verdictOf('I expect exit code `0`', { content: 'done', facts: { exitCode: 0 } }),
+    Inconclusive,
+  );
 });
 
 test('unclear hypotheses are inconclusive, never a guessed mismatch', () => {
@@ -176,17 +181,22 @@ test('unclear hypotheses are inconclusive, never a guessed mismatch', () => {
 test('missing facts leave the matching question open', () => {
   // Expects a match, but the tool reported no match count and some output: nothing to refute.
   assert.equal(verdictOf('I expect to find the definition', { content: 'line one\nline two' }), Inconclusive);
-  // Expects no matches "in the output": the mention of output is not a claim that output exists.
-  assert.notEqual(
+  // Expects no matches "in the output": the mention of output is not a claim that output exists,
+  // and without a match count there is nothing to confirm either.
+  assert.equal(
     verdictOf('I expect no matches in the output', { content: '', facts: { emptyOutput: true } }),
-    Mismatch,
+    Inconclusive,
   );
 });
 
 test('words about content do not turn into claims about the call failing', () => {
   // "see the error message" expects content; the call itself may well succeed.
   const input = { ok: true, content: 'missing key: port', facts: { exitCode: 0, emptyOutput: false } };
-  assert.notEqual(verdictOf('I expect to see the error message for the missing key', input), Mismatch);
+  const result = compareHypothesis({
+    hypothesis: 'I expect to see the error message for the missing key',
+    outcome: outcome(input),
+  });
+  assert.deepEqual(result, { verdict: Match, reason: 'there was output' });
 });
 
 test('clauses are read separately', () => {
@@ -286,4 +296,34 @@ test('alternatives still expect a match, but say nothing about exit codes or suc
   assert.equal(verdictOf('I expect matches of TODO or FIXME', { facts: { matchCount: 0 } }), Mismatch);
   assert.equal(verdictOf('I expect no matches of TODO or FIXME', { facts: { matchCount: 0 } }), Inconclusive);
   assert.equal(verdictOf('It either passes or fails', { ok: true, facts: { exitCode: 0 } }), Inconclusive);
+});
+
+test('expecting to find something when the output is empty (no match count reported) is a mismatch', () => {
+  for (const input of [{ content: '' }, { content: '  \n', facts: { emptyOutput: true } }]) {
+    const result = compareHypothesis({
+      hypothesis: 'I expect to find the definition',
+      outcome: outcome(input),
+    });
+    assert.deepEqual(
+      result,
+      { verdict: Mismatch, reason: 'expected to find something, but the output was empty' },
+      JSON.stringify(input),
+    );
+  }
+});
+
+test('clues that conflict are dropped: "succeed" and "fail", or exit codes 0 and 2, together are inconclusive whatever happened', () => {
+  for (const input of [
+    { ok: true, facts: { exitCode: 0 } },
+    { ok: false, facts: { exitCode: 1 } },
+  ]) {
+    assert.equal(verdictOf('It should succeed. It should fail.', input), Inconclusive, JSON.stringify(input));
+  }
+  for (const exitCode of [0, 2]) {
+    assert.equal(
+      verdictOf('I expect exit code 0. I expect exit code 2.', { facts: { exitCode } }),
+      Inconclusive,
+      `exit code ${exitCode}`,
+    );
+  }
 });

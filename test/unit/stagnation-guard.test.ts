@@ -90,15 +90,51 @@ test('exploration: a prompt at 30 calls without a change, a stop at 45 after it 
   });
 });
 
-test('switched off, or limits of 0: nothing fires', () => {
+test('switched off: neither guard fires, even at 10 of 10 calls and 99 calls without a change', () => {
   const off = { ...DEFAULT_STAGNATION_SETTINGS, enabled: false };
-  assert.equal(detectStagnation(input(calls(0, 10), true), off).kind, 'none');
-  assert.equal(
-    detectEndlessExploration({ callsWithoutChange: 99, warned: true, warnedAndRead: true }, off).kind,
-    'none',
-  );
-  const zero = { ...DEFAULT_STAGNATION_SETTINGS, warnAfterCalls: 0, stopAfterCalls: 0, stopAfterTurns: 0 };
+  assert.equal(detectStagnation(input(calls(0, 10)), off).kind, 'none');
+  assert.equal(detectStagnation(input(calls(0, 10), true, true, 50), off).kind, 'none');
+  for (const warned of [false, true]) {
+    const exploring = { callsWithoutChange: 99, warned, warnedAndRead: warned };
+    assert.equal(detectEndlessExploration(exploring, off).kind, 'none');
+  }
+});
+
+test('a limit of 0 switches off its own rule only (10 of 10 calls, 50 turns, 99 calls without a change)', () => {
+  const base = DEFAULT_STAGNATION_SETTINGS;
+  // warnAfterCalls 0: no warning, even with nothing new in any call (and none with 0 of 10).
+  const noWarn = { ...base, warnAfterCalls: 0 };
+  assert.equal(detectStagnation(input(calls(0, 10)), noWarn).kind, 'none');
+  assert.equal(detectStagnation(input(calls(10, 0)), noWarn).kind, 'none');
+  // stopAfterCalls 0: 10 of 10 does not stop; the turns rule still stops at 16.
+  const noCallStop = { ...base, stopAfterCalls: 0 };
+  assert.equal(detectStagnation(input(calls(0, 10), true, true, 0), noCallStop).kind, 'none');
+  assert.deepEqual(detectStagnation(input(calls(0, 10), true, true, 16), noCallStop), {
+    kind: 'stop',
+    callsWithoutNew: 10,
+    window: 10,
+    turnsWithoutNew: 16,
+    limit: 16,
+  });
+  // stopAfterTurns 0: 50 turns do not stop; the calls rule still stops at 9.
+  const noTurnStop = { ...base, stopAfterTurns: 0 };
+  assert.equal(detectStagnation(input(calls(10, 0), true, true, 50), noTurnStop).kind, 'none');
+  assert.equal(detectStagnation(input(calls(1, 9), true, true, 50), noTurnStop).kind, 'stop');
+  // All three 0: nothing fires, warned or not.
+  const zero = { ...base, warnAfterCalls: 0, stopAfterCalls: 0, stopAfterTurns: 0 };
+  assert.equal(detectStagnation(input(calls(0, 10), false, false, 50), zero).kind, 'none');
   assert.equal(detectStagnation(input(calls(0, 10), true, true, 50), zero).kind, 'none');
+  // Exploration: a limit of 0 switches off its warning or its stop, not the other.
+  const fresh = { callsWithoutChange: 99, warned: false, warnedAndRead: false };
+  const read = { callsWithoutChange: 99, warned: true, warnedAndRead: true };
+  assert.equal(detectEndlessExploration(fresh, { ...base, exploreWarnAfterCalls: 0 }).kind, 'none');
+  assert.equal(detectEndlessExploration(read, { ...base, exploreWarnAfterCalls: 0 }).kind, 'stop');
+  assert.equal(detectEndlessExploration(read, { ...base, exploreStopAfterCalls: 0 }).kind, 'none');
+  assert.deepEqual(detectEndlessExploration(fresh, { ...base, exploreStopAfterCalls: 0 }), {
+    kind: 'warn',
+    callsWithoutChange: 99,
+    limit: 30,
+  });
 });
 
 test('the prompts say what counts, what to do, and what happens next', () => {

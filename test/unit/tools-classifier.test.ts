@@ -585,6 +585,36 @@ for (const [command, reason] of outsideWorkspace) {
   });
 }
 
+/** find's actions that delete, run a program or write a file: each one refused on its own. */
+const findActions: ReadonlyArray<readonly [string, string]> = [
+  ['-delete', 'find . -name x -delete'],
+  ['-exec', 'find . -exec cat {} +'],
+  ['-execdir', 'find . -execdir rm {} \\;'],
+  ['-ok', 'find . -ok rm {} \\;'],
+  ['-okdir', 'find . -okdir rm {} \\;'],
+  ['-fprint', 'find . -fprint out.txt'],
+  ['-fprint0', 'find . -fprint0 out.txt'],
+  ['-fprintf', 'find . -fprintf out.txt %p'],
+  ['-fls', 'find . -fls out.txt'],
+  ['-files0-from', 'find -files0-from list.txt'],
+];
+
+for (const [action, command] of findActions) {
+  test(`find ${action} deletes, runs or writes: ${JSON.stringify(command)} is not read-only, because of ${action}`, () => {
+    const result = classifyShellCommand(command);
+    assert.equal(result.readOnly, false);
+    assert.equal(result.reason, `find ${action} is not a known read-only test or action`);
+  });
+}
+
+test('tee writes its operands: "tee out.txt" and "ls | tee out.txt" are not read-only, because of tee', () => {
+  for (const command of ['tee out.txt', 'ls | tee out.txt', 'cat README.md | tee -a log.txt']) {
+    const result = classifyShellCommand(command);
+    assert.equal(result.readOnly, false, command);
+    assert.equal(result.reason, '"tee" is not a known read-only command', command);
+  }
+});
+
 test('the reason names what made a command not read-only', () => {
   assert.match(classifyShellCommand('ls | frobnicate').reason, /frobnicate/);
   assert.match(classifyShellCommand('cat a > b').reason, /redirection/);

@@ -344,6 +344,44 @@ test('inside an activity, heartbeats flow and cancellation kills the command and
   assert.ok(beats >= 1);
 });
 
+test('an irreversible custom tool that rejects when cancelled ends as cancelled, not as outcome unknown, its error journaled', async () => {
+  const { workspace, journalDirectory, call } = setup();
+  const registry = createToolRegistry({
+    tools: [
+      defineTool({
+        name: 'deploy',
+        description: 'Waits until cancelled, then rejects',
+        input: z.object({}),
+        reversibility: 'irreversible',
+        execute: (_input, context) =>
+          new Promise((_resolve, reject) => {
+            const abort = () => reject(new Error('deploy aborted'));
+            if (context.signal.aborted) abort();
+            else context.signal.addEventListener('abort', abort);
+          }),
+      }),
+    ],
+  });
+  const { executeTool } = createToolActivities({ registry, journalDirectory });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new CancelledFailure('CANCELLED')), 50);
+  await assert.rejects(
+    runInActivity({ signal: controller.signal }, () =>
+      executeTool({ ...call({ reversibility: 'irreversible' }), toolName: 'deploy', input: {}, workspace }),
+    ),
+    (error: unknown) => {
+      assert.ok(!(error instanceof ApplicationFailure), `not ${String(error)}`);
+      assert.match(String(error), /deploy aborted/);
+      return true;
+    },
+  );
+  const journaled = readdirSync(journalDirectory)
+    .filter((name) => name !== 'journal-id')
+    .map((name) => readFileSync(path.join(journalDirectory, name), 'utf8'))
+    .join('\n');
+  assert.match(journaled, /"error":"deploy aborted"/);
+});
+
 test('a tool result over the size keel records is cut to its head and tail, images over budget left out', async () => {
   const { journalDirectory, workspace, call } = setup();
   const registry = createToolRegistry({

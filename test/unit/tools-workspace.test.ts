@@ -37,6 +37,24 @@ test('a .. escape is refused with a list_dir candidate', async () => {
   assert.match(result.outcome.candidates[0] ?? '', /list_dir \{"path":"\."\}/);
 });
 
+test('".." itself and "src/../.." (the workspace\'s parent, not below it) are refused as leading outside', async () => {
+  const workspace = makeWorkspace();
+  writeFiles(workspace, { 'src/app.ts': 'x' });
+  for (const requested of ['..', 'src/../..', './..']) {
+    const result = await resolve(workspace, requested);
+    assert.ok(!result.ok, requested);
+    assert.match(result.outcome.content, /leads outside the workspace \(through "\.\."\)/, requested);
+  }
+});
+
+test('the workspace\'s parent as an absolute path is refused as outside, never offered as the path ".."', async () => {
+  const workspace = makeWorkspace();
+  const result = await resolve(workspace, path.dirname(workspace));
+  assert.ok(!result.ok);
+  assert.match(result.outcome.content, /is outside the workspace; read_file only works inside it/);
+  assert.doesNotMatch(result.outcome.candidates.join('\n'), /again with path/);
+});
+
 test('an absolute path outside the workspace is refused', async () => {
   const workspace = makeWorkspace();
   const result = await resolve(workspace, '/etc/passwd');
@@ -98,6 +116,18 @@ test('a symlink that stays inside the workspace is not followed either: the mode
   const nested = await stat(relativeLink, 'src/link.ts');
   assert.ok(!nested.ok);
   assert.match(nested.outcome.candidates[0] ?? '', /"lib\/real\.ts"/);
+});
+
+test('a symlink to ".." (the workspace\'s parent) is refused as leading outside, with no path to use instead', async () => {
+  const workspace = makeWorkspace();
+  symlinkSync('..', path.join(workspace, 'up'));
+  const result = await stat(workspace, 'up');
+  assert.ok(!result.ok);
+  assert.match(
+    result.outcome.content,
+    /"up" is a symbolic link to "\.\."; .*\(this one leads outside the workspace\)/,
+  );
+  assert.doesNotMatch(result.outcome.candidates.join('\n'), /path the link points to/);
 });
 
 test('a dangling symlink is refused rather than written through', async () => {

@@ -1,0 +1,74 @@
+// @ts-check
+/**
+ * Mutation testing of keel's deciding modules (issue 27): `npm run test:mutation:full` runs every
+ * mutant not already in reports/stryker-incremental.json and writes reports/mutation.md;
+ * `npm run test:mutation` (scripts/mutation-changed.ts) only the modules changed since then.
+ *
+ * The tap runner starts each unit test file as its own node process (tsx loads the TypeScript,
+ * node:test prints TAP) and records which mutants each file reaches, so a mutant only re-runs the
+ * files that load its module. The TypeScript checker drops mutants that would not compile.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import process from 'node:process';
+
+/**
+ * The deciding modules measured so far (reports/mutation.md). Next, one group at a time (a run
+ * reuses the results of the files already in reports/stryker-incremental.json): the workspace
+ * paths, context budget, hypotheses, the guards, planning, the journal, the sandbox arguments.
+ */
+const mutate = [
+  // Tools: the shell classifier (read-only or not) and find's grammar.
+  'src/workflows/tools/shell-command-classifier.ts',
+  'src/workflows/tools/read-only-find.ts',
+  // Approvals and history limits.
+  'src/workflows/goal/history-limits.ts',
+  'src/workflows/goal/approval-authority.ts',
+  // The codec's cipher.
+  'src/codec/aes-gcm.ts',
+];
+
+/**
+ * Unit test files that import the mutated code (directly or through the tools' test helpers).
+ * The others (CLI launchers, the scripted model server, the web UI) cannot kill a mutant here and
+ * would only lengthen the first run that every mutation run starts with.
+ */
+const reaches = /src\/(workflows|activities\/tools|codec)|tools-test-helpers/;
+const testFiles =
+  // scripts/mutation-changed.ts narrows this to the files that reach the changed modules.
+  process.env.KEEL_MUTATION_TEST_FILES?.split(',') ??
+  readdirSync('test/unit')
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => `test/unit/${name}`)
+    .filter((file) => reaches.test(readFileSync(file, 'utf8')))
+    // Bundles the whole workflow code and replays recorded goals: tens of seconds per mutant,
+    // for determinism, which it guards in `npm test`; the rules are the other files' to check.
+    .filter((file) => file !== 'test/unit/replay-history.test.ts');
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  mutate,
+  testRunner: 'tap',
+  tap: {
+    testFiles,
+    // Not `--test`: that would run the file in a child process the coverage hook never sees.
+    nodeArgs: ['-r', '{{hookFile}}', '--import', 'tsx', '--test-reporter=tap', '{{testFile}}'],
+    forceBail: true,
+  },
+  coverageAnalysis: 'perTest',
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.mutation.json',
+  // Two cores: one test process per core.
+  concurrency: 2,
+  timeoutMS: 10000,
+  // The first run starts every test file once, instrumented: minutes on two busy cores.
+  dryRunTimeoutMinutes: 20,
+  // A fresh clone re-tests only mutants whose code or covering tests changed since this file.
+  incremental: true,
+  incrementalFile: 'reports/stryker-incremental.json',
+  reporters: ['json', 'clear-text', 'progress'],
+  jsonReporter: { fileName: 'reports/mutation.json' },
+  clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
+  ignorePatterns: ['dist', '.keel', 'test-artifacts', 'bench-results', 'reports'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};
