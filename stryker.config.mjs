@@ -22,7 +22,7 @@ const mutate = [
   'src/workflows/tools/read-only-find.ts',
   // Approvals and history limits.
   'src/workflows/goal/history-limits.ts',
-  'src/workflows/goal/approval-authority.ts',
+  'src/workflows/approvals/approval-authority.ts',
   // The codec's cipher.
   'src/codec/aes-gcm.ts',
 ];

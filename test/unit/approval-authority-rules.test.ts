@@ -7,7 +7,7 @@ import {
   approvalSignaturesSchema,
   canonicalDecisionText,
   checkSignature,
-} from '../../src/workflows/goal/approval-authority';
+} from '../../src/workflows/approvals/approval-authority';
 
 function keyPair(): { privateKey: KeyObject; publicKey: string } {
   const pair = generateKeyPairSync('ed25519');
