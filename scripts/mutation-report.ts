@@ -27,7 +27,7 @@ interface Report {
 const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Tools: shell command classification', /^src\/workflows\/tools\//],
   ['Context budget', /^src\/workflows\/common\//],
-  ['Approvals and history limits', /^src\/workflows\/goal\//],
+  ['Approvals and history limits', /^src\/workflows\/(goal|approvals)\//],
   ['Principles', /^src\/workflows\/principles\//],
   ['Planning', /^src\/workflows\/planning\//],
   ['Activities: workspace paths', /^src\/activities\//],

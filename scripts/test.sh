@@ -12,4 +12,6 @@ bash scripts/ensure-chromium.sh
 bash scripts/ensure-bubblewrap.sh
 echo "keel: type check, lint, format check"
 npm run -s check
+echo "keel: mutation testing of the deciding modules changed since reports/stryker-incremental.json"
+npm run -s test:mutation
 exec node --import tsx scripts/run-tests.ts "$@"
