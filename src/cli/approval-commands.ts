@@ -9,8 +9,7 @@ import {
   type DecisionRule,
   type RuleScope,
 } from '../workflows/approvals/approval-rule';
-import { ruleFor } from '../workflows/approvals/rule-book';
-import { emptyRules, addRule } from '../workflows/approvals/rule-book';
+import { addRule, emptyRules, ruleFor } from '../workflows/approvals/rule-book';
 import type { PendingApprovalView } from '../workflows/goal/messages';
 import { visibleJson, visibleText } from '../workflows/tools/call-text';
 import { CliError } from './cli-error';

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
+import { nodeEd25519Verify } from '../support/node-ed25519';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, sign, verify, createPublicKey } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/approval-decision';
 import {
   approversSchema,
@@ -122,16 +123,7 @@ test('with signatures required, only a decision signed for exactly this call and
   const signedAuthority: DecisionAuthority = {
     ...open,
     signatures,
-    verify: (signature, message, key) =>
-      verify(
-        null,
-        message,
-        createPublicKey({
-          key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key).toString('base64url') },
-          format: 'jwk',
-        }),
-        signature,
-      ),
+    verify: nodeEd25519Verify,
   };
   const signature = sign(
     null,
@@ -216,16 +208,7 @@ test('with signatures required, doNotAskAgain is signed: a signature cannot add 
   const signedAuthority: DecisionAuthority = {
     ...open,
     signatures: { scheme: 'ed25519', keys: { alice: publicKey } },
-    verify: (signature, message, key) =>
-      verify(
-        null,
-        message,
-        createPublicKey({
-          key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key).toString('base64url') },
-          format: 'jwk',
-        }),
-        signature,
-      ),
+    verify: nodeEd25519Verify,
   };
   const signOver = (doNotAskAgain: boolean) =>
     sign(

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
+import { nodeEd25519Verify } from '../support/node-ed25519';
 import assert from 'node:assert/strict';
-import { createPublicKey, verify } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateApprovalKeyPair, loadSigningKey, signDecision } from '../../src/client/approval-keys';
@@ -20,16 +20,7 @@ test('a key pair from keygen signs decisions the workflow check accepts, from a 
       signatures,
       decision,
       signature,
-      verify: (sig, message, key) =>
-        verify(
-          null,
-          message,
-          createPublicKey({
-            key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key).toString('base64url') },
-            format: 'jwk',
-          }),
-          sig,
-        ),
+      verify: nodeEd25519Verify,
     });
     assert.deepEqual(result, { ok: true });
   }
