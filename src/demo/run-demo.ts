@@ -78,6 +78,11 @@ async function main(): Promise<void> {
   const prompts = new Map<string, AbortController>();
 
   let workflowId = '';
+  const pageUrl = () => (uiBase && workflowId ? workflowPageUrl(uiBase, namespace, workflowId) : undefined);
+  // In a terminal, with a server of its own, the demo keeps that server up after the goal for the
+  // Web UI; its worker keeps serving the demo's queue meanwhile, because the page's Current Details
+  // come from a query and only a worker answers queries (even for a closed goal).
+  const linger = Boolean(server && interactive);
   const addressFlag = address === DEFAULT_TEMPORAL_ADDRESS ? '' : ` --address ${address}`;
   const outcome = await worker.runUntil(async () => {
     const handle = await startGoal(client, {
@@ -91,8 +96,9 @@ async function main(): Promise<void> {
     });
     workflowId = handle.workflowId;
     print(`goal started: ${handle.workflowId} (task queue ${TASK_QUEUE})`);
-    if (uiBase) print(`web ui: ${workflowPageUrl(uiBase, namespace, handle.workflowId)}`);
-    return followGoal(handle, {
+    const page = pageUrl();
+    if (page) print(`web ui: ${page}`);
+    const result = await followGoal(handle, {
       print,
       onPendingApproval: async (approval) => {
         const approve = `npx keel${addressFlag} approve ${handle.workflowId} ${approval.callId}`;
@@ -136,23 +142,30 @@ async function main(): Promise<void> {
         prompt.abort();
       },
     });
+    rl?.close();
+    describeResult(result).forEach((line) => print(line));
+    print(`workspace: ${workspace}`);
+    if (linger) {
+      if (page) print(`web ui: ${page}`);
+      print(
+        "The dev server and the demo's worker keep running so you can look around the Web UI; press Ctrl-C to stop them.",
+      );
+      const signal = await stopSignal();
+      print(`\nstopping (${signal}): the worker, then the dev server`);
+    }
+    return result; // runUntil shuts the worker down once this resolves
   });
-  rl?.close();
-  describeResult(outcome).forEach((line) => print(line));
-  print(`workspace: ${workspace}`);
   await client.connection.close();
   await workerConnection.close();
   await closeModel();
-  const page = uiBase ? workflowPageUrl(uiBase, namespace, workflowId) : undefined;
+  const page = pageUrl();
   if (!server) {
     // Someone else's server: it stays as it was, and so does its UI.
     print(`temporal: the server on ${address} was already running; the demo leaves it running`);
     if (page) print(`web ui: ${page}`);
-  } else if (interactive) {
-    if (page) print(`web ui: ${page}`);
-    print('The dev server keeps running so you can look around the Web UI; press Ctrl-C to stop it.');
-    await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+  } else if (linger) {
     await server.stop();
+    print('temporal: the dev server has stopped');
   } else {
     // An unattended run (CI) leaves no server behind, so it must not end on a link that is dead.
     await server.stop();
@@ -165,6 +178,22 @@ async function main(): Promise<void> {
     );
   }
   process.exitCode = outcome.status === 'completed' ? 0 : 1;
+}
+
+/**
+ * The first SIGINT (Ctrl-C) or SIGTERM. Handled, neither ends the process, so the demo stops its
+ * worker and then its server; a second one finds the default handler again and ends it at once.
+ */
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }
 
 /** keel's search attributes on the server, registered when missing (a plain `temporal server start-dev`). */
