@@ -1,17 +1,20 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import { KEEL_SEARCH_ATTRIBUTES } from '../../src/dev-server/search-attributes';
+import { launchChromium } from '../support/browser';
 import { tempDirectory } from '../support/temporal';
+import { currentDetailsFrame, UI_TIMEOUT_MS } from '../support/web-ui-signal';
 
 /**
  * `npm run demo`'s program, run the way CI runs it (no TTY, no ANTHROPIC_API_KEY), against the
  * server TEMPORAL_ADDRESS names. Issue 13: against a plain `temporal server start-dev` it hung at
  * "thinking" on BadSearchAttributes, and after stopping its own server it printed a dead link.
+ * And once in a terminal (a pseudo-terminal from util-linux `script`), as a newcomer runs it.
  */
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -126,5 +129,159 @@ test(
       ),
       'the server is really gone',
     );
+  },
+);
+
+/** Every process whose parent chain leads to `root` (Linux: read from /proc). */
+function descendants(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone while listing
+    }
+  }
+  const found: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, parent] of parents) {
+      if (parent !== pid) continue;
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** The demo on a pseudo-terminal: stdin and stdout are TTYs, so it asks and lingers as in a terminal. */
+function startDemoInTerminal(env: Record<string, string>): {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  waitFor: (pattern: RegExp) => Promise<RegExpMatchArray>;
+  exited: Promise<number>;
+} {
+  // exec: the shell that script starts becomes the demo, so script's child is the demo itself.
+  const command = `exec ${[process.execPath, '--import', 'tsx', path.join(ROOT, 'src/demo/run-demo.ts')]
+    .map(shellQuote)
+    .join(' ')}`;
+  // -e: script exits with the demo's code; -f: output as it comes; the typescript file is discarded.
+  const child = spawn('script', ['-qefc', command, '/dev/null'], {
+    cwd: ROOT,
+    // No CI, no ANTHROPIC_API_KEY (scripted model), no KEEL_WEB_UI_URL.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, KEEL_SANDBOX: 'off', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const append = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const check of waiters) check();
+  };
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
+  const exited = new Promise<number>((resolve) =>
+    child.once('exit', (code) => {
+      resolve(code ?? 1);
+      for (const check of waiters) check();
+    }),
+  );
+  const waitFor = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const timer = setTimeout(() => fail(`no ${pattern} within 120 s`), 120_000);
+      const settle = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      const fail = (why: string) => {
+        settle();
+        reject(new Error(`${why}:\n${output}`));
+      };
+      const check = () => {
+        const match = output.match(pattern);
+        if (match) {
+          settle();
+          resolve(match);
+        } else if (child.exitCode !== null || child.signalCode !== null)
+          fail(`the demo ended before ${pattern}`);
+      };
+      waiters.add(check);
+      check();
+    });
+  return { child, output: () => output, waitFor, exited };
+}
+
+test(
+  "in a terminal the demo's worker keeps serving while its dev server is up: the printed link shows the goal and its current details",
+  { timeout: 180_000 },
+  async () => {
+    // First, so a missing browser fails at once with its one-line fix.
+    const browser = await launchChromium();
+    cleanups.push(() => browser.close());
+    let port = await freePort();
+    while (port + 1000 > 65_535) port = await freePort(); // the UI goes on port + 1000
+    const demoDirectory = tempDirectory('keel-demo-');
+    cleanups.push(() => rmSync(demoDirectory, { recursive: true, force: true }));
+    const demo = startDemoInTerminal({ TEMPORAL_ADDRESS: `127.0.0.1:${port}`, KEEL_DEMO_DIR: demoDirectory });
+    const started: number[] = [];
+    cleanups.push(() => {
+      // Whatever failed: end what this test started, by pid, the demo's children first.
+      for (const pid of [...started.reverse(), demo.child.pid ?? 0])
+        if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+    });
+
+    await demo.waitFor(/approve it here\? \[y\/N\]/);
+    demo.child.stdin.write('y\r');
+    await demo.waitFor(/press Ctrl-C to stop them/);
+    const output = demo.output();
+    assert.match(output, /model: SCRIPTED — replaying scenarios\/demo\.yaml \(no LLM is called/);
+    assert.match(output, /goal completed/);
+    const links = [...output.matchAll(/web ui: (\S+)/g)].map((match) => match[1]);
+    const link = links.at(-1) ?? assert.fail(`no web ui link:\n${output}`);
+    assert.match(link, new RegExp(`^http://localhost:${port + 1000}/namespaces/default/workflows/goal-`));
+    started.push(...descendants(demo.child.pid ?? 0));
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
+    try {
+      await page.goto(link);
+      // Summary and current details live on the "User Metadata" tab of the workflow page.
+      await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
+      await page
+        .frameLocator('iframe#user-metadata-summary')
+        .getByText(/^Tidy the demo project: summarise its open TODO notes/)
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      // The details come from a query: only a worker polling the demo's queue answers it.
+      await currentDetailsFrame(page)
+        .getByText(/^Goal completed/)
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    } finally {
+      const artifacts = path.join(ROOT, 'test-artifacts');
+      mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: path.join(artifacts, 'demo-web-ui.png'), fullPage: true });
+      await page.close();
+    }
+
+    // SIGTERM to the demo alone (a terminal's Ctrl-C also reaches its server): it must stop both.
+    const demoPid = started[0] ?? assert.fail('no demo process under script');
+    assert.ok(started.length >= 2, `the demo and its dev server under script: ${started.join(', ')}`);
+    process.kill(demoPid, 'SIGTERM');
+    assert.equal(await demo.exited, 0, demo.output());
+    assert.match(demo.output(), /stopping \(SIGTERM\): the worker, then the dev server/);
+    assert.match(demo.output(), /temporal: the dev server has stopped/);
+    assert.deepEqual(started.filter(alive), [], 'the demo, its dev server and their children are gone');
   },
 );
