@@ -64,7 +64,13 @@ export function newGoalId(): string {
  */
 export async function startGoal(
   client: Client,
-  options: { input: GoalInput; taskQueue: string; workflowId?: string },
+  options: {
+    input: GoalInput;
+    taskQueue: string;
+    workflowId?: string;
+    /** Put before the goal in the Web UI's summary, e.g. to say the model is scripted. */
+    summaryPrefix?: string;
+  },
 ): Promise<GoalHandle> {
   const parsed = parseGoalInput(options.input);
   if (!parsed.ok) throw new Error(parsed.message);
@@ -72,7 +78,7 @@ export async function startGoal(
     taskQueue: options.taskQueue,
     workflowId: options.workflowId ?? newGoalId(),
     args: [options.input],
-    staticSummary: summaryLine(parsed.config.goal),
+    staticSummary: summaryLine(`${options.summaryPrefix ?? ''}${parsed.config.goal}`),
   });
 }
 

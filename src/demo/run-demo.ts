@@ -87,6 +87,8 @@ async function main(): Promise<void> {
   const outcome = await worker.runUntil(async () => {
     const handle = await startGoal(client, {
       taskQueue: TASK_QUEUE,
+      // The Web UI shows what the terminal says: this run's model replays a script.
+      summaryPrefix: scripted ? '[SCRIPTED model, scenarios/demo.yaml] ' : undefined,
       input: {
         goal: 'Tidy the demo project: summarise its open TODO notes in TODO-SUMMARY.md and delete the stale build directory.',
         successCriteria: ['TODO-SUMMARY.md lists every open TODO', 'the build directory is gone'],

@@ -262,7 +262,9 @@ test(
       await page.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
       await page
         .frameLocator('iframe#user-metadata-summary')
-        .getByText(/^Tidy the demo project: summarise its open TODO notes/)
+        .getByText(
+          /^\[SCRIPTED model, scenarios\/demo\.yaml\] Tidy the demo project: summarise its open TODO/,
+        )
         .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
       // The details come from a query: only a worker polling the demo's queue answers it.
       await currentDetailsFrame(page)
