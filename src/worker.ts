@@ -23,6 +23,8 @@ import { builtinTools } from './activities/tools/builtin';
 import type { AnyToolDefinition, ToolLogger } from './activities/tools/define-tool';
 import { registeredFromDefinition } from './activities/tools/registered-tool';
 import { ToolRegistry } from './activities/tools/tool-registry';
+import type { ToolCatalogue } from './workflows/tools/tool-catalogue';
+import { workerToolsLine } from './cli/tool-lines';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import type { Budget } from './workflows/principles/budget';
 import { ruleSpecSchema, type RuleSpecInput } from './workflows/approvals/approval-rule';
@@ -195,6 +197,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
         : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: workflowBundlerOptions }),
     });
     runWithHostWorker(worker, { ...host, hostTaskQueue: queue, hostWorker });
+    registries.set(worker, toolRegistry);
     if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
     if (modelRequestStore !== undefined) closeWhenStopped(worker, () => modelRequestStore.close());
     return worker;
@@ -207,6 +210,18 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
 }
 
 export { keelHostOf, type KeelHost } from './host-worker';
+
+const registries = new WeakMap<Worker, ToolRegistry>();
+
+/**
+ * The tools a worker createKeelWorker made offers now (undefined for any other worker): what
+ * `keel tools` reads through Temporal, for the start log and embedders. MCP servers that re-list
+ * their tools change it.
+ */
+export function keelToolsOf(worker: Worker): ToolCatalogue | undefined {
+  const selection = registries.get(worker)?.catalogue();
+  return selection?.ok ? selection.catalogue : undefined;
+}
 
 /** A directory the environment names, or undefined (an empty variable names none). */
 function configuredDirectory(value: string | undefined): string | undefined {
@@ -372,6 +387,7 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
     log(
       `keel worker: host ${host.hostId} — polling "${hostTaskQueue(settings.taskQueue, host.hostId)}" for workspace tools (workspace roots: ${roots})`,
     );
+    log(`keel worker: ${workerToolsLine(keelToolsOf(worker) ?? [])}`);
     log(describeSandbox());
     if (approvalRules !== undefined)
       log(

@@ -3,6 +3,7 @@ import type * as GoalClient from '../client/goal-client';
 import type * as HostBindingClient from '../client/host-binding-client';
 import type * as Hosts from '../client/hosts';
 import type * as Worker from '../worker';
+import type * as WorkerTools from '../client/worker-tools';
 import type * as FollowGoal from './follow-goal';
 import type * as WatchView from './watch-view';
 
@@ -25,6 +26,7 @@ const hostBindingClient = onFirstUse(
 );
 const worker = onFirstUse(() => require('../worker') as typeof Worker);
 const hosts = onFirstUse(() => require('../client/hosts') as typeof Hosts);
+const workerToolsModule = onFirstUse(() => require('../client/worker-tools') as typeof WorkerTools);
 const followGoalModule = onFirstUse(() => require('./follow-goal') as typeof FollowGoal);
 const watchView = onFirstUse(() => require('./watch-view') as typeof WatchView);
 
@@ -59,6 +61,8 @@ export const rebindHost: typeof HostBindingClient.rebindHost = (...args) =>
 export const runWorker: typeof Worker.runWorker = (...args) => worker().runWorker(...args);
 
 export const hostsServing: typeof Hosts.hostsServing = (...args) => hosts().hostsServing(...args);
+export const workerTools: typeof WorkerTools.workerTools = (...args) =>
+  workerToolsModule().workerTools(...args);
 
 export const followGoal: typeof FollowGoal.followGoal = (...args) => followGoalModule().followGoal(...args);
 export const describeResult: typeof FollowGoal.describeResult = (...args) =>

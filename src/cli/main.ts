@@ -25,6 +25,7 @@ import { registerReflectionCommands } from './reflections-command';
 import { registerReviewCommand } from './review-command';
 import { registerApprovalCommands } from './approval-commands';
 import { registerHostsCommand } from './hosts-command';
+import { registerToolsCommand } from './tools-command';
 import { registerWorkerCommand } from './worker-command';
 import { watchCommandAction } from './lazy-modules';
 import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
@@ -469,6 +470,7 @@ export function buildProgram(): Command {
 
   registerWorkerCommand(program);
   registerHostsCommand(program, withClient, print);
+  registerToolsCommand(program, withClient, print);
 
   return program;
 }

@@ -21,6 +21,7 @@ import {
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import { createKeelWorker, WORKFLOWS_PATH } from '../../src/worker';
 import type { McpServersConfig } from '../../src/activities/mcp';
+import type { AnyToolDefinition } from '../../src/activities/tools/define-tool';
 import type { LedgerSink } from '../../src/activities/ledger-sinks';
 import { createFileReflectionStore } from '../../src/activities/reflection-store/file-reflection-store';
 import type { ReflectionStore } from '../../src/activities/reflection-store/reflection-store';
@@ -88,6 +89,8 @@ export async function createHarness(options: {
   mcpServers?: McpServersConfig;
   /** The worker's approval policy (its KEEL_APPROVAL_RULES file). */
   approvalRules?: RuleSpecInput[];
+  /** The worker's own tools (defineTool), beside the built-ins. */
+  tools?: readonly AnyToolDefinition[];
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
   const connection = await Connection.connect({ address });
@@ -125,6 +128,7 @@ export async function createHarness(options: {
         workflowBundle: await workflowBundle(),
         mcpServers: options.mcpServers ?? false,
         ...(options.approvalRules === undefined ? {} : { approvalRules: options.approvalRules }),
+        ...(options.tools === undefined ? {} : { tools: options.tools }),
       });
       try {
         return await worker.runUntil(fn);

@@ -6,6 +6,8 @@ const ROOT = path.resolve(__dirname, '../..');
 
 export interface WorkerProcess {
   readonly pid: number;
+  /** Everything it wrote so far, stdout and stderr (its start log, for one). */
+  output(): string;
   /** kill -9: no shutdown hooks, no goodbye to the server. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -76,6 +78,7 @@ export async function startWorkerProcess(options: {
   process.once('exit', stopOnExit);
   return {
     pid: child.pid ?? -1,
+    output: () => output,
     kill9: () => terminate(child, 'SIGKILL', stopOnExit),
     stop: () => terminate(child, 'SIGTERM', stopOnExit),
   };

@@ -186,6 +186,31 @@ describe('MCP startup errors', () => {
     );
   });
 
+  test('a server that dies with an error and then a version banner is reported with the error', async () => {
+    // What Node itself writes for an uncaught error: the error, its stack, then "Node.js v20…" last.
+    const script = [
+      'process.stderr.write("Error: TICKETS_TOKEN is not set\\n    at main (/srv/tickets.js:3:9)\\n\\n");',
+      'process.stderr.write("Node.js v20.20.2\\n");',
+      'process.exit(1);',
+    ].join(' ');
+    await assert.rejects(
+      connectMcpServers({
+        servers: { tickets: { command: process.execPath, args: ['-e', script] } },
+        env: { PATH: process.env.PATH },
+        log: quiet,
+      }),
+      (error: Error) => {
+        assert.equal(error.name, 'McpServerError');
+        assert.match(
+          error.message,
+          /^MCP server "tickets": failed to start: .*it wrote: Error: TICKETS_TOKEN is not set$/,
+        );
+        assert.doesNotMatch(error.message, /Node\.js v20|\n/);
+        return true;
+      },
+    );
+  });
+
   test('a server that never answers is cut by the startup timeout, not a hang', async () => {
     await assert.rejects(
       connectMcpServers({

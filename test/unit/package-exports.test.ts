@@ -28,7 +28,7 @@ test('npm run build emits the package entry points with types, and they export t
   };
   assert.equal(loaded.main, path.join(ROOT, 'dist/index.js'));
   assert.equal(loaded.workflowsPath, path.join(ROOT, 'dist/workflows/index.js'));
-  assert.deepEqual(loaded.workflows, ['goalWorkflow']);
+  assert.deepEqual(loaded.workflows, ['goalWorkflow', 'workerToolsWorkflow']);
   for (const name of [
     'createKeelWorker',
     'runWorker',

@@ -114,7 +114,7 @@ test('the auto-denial is a denial by keel that names the intent and who denied i
   assert.equal(decision.approved, false);
   assert.equal(decision.approver, 'keel');
   assert.equal(decision.via, 'remembered-denial');
-  const text = denialText(decision, { reversibility: 'irreversible' });
+  const text = denialText(decision, { reversibility: 'irreversible', toolName: 'run_command' }, []);
   assert.match(
     text,
     /^Not run: a human \(carol\) denied this intent \(run_command on build\) earlier and asked not to be asked again, so keel refused it without asking\. Their reason: not the build dir/,

@@ -134,16 +134,22 @@ test('tool results keep the order of the calls', async () => {
 });
 
 test('a denial or a timeout comes back with alternatives that need no approval', () => {
+  const selection = registry.catalogue();
+  assert.ok(selection.ok);
+  const builtins = selection.catalogue;
   const denied = denialText(
     { approved: false, approver: 'ann', reason: 'not today', decidedAt: '', via: 'signal' },
-    { reversibility: 'irreversible' },
+    { reversibility: 'irreversible', toolName: 'run_command' },
+    builtins,
   );
   assert.match(denied, /^Not run: denied by ann\. Reason: not today/);
   assert.match(denied, /Candidate next actions:/);
+  assert.match(denied, /read-only calls \(list_dir, read_file, search\)/);
   assert.match(denied, /write_file or edit_file/);
   const timedOut = denialText(
     { approved: false, approver: 'keel', reason: 'approval timed out', decidedAt: '', via: 'timeout' },
-    { reversibility: 'mutating' },
+    { reversibility: 'mutating', toolName: 'run_command' },
+    builtins,
   );
   assert.match(timedOut, /^Not run: approval timed out\./);
   assert.match(timedOut, /Describe the exact change/);

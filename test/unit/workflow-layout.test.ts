@@ -16,6 +16,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   reflection: ['reflection', 'common', 'tools'],
   common: ['common', 'tools'],
   tools: ['tools'],
+  /** `keel tools`: a worker's catalogue, asked through Temporal. */
+  catalogue: ['catalogue', 'common', 'tools'],
   /** Workspace affinity: host naming and the binding choice, pure. */
   hosts: ['hosts'],
 };

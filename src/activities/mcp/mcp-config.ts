@@ -19,7 +19,9 @@ const envName = z
 
 const toolOverrideSchema = z.strictObject({
   /** Wins over the tier the server's annotations imply. */
-  reversibility: reversibilityTierSchema,
+  reversibility: reversibilityTierSchema.optional(),
+  /** `false`: the tool is not offered keel's `hypothesis` field (offered by default, never sent to the server). */
+  hypothesis: z.boolean().optional(),
 });
 
 /**

@@ -200,7 +200,7 @@ export class McpConnection {
 
   private startupProblem(error: unknown, transport: Transport): string {
     const problem = describeError(error);
-    const stderr = transport instanceof StdioTransport ? transport.lastStderr : '';
+    const stderr = transport instanceof StdioTransport ? transport.stderrExplanation : '';
     return stderr === '' || problem.includes(stderr) ? problem : `${problem}; it wrote: ${stderr}`;
   }
 

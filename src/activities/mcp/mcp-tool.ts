@@ -6,6 +6,7 @@ import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 import type { ToolLogger } from '../tools/define-tool';
 import { defaultSummary, type RegisteredTool } from '../tools/registered-tool';
 import { failure } from '../tools/tool-outcomes';
+import { hasHypothesisProperty, splitHypothesis, withHypothesisProperty } from '../tools/hypothesis-input';
 import type { McpServerConfig } from './mcp-config';
 import type { McpConnection } from './mcp-connection';
 import { contentToOutcomeParts } from './mcp-content';
@@ -70,23 +71,32 @@ function registeredMcpTool(options: {
   const decision = tierFromAnnotations(tool.annotations, config.tools?.[tool.name]?.reversibility);
   const requestTimeout = config.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS;
   const candidates = failureCandidates({ server, name, tool, readOnlyTools: options.readOnlyTools });
+  // Sent as the server gives it (the server validates arguments itself), with keel's hypothesis
+  // field added like the built-ins' unless the server has its own or the config opts out; the
+  // server is never sent it, so a strict schema (additionalProperties: false) still holds.
+  const schema: Record<string, unknown> = { ...tool.inputSchema, type: 'object' };
+  const addsHypothesis = config.tools?.[tool.name]?.hypothesis !== false && !hasHypothesisProperty(schema);
   return {
     name,
     description: tool.description ?? tool.title ?? `${tool.name} (from the MCP server "${server}")`,
     source: mcpSource(server),
-    // Sent as the server gives it; the server validates arguments itself.
-    inputJsonSchema: { ...tool.inputSchema, type: 'object' },
+    inputJsonSchema: addsHypothesis ? withHypothesisProperty(schema) : schema,
     tier: { kind: 'fixed', tier: decision.tier },
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs + ACTIVITY_TIMEOUT_MARGIN_MS }),
     parse(raw) {
-      if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) return { ok: true, input: raw };
-      return { ok: false, error: `Invalid input for ${name}: the arguments must be a JSON object.` };
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+        return { ok: false, error: `Invalid input for ${name}: the arguments must be a JSON object.` };
+      const split = addsHypothesis ? splitHypothesis(raw) : undefined;
+      if (split?.ok === false) return { ok: false, error: `Invalid input for ${name}: ${split.error}.` };
+      return { ok: true, input: raw };
     },
     decideTier: () => ({ tier: decision.tier, reason: `${name}: ${decision.reason}` }),
     summarize: (input) => defaultSummary(name, input),
     async execute(input, context): Promise<ToolOutcome> {
+      const split = addsHypothesis ? splitHypothesis(input) : undefined;
+      const argumentsSent = (split?.ok === true ? split.rest : input) as Record<string, unknown>;
       try {
-        const result = await connection.callTool(tool.name, input as Record<string, unknown>, {
+        const result = await connection.callTool(tool.name, argumentsSent, {
           signal: context.signal,
           timeout: requestTimeout,
           onprogress: (progress) => context.heartbeat(progress),

@@ -2,6 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { explainingStderr } from './stderr-explanation';
+
+/** What is kept of a server's stderr: its start (where a dying server says why) and its end. */
+const STDERR_HEAD_CHARS = 8000;
+const STDERR_TAIL_CHARS = 2000;
 
 /**
  * The MCP stdio transport, with the server's environment exactly as given. The SDK's own
@@ -15,6 +20,7 @@ export class StdioTransport implements Transport {
 
   private child: ChildProcess | undefined;
   private readonly buffer = new ReadBuffer();
+  private stderrHead = '';
   private stderrTail = '';
 
   constructor(
@@ -32,9 +38,11 @@ export class StdioTransport implements Transport {
     return this.child?.pid;
   }
 
-  /** The end of what the server wrote to stderr: often the reason it exited. */
-  get lastStderr(): string {
-    return this.stderrTail.trim().split('\n').at(-1) ?? '';
+  /** The line (or two) of the server's stderr that says why it exited (stderr-explanation.ts). */
+  get stderrExplanation(): string {
+    return explainingStderr(
+      this.stderrTail === '' ? this.stderrHead : `${this.stderrHead}\n${this.stderrTail}`,
+    );
   }
 
   start(): Promise<void> {
@@ -60,7 +68,10 @@ export class StdioTransport implements Transport {
       let pending = '';
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (text: string) => {
-        this.stderrTail = (this.stderrTail + text).slice(-2000);
+        const room = STDERR_HEAD_CHARS - this.stderrHead.length;
+        if (room > 0) this.stderrHead += text.slice(0, room);
+        if (text.length > room)
+          this.stderrTail = (this.stderrTail + text.slice(Math.max(room, 0))).slice(-STDERR_TAIL_CHARS);
         const lines = (pending + text).split('\n');
         pending = lines.pop() ?? '';
         for (const line of lines) if (line.trim() !== '') this.options.onStderrLine?.(line);

@@ -101,6 +101,13 @@ export interface ToolDefinitionOptions<Schema extends z.ZodType> {
   readonly summarize?: (input: z.output<Schema>) => string;
   /** Start-to-close timeout of one call in milliseconds (default: the goal's tool timeout). */
   readonly timeoutMs?: number;
+  /**
+   * Offer the model the optional `hypothesis` field, as every built-in does (default true): what
+   * it expects the call to show, compared with the result (principle 1). keel adds it to the
+   * schema the model sees and takes it out before your code runs, so `input` stays as you wrote
+   * it. `false` leaves the schema exactly as given.
+   */
+  readonly hypothesis?: boolean;
 }
 
 /** A tool keel can register: the options, checked, and marked as keel's. */
@@ -141,6 +148,11 @@ export function defineTool<Schema extends z.ZodType>(
   if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
     throw new ToolDefinitionError(
       `tool "${options.name}" has timeoutMs ${options.timeoutMs}: use a positive integer`,
+    );
+  }
+  if (options.hypothesis !== undefined && typeof options.hypothesis !== 'boolean') {
+    throw new ToolDefinitionError(
+      `tool "${options.name}" has hypothesis ${String(options.hypothesis)}: use true or false`,
     );
   }
   return { ...options, kind: 'keel-tool' };

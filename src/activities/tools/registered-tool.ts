@@ -6,6 +6,12 @@ import { toolOutcomeSchema, type ToolOutcome } from '../../workflows/tools/tool-
 import type { AnyToolDefinition, TierContext, TierDecision, ToolExecutionContext } from './define-tool';
 import { ToolDefinitionError } from './define-tool';
 import { failure, isSystemError, systemErrorOutcome } from './tool-outcomes';
+import {
+  hasHypothesisProperty,
+  splitHypothesis,
+  withHypothesisProperty,
+  withoutHypothesis,
+} from './hypothesis-input';
 
 export type ParsedInput = { ok: true; input: unknown } | { ok: false; error: string };
 
@@ -45,33 +51,49 @@ export function registeredFromDefinition(definition: AnyToolDefinition, source: 
     throw new ToolDefinitionError(`tool "${name}": its input schema must be a z.object(...)`);
   }
   const reversibility = definition.reversibility;
+  // Built-ins declare hypothesisField in their schemas; every other tool gets it here unless it
+  // opts out, and its own code never sees it (hypothesis-input.ts).
+  const addsHypothesis = definition.hypothesis !== false && !hasHypothesisProperty(jsonSchema);
+  const own = (input: unknown): unknown => (addsHypothesis ? withoutHypothesis(input) : input);
+  const parseOwn = (raw: unknown): ParsedInput => {
+    const parsed = (definition.input as z.ZodType).safeParse(raw);
+    if (parsed.success) return { ok: true, input: parsed.data };
+    const problems = parsed.error.issues.map(
+      (issue: z.core.$ZodIssue) =>
+        `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`,
+    );
+    return { ok: false, error: `Invalid input for ${name}: ${problems.join('; ')}.` };
+  };
   return {
     name,
     description: definition.description,
     source,
-    inputJsonSchema: { ...jsonSchema, type: 'object' },
+    inputJsonSchema: addsHypothesis
+      ? withHypothesisProperty({ ...jsonSchema, type: 'object' })
+      : { ...jsonSchema, type: 'object' },
     tier: typeof reversibility === 'function' ? { kind: 'per-call' } : { kind: 'fixed', tier: reversibility },
     ...(definition.timeoutMs === undefined ? {} : { timeoutMs: definition.timeoutMs }),
     parse(raw) {
-      const parsed = (definition.input as z.ZodType).safeParse(raw);
-      if (parsed.success) return { ok: true, input: parsed.data };
-      const problems = parsed.error.issues.map(
-        (issue: z.core.$ZodIssue) =>
-          `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`,
-      );
-      return { ok: false, error: `Invalid input for ${name}: ${problems.join('; ')}.` };
+      if (!addsHypothesis) return parseOwn(raw);
+      const split = splitHypothesis(raw);
+      if (!split.ok) return { ok: false, error: `Invalid input for ${name}: ${split.error}.` };
+      const parsed = parseOwn(split.rest);
+      // Kept in the prepared input: the workflow compares it with the outcome (principle 1).
+      if (!parsed.ok || split.hypothesis === undefined) return parsed;
+      return { ok: true, input: { ...(parsed.input as object), hypothesis: split.hypothesis } };
     },
     decideTier(input, context) {
       if (typeof reversibility !== 'function')
         return { tier: reversibility, reason: `${name} is ${reversibility}` };
-      const decided = reversibility(input, context);
+      const decided = reversibility(own(input), context);
       return typeof decided === 'string' ? { tier: decided, reason: `${name} decided ${decided}` } : decided;
     },
     summarize(input) {
-      if (definition.summarize) return definition.summarize(input);
+      if (definition.summarize) return definition.summarize(own(input));
       return defaultSummary(name, input);
     },
-    async execute(input, context) {
+    async execute(withHypothesis, context) {
+      const input = own(withHypothesis);
       let returned: unknown;
       try {
         returned = await definition.execute(input, context);

@@ -16,6 +16,7 @@ import {
   denySignal,
   DESCRIPTIONS,
   goalStatusQuery,
+  goalToolsQuery,
   ledgerQuery,
   planQuery,
   rebindHostUpdate,
@@ -314,4 +315,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     description: DESCRIPTIONS.ledger,
   });
   wf.setHandler(approvalRulesQuery, () => target.rules.list(), { description: DESCRIPTIONS.approvalRules });
+  wf.setHandler(goalToolsQuery, () => target.state.tools?.catalogue ?? [], {
+    description: DESCRIPTIONS.tools,
+  });
 }

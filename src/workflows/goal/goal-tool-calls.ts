@@ -288,7 +288,7 @@ export class GoalToolCalls {
   private async closeDenied(call: ToolCallRecord, decision: ApprovalDecision): Promise<void> {
     if (call.escalation?.changes !== undefined) await this.settleHeld(call, false);
     call.status = 'done';
-    const denial = denialText(decision, call);
+    const denial = denialText(decision, call, this.state.tools?.catalogue ?? []);
     call.result = {
       content:
         call.escalation?.changes === undefined

@@ -6,6 +6,7 @@ import type { LedgerEvent } from '../common/ledger';
 import type { GoalResult, GoalStats } from './goal-result';
 import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
+import type { ToolCatalogue } from '../tools/tool-catalogue';
 import { hostIdSchema } from '../hosts/host-queues';
 import { decisionRuleSchema, type ApprovalRule } from '../approvals/approval-rule';
 import type { AddRulePayload, RevokeRulePayload } from '../approvals/rule-changes';
@@ -159,6 +160,8 @@ export interface RuleView {
 export const goalStatusQuery = defineQuery<GoalStatusView>('status');
 export const planQuery = defineQuery<Plan | undefined>('plan');
 export const ledgerQuery = defineQuery<LedgerEvent[], [{ afterSequence?: number }?]>('ledger');
+/** The tools this goal may use, as recorded at its start (`keel tools <goal>`); empty before. */
+export const goalToolsQuery = defineQuery<ToolCatalogue>('tools');
 
 /** Ask for a self-assessment at the next turn boundary, whatever the cadence says. */
 export const assessNowSignal = defineSignal<[]>('assessNow');
@@ -215,6 +218,7 @@ export const DESCRIPTIONS = {
   status: 'Status, counters, pending approvals and the latest messages of the goal',
   plan: 'The current plan with step statuses and its attempt',
   ledger: 'Notable events of the goal (plans, checkpoints, approvals, budgets, reflections)',
+  tools: 'The tools this goal may use (names, tiers, sources, input schemas), as recorded at its start',
   assessNow: 'Run a self-assessment at the next turn boundary',
   submitReview: 'Accept or reject the goal output (when its reflection asks for a human review)',
   rebindHost:

@@ -5,6 +5,7 @@ import { formatToolResult } from '../tools/format-tool-result';
 import { checkHarnessCall, isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall, type ToolCatalogue } from '../tools/tool-catalogue';
 import { REPORT_STEP_TOOL } from '../tools/report-step-spec';
+import { denialAlternatives } from '../tools/denial-alternatives';
 import type { ToolResultBlock } from '../common/transcript';
 import type { NamedCall } from './call-ids';
 
@@ -162,22 +163,24 @@ export function wasCutByLimit(call: ToolCallRecord): boolean {
 
 /**
  * A denied or timed-out call comes back as a failed result with alternatives that need no
- * approval (principle 2): the harness knows its own tools, and names nothing ecosystem-specific.
+ * approval (principle 2), naming only tools the goal has (denial-alternatives.ts).
  */
-export function denialText(decision: ApprovalDecision, call: Pick<ToolCallRecord, 'reversibility'>): string {
+export function denialText(
+  decision: ApprovalDecision,
+  call: Pick<ToolCallRecord, 'reversibility' | 'toolName'>,
+  catalogue: ToolCatalogue,
+): string {
   if (decision.via === 'remembered-denial' || decision.via === 'rule') return rememberedDenialText(decision);
   const reason = decision.reason ? ` Reason: ${decision.reason}` : '';
   const content =
     decision.via === 'timeout'
       ? 'Not run: approval timed out. No human decided in time.'
       : `Not run: denied by ${decision.approver}.${reason}`;
-  const candidates = [
-    'Inspect first with read-only calls (list_dir, read_file, search) to confirm whether this step is needed at all',
-    call.reversibility === 'irreversible'
-      ? 'Reach the result with write_file or edit_file inside the workspace, which needs no irreversible step'
-      : 'Describe the exact change (file and content) in your answer so the user can apply it',
-    'Explain in your answer what this step would do and why, so a human can approve it next time',
-  ];
+  const candidates = denialAlternatives({
+    catalogue,
+    toolName: call.toolName,
+    reversibility: call.reversibility,
+  });
   return formatToolResult({ ok: false, content, candidates, facts: {} });
 }
 

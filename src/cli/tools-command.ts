@@ -1,0 +1,102 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { Client } from '@temporalio/client';
+import type { ConnectionSettings } from '../connection-settings';
+import type { ToolCatalogue } from '../workflows/tools/tool-catalogue';
+import { goalToolsQuery } from '../workflows/goal/messages';
+import { CliError } from './cli-error';
+import { parseDuration } from './duration';
+import { goalHandle, hostsServing, workerTools } from './lazy-modules';
+import { approvalRule, toolLines } from './tool-lines';
+
+type WithClient = <T>(
+  command: Command,
+  action: (client: Client, settings: ConnectionSettings) => Promise<T>,
+) => Promise<T>;
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * `keel tools [goalId]`: the tools a worker of the task queue offers (names, tiers, approval,
+ * source, input schema), or those one goal recorded at its start. A worker's tools exist only in
+ * its process, so the CLI asks one through Temporal (workerToolsWorkflow); with none polling the
+ * queue it says so at once, and one that does not answer is given up on after --timeout.
+ */
+export function registerToolsCommand(
+  program: Command,
+  withClient: WithClient,
+  print: (line: string) => void,
+): void {
+  program
+    .command('tools')
+    .description("the tools a worker offers (tier, approval, source, input), or a goal's tools")
+    .argument('[goalId]', 'list the tools this goal may use, as recorded at its start')
+    .option('--json', 'print one JSON array of {name, description, source, tier, approval, inputSchema}')
+    .option('--timeout <duration>', 'how long to wait for a worker (default 10s)', duration)
+    .action(
+      async (goalId: string | undefined, options: { json?: boolean; timeout?: number }, command: Command) => {
+        const timeoutMs = options.timeout ?? DEFAULT_TIMEOUT_MS;
+        await withClient(command, async (client, settings) => {
+          const catalogue =
+            goalId === undefined
+              ? await workerCatalogue(client, settings, timeoutMs)
+              : await goalCatalogue(client, goalId, timeoutMs);
+          if (options.json) return print(JSON.stringify(catalogue.map(withApproval), null, 2));
+          if (goalId !== undefined && catalogue.length === 0)
+            return print(`goal ${goalId} has recorded no tools (yet)`);
+          for (const line of toolLines(catalogue)) print(line);
+        });
+      },
+    );
+}
+
+async function workerCatalogue(
+  client: Client,
+  settings: ConnectionSettings,
+  timeoutMs: number,
+): Promise<ToolCatalogue> {
+  const { taskQueue, namespace } = settings;
+  // Asked first: without a worker the answer is one line now, not a wait for the timeout.
+  const hosts = await hostsServing({ connection: client.connection, namespace, taskQueue });
+  if (hosts.length === 0) {
+    throw new CliError(
+      `no keel worker polls task queue "${taskQueue}" (namespace ${namespace}): start one (keel worker), or name its queue with --task-queue`,
+    );
+  }
+  try {
+    return await workerTools(client, { taskQueue, timeoutMs });
+  } catch (error) {
+    // By name, not instanceof: the CLI loads the Temporal client only when a command needs it.
+    const cause = (error as { cause?: Error }).cause;
+    if (error instanceof Error && error.name === 'WorkflowFailedError' && cause?.name === 'TimeoutFailure') {
+      throw new CliError(
+        `no keel worker on task queue "${taskQueue}" answered within ${timeoutMs / 1000} s (seen polling: ${hosts.map((host) => host.hostId).join(', ')}; a worker that went away is listed for a few minutes, and one older than keel tools cannot answer)`,
+      );
+    }
+    throw error;
+  }
+}
+
+async function goalCatalogue(client: Client, goalId: string, timeoutMs: number): Promise<ToolCatalogue> {
+  try {
+    return await client.connection.withDeadline(Date.now() + timeoutMs, () =>
+      goalHandle(client, goalId).query(goalToolsQuery),
+    );
+  } catch (error) {
+    if (error instanceof Error && /deadline/i.test(error.message)) {
+      throw new CliError(
+        `goal ${goalId} did not answer within ${timeoutMs / 1000} s (no worker on its task queue?)`,
+      );
+    }
+    throw error;
+  }
+}
+
+function withApproval(entry: ToolCatalogue[number]) {
+  return { ...entry, approval: approvalRule(entry) };
+}
+
+function duration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0) throw new InvalidArgumentError('must be a duration such as 5s or 1m');
+  return ms;
+}
