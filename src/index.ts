@@ -51,7 +51,16 @@ export {
   searchTool,
   writeFileTool,
 } from './activities/tools/builtin';
-export { runSandboxedCommand, describeSandbox, sandboxStatus } from './activities/tools/sandbox';
+export {
+  describeSandbox,
+  runSandboxedCommand,
+  sandboxStatus,
+  type SandboxedCommandOptions,
+  type SandboxedCommandResult,
+  type SandboxStatus,
+} from './activities/tools/sandbox';
+// The scrubbed environment run_command gives a command: pass it as runSandboxedCommand's `env`.
+export { commandEnvironment } from './activities/tools/command-environment';
 
 // Clients: start goals, read their status and result, decide approvals and reviews
 export {

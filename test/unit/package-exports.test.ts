@@ -35,6 +35,8 @@ test('npm run build emits the package entry points with types, and they export t
     'defineTool',
     'builtinTools',
     'runSandboxedCommand',
+    'commandEnvironment',
+    'sandboxStatus',
     'toolEscalation',
     'connectClient',
     'startGoal',
