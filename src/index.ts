@@ -20,6 +20,8 @@ export {
   type KeelWorkerOptions,
   type RunWorkerOptions,
 } from './worker';
+export { WorkerOptionsError, type WorkerConnectionOptions } from './worker-connection';
+export { TemporalCopiesError } from './temporal-copies';
 
 // Tools
 export {
