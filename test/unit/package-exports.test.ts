@@ -36,6 +36,8 @@ test('npm run build emits the package entry points with types, and they export t
     'builtinTools',
     'runSandboxedCommand',
     'commandEnvironment',
+    'TemporalCopiesError',
+    'WorkerOptionsError',
     'sandboxStatus',
     'toolEscalation',
     'connectClient',

@@ -10,6 +10,7 @@ import {
   TemporalCopiesError,
 } from '../../src/temporal-copies';
 import { workerConnection, WorkerOptionsError } from '../../src/worker-connection';
+import { runWorker } from '../../src/worker';
 import { tempDirectory } from '../support/temp-directory';
 
 const KEELS_WORKER = copyResolvedFrom('@temporalio/worker', path.resolve(__dirname, '../../src'));
@@ -112,6 +113,18 @@ test('worker connection options: a connection or where to connect, not both; emp
     { connection: true, namespace: 'team', taskQueue: 'keel', address: undefined, owned: false },
   );
   await assert.rejects(workerConnection({ connection: {} as NativeConnection }), TemporalCopiesError);
+});
+
+test('runWorker refuses two sources of one thing in one line, before it connects or starts anything', async () => {
+  const anthropic = {} as NonNullable<Parameters<typeof runWorker>[0]>['anthropic'];
+  await assert.rejects(
+    runWorker({ anthropic, scriptedScenarioFile: 'scenario.yaml' }),
+    new WorkerOptionsError('runWorker: give either anthropic or scriptedScenarioFile, not both'),
+  );
+  await assert.rejects(
+    runWorker({ approvalRules: [], approvalRulesFile: 'rules.json' }),
+    new WorkerOptionsError('runWorker: give either approvalRules or approvalRulesFile, not both'),
+  );
 });
 
 function catching(run: () => void): unknown {
