@@ -15,6 +15,9 @@ RUN apt-get update && apt-get install -y --no-install-recommends git ca-certific
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# Temporal and zod are keel's peer dependencies (a project using keel shares its one copy of each),
+# and --omit=dev would leave them out: the image is that project, so they become its dependencies.
+RUN node -e "const p = require('./package.json'); Object.assign(p.dependencies, p.peerDependencies); delete p.devDependencies; require('fs').writeFileSync('package.json', JSON.stringify(p))"
 # npm install rather than npm ci: see scripts/lib/ensure.sh
 RUN npm install --omit=dev --no-audit --no-fund
 COPY --from=build /app/dist ./dist

@@ -29,6 +29,20 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
+  },
+  {
+    // A user's project has its own tsconfig.json, where `keel` is the installed package; linted
+    // here with the repository's, whose paths map `keel` to the source.
+    files: ['examples/own-project/**'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: './tsconfig.json',
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-floating-promises': [

@@ -41,11 +41,29 @@ function compiledIsCurrent() {
 
 /** `KEEL_FROM_SOURCE=1` forces the TypeScript source (e.g. to debug with source maps of tsx). */
 function loadKeel(modulePath) {
-  if (process.env.KEEL_FROM_SOURCE !== '1' && compiledIsCurrent()) {
-    return require(path.join(DIST, `${modulePath}.js`));
+  try {
+    if (process.env.KEEL_FROM_SOURCE !== '1' && compiledIsCurrent()) {
+      return require(path.join(DIST, `${modulePath}.js`));
+    }
+    require('tsx/cjs');
+    return require(path.join(SRC, `${modulePath}.ts`));
+  } catch (error) {
+    const missing = missingPackage(error);
+    if (missing === undefined) throw error;
+    // A clone before `npm install` (or a copy without node_modules): one line, not a stack trace.
+    console.error(
+      `keel: dependencies are not installed (cannot find ${missing}); run npm install (or npm ci) in ${ROOT}`,
+    );
+    process.exit(1);
   }
-  require('tsx/cjs');
-  return require(path.join(SRC, `${modulePath}.ts`));
+}
+
+/** The package a module-not-found error names, when it is a package (not one of keel's files). */
+function missingPackage(error) {
+  if (error === null || typeof error !== 'object' || error.code !== 'MODULE_NOT_FOUND') return undefined;
+  const named = /Cannot find module '([^']+)'/.exec(String(error.message))?.[1];
+  if (named === undefined || named.startsWith('.') || path.isAbsolute(named)) return undefined;
+  return named;
 }
 
 module.exports = { loadKeel, compiledIsCurrent };

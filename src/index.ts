@@ -20,6 +20,8 @@ export {
   type KeelWorkerOptions,
   type RunWorkerOptions,
 } from './worker';
+export { WorkerOptionsError, type WorkerConnectionOptions } from './worker-connection';
+export { TemporalCopiesError } from './temporal-copies';
 
 // Tools
 export {
@@ -51,7 +53,16 @@ export {
   searchTool,
   writeFileTool,
 } from './activities/tools/builtin';
-export { runSandboxedCommand, describeSandbox, sandboxStatus } from './activities/tools/sandbox';
+export {
+  describeSandbox,
+  runSandboxedCommand,
+  sandboxStatus,
+  type SandboxedCommandOptions,
+  type SandboxedCommandResult,
+  type SandboxStatus,
+} from './activities/tools/sandbox';
+// The scrubbed environment run_command gives a command: pass it as runSandboxedCommand's `env`.
+export { commandEnvironment } from './activities/tools/command-environment';
 
 // Clients: start goals, read their status and result, decide approvals and reviews
 export {

@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import os from 'node:os';
 import path from 'node:path';
 import { createActivities } from './activities';
-import { hostSettings, type HostSettingsOptions } from './config/host-settings';
+import { hostSettings, type HostSettings } from './config/host-settings';
 import { HostActivityWorker, runWithHostWorker } from './host-worker';
 import { hostTaskQueue, workerIdentity } from './workflows/hosts/host-queues';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
@@ -31,6 +31,7 @@ import { ruleSpecSchema, type RuleSpecInput } from './workflows/approvals/approv
 import { approvalPolicyFromEnv, readApprovalPolicyFile } from './activities/approval-policy-file';
 import { dataConverterFromEnv } from './codec/data-converter';
 import { connectionSettings, type ConnectionSettings } from './connection-settings';
+import { workerConnection, WorkerOptionsError, type WorkerConnectionOptions } from './worker-connection';
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
 import type { KeelTracing } from './tracing';
 import { processTracing } from './tracing/process-tracing';
@@ -39,11 +40,13 @@ import type * as ScenarioModule from './scripted-model/scenario';
 import type * as ScriptedServerModule from './scripted-model/scripted-messages-server';
 import type { ScriptedMessagesServer } from './scripted-model/scripted-messages-server';
 
-export interface KeelWorkerOptions {
-  connection: NativeConnection;
-  namespace: string;
-  taskQueue: string;
-  anthropic: Anthropic;
+/**
+ * Where to connect (or a connection of your own), namespace and task queue: see
+ * WorkerConnectionOptions; each falls back to the environment, then the local dev server's defaults.
+ */
+export interface KeelWorkerOptions extends WorkerConnectionOptions {
+  /** The model client; from ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) otherwise. */
+  anthropic?: Anthropic;
   /** Your own tools (defineTool), offered to every goal beside the built-ins unless it picks. */
   tools?: readonly AnyToolDefinition[];
   /** Offer keel's six workspace tools (default true). */
@@ -112,10 +115,31 @@ export const WORKFLOWS_PATH = require.resolve('./workflows');
  * and runs beside it a worker of this host's own queue (workspace tools, backups, the journal);
  * run() and runUntil() run and stop both. `keelHostOf(worker)` tells its host id and queue.
  */
-export async function createKeelWorker(options: KeelWorkerOptions): Promise<Worker> {
+export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise<Worker> {
   const env = process.env;
   const host = hostSettings(options, env); // a bad id, root or number stops the worker here
-  await registerSearchAttributes(options);
+  const anthropic = options.anthropic ?? anthropicFromEnvironment(env);
+  // Refuses a connection from another copy of Temporal before it is used (temporal-copies.ts).
+  const target = await workerConnection(options, env);
+  try {
+    const worker = await createWorkerOn(target, { ...options, anthropic, host });
+    // Outermost: the connection closes after the worker and everything else closed with it.
+    if (target.owned) closeWhenStopped(worker, () => target.connection.close());
+    return worker;
+  } catch (error) {
+    if (target.owned) await target.connection.close();
+    throw error;
+  }
+}
+
+async function createWorkerOn(
+  target: { connection: NativeConnection; namespace: string; taskQueue: string },
+  options: KeelWorkerOptions & { anthropic: Anthropic; host: HostSettings },
+): Promise<Worker> {
+  const env = process.env;
+  const { host } = options;
+  const { connection, namespace, taskQueue } = target;
+  await registerSearchAttributes({ connection, namespace });
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
@@ -155,11 +179,7 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
     toolRegistry,
     hostId: host.hostId,
     workspaceRoots: host.workspaceRoots,
-    hostListing: {
-      connection: options.connection,
-      namespace: options.namespace,
-      taskQueue: options.taskQueue,
-    },
+    hostListing: { connection, namespace, taskQueue },
     ...(journalDirectory !== undefined ? { journalDirectory } : {}),
     ...(backupDirectory !== undefined ? { backupDirectory } : {}),
     reflectionStore:
@@ -172,8 +192,8 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
   });
   const common = {
     ...(tracing ? { plugins: [...tracing.plugins] } : {}),
-    connection: options.connection,
-    namespace: options.namespace,
+    connection,
+    namespace,
     dataConverter: dataConverterFromEnv(env),
     identity: workerIdentity(host.hostId, process.pid, os.hostname()),
     activities,
@@ -183,14 +203,14 @@ export async function createKeelWorker(options: KeelWorkerOptions): Promise<Work
     // Web UI and `keel watch` would show the answer forming in 24-second jumps.
     maxHeartbeatThrottleInterval: '2s',
   } satisfies Partial<WorkerOptions>;
-  const queue = hostTaskQueue(options.taskQueue, host.hostId);
+  const queue = hostTaskQueue(taskQueue, host.hostId);
   let hostWorker: Worker | undefined;
   try {
     // Activities only: no workflows, so no bundle, and it is ready in milliseconds.
     hostWorker = await HostActivityWorker.create({ ...common, taskQueue: queue });
     const worker = await Worker.create({
       ...common,
-      taskQueue: options.taskQueue,
+      taskQueue,
       maxConcurrentWorkflowTaskExecutions: host.maxConcurrentWorkflows,
       ...(options.workflowBundle
         ? { workflowBundle: options.workflowBundle }
@@ -243,7 +263,7 @@ async function discardWorker(worker: Worker): Promise<void> {
  * start-dev`) every goal would hang on BadSearchAttributes. So the worker registers the missing
  * ones before it polls, and stops with one line when it cannot.
  */
-async function registerSearchAttributes(options: Pick<KeelWorkerOptions, 'connection' | 'namespace'>) {
+async function registerSearchAttributes(options: { connection: NativeConnection; namespace: string }) {
   const check = await ensureKeelSearchAttributes({
     connection: options.connection,
     namespace: options.namespace,
@@ -324,12 +344,15 @@ export function anthropicFromEnvironment(env: NodeJS.ProcessEnv = process.env): 
   return new Anthropic({ apiKey, baseURL: env.ANTHROPIC_BASE_URL || undefined, maxRetries: 0 });
 }
 
-export interface RunWorkerOptions extends HostSettingsOptions {
+/**
+ * Everything createKeelWorker takes (tools, builtinTools, mcpServers, stores, connection options,
+ * ...), plus what only a worker process needs. The connection options win over `settings`.
+ */
+export interface RunWorkerOptions extends KeelWorkerOptions {
+  /** `keel worker`'s --address, --namespace and --task-queue. */
   settings?: Partial<ConnectionSettings>;
   /** Replay this scenario from a loopback Messages endpoint instead of calling a real model. */
   scriptedScenarioFile?: string;
-  /** Your own tools, offered beside the built-ins (see KeelWorkerOptions.tools). */
-  tools?: readonly AnyToolDefinition[];
   /** The team's approval rules file (`keel worker --approval-rules`); KEEL_APPROVAL_RULES otherwise. */
   approvalRulesFile?: string;
   log?: (line: string) => void;
@@ -337,23 +360,34 @@ export interface RunWorkerOptions extends HostSettingsOptions {
 
 /** Runs a worker until SIGINT/SIGTERM. */
 export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
-  const log = options.log ?? ((line: string) => console.log(line));
-  const settings = connectionSettings(options.settings);
+  const { settings: flags, scriptedScenarioFile, approvalRulesFile, log: given, ...workerOptions } = options;
+  const log = given ?? ((line: string) => console.log(line));
+  for (const [one, other] of [
+    ['anthropic', 'scriptedScenarioFile'],
+    ['approvalRules', 'approvalRulesFile'],
+  ] as const)
+    if (options[one] !== undefined && options[other] !== undefined)
+      throw new WorkerOptionsError(`runWorker: give either ${one} or ${other}, not both`);
+  const settings = connectionSettings({
+    ...flags,
+    ...definedOf({ address: options.address, namespace: options.namespace, taskQueue: options.taskQueue }),
+  });
   const host = hostSettings(options); // before connecting: a bad setting is one line, at once
   const approvalRules =
-    options.approvalRulesFile === undefined
+    options.approvalRules ??
+    (approvalRulesFile === undefined
       ? approvalPolicyFromEnv(process.env)
-      : readApprovalPolicyFile(options.approvalRulesFile);
+      : readApprovalPolicyFile(approvalRulesFile));
   let scripted: ScriptedMessagesServer | undefined;
   let anthropic: Anthropic;
-  if (options.scriptedScenarioFile) {
+  if (scriptedScenarioFile) {
     // Only a scripted worker needs these (and the YAML parser behind them): loaded here.
     /* eslint-disable @typescript-eslint/no-require-imports */
     const { loadScenarioFile } = require('./scripted-model/scenario') as typeof ScenarioModule;
     const { startScriptedMessagesServer } =
       require('./scripted-model/scripted-messages-server') as typeof ScriptedServerModule;
     /* eslint-enable @typescript-eslint/no-require-imports */
-    const scenario = loadScenarioFile(options.scriptedScenarioFile);
+    const scenario = loadScenarioFile(scriptedScenarioFile);
     scripted = await startScriptedMessagesServer({ scenarios: [scenario] });
     anthropic = new Anthropic({
       apiKey: 'scripted-model-needs-no-key',
@@ -364,22 +398,22 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       `keel worker: SCRIPTED model — replaying scenario "${scenario.name}" from ${scripted.url} (no real LLM)`,
     );
   } else {
-    anthropic = anthropicFromEnvironment();
+    anthropic = options.anthropic ?? anthropicFromEnvironment();
     log(`keel worker: model endpoint ${anthropic.baseURL}`);
   }
-  const connection = await NativeConnection.connect({ address: settings.address });
   try {
+    // A connection keel makes here closes when the worker stops; one given stays the caller's.
     const worker = await createKeelWorker({
-      connection,
+      ...workerOptions,
+      ...(options.connection === undefined ? { address: settings.address } : {}),
       namespace: settings.namespace,
       taskQueue: settings.taskQueue,
       anthropic,
       ...host,
-      ...(options.tools ? { tools: options.tools } : {}),
       ...(approvalRules === undefined ? {} : { approvalRules }),
       // A bundle built ahead (bundleWorkflowCode) spares every start the seconds of bundling.
       // Absolute: the SDK re-encodes the bundle's inline source map for a path that is not.
-      ...(process.env.KEEL_WORKFLOW_BUNDLE
+      ...(options.workflowBundle === undefined && process.env.KEEL_WORKFLOW_BUNDLE
         ? { workflowBundle: { codePath: path.resolve(process.env.KEEL_WORKFLOW_BUNDLE) } }
         : {}),
     });
@@ -397,14 +431,19 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
     log(
       `keel worker: reflections in ${reflectionStoreSettings({ cwd: process.cwd(), env: process.env }).description}`,
     );
+    const server = options.connection === undefined ? settings.address : 'the given connection';
     log(
-      `keel worker: polling task queue "${settings.taskQueue}" on ${settings.address} (namespace ${settings.namespace})`,
+      `keel worker: polling task queue "${settings.taskQueue}" on ${server} (namespace ${settings.namespace})`,
     );
     await worker.run(); // the worker's own shutdown hooks stop it on SIGINT/SIGTERM
   } finally {
-    await connection.close();
     await scripted?.close();
   }
+}
+
+/** The entries that are set (so they do not overwrite a flag with undefined). */
+function definedOf<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 if (require.main === module) {

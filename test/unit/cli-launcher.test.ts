@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -71,4 +71,31 @@ test('keel --help loads neither the Temporal SDK nor the worker nor the model SD
   const { heavy, keel } = JSON.parse(report) as { heavy: string[]; keel: boolean };
   assert.equal(keel, true, 'the CLI itself was loaded');
   assert.deepEqual(heavy, []);
+});
+
+test('before npm install, the launchers say so in one line and exit 1, not with a stack trace', (t) => {
+  const run = (root: string) =>
+    spawnSync(
+      process.execPath,
+      ['-e', `require(${JSON.stringify(path.join(root, 'bin/load-keel.js'))}).loadKeel('probe')`],
+      {
+        env: { PATH: process.env.PATH }, // no NODE_PATH: nothing installed anywhere above the checkout
+        encoding: 'utf8',
+      },
+    );
+  const clone = run(fakeCheckout(t, { src: 1_000 })); // the source needs tsx, which is not there
+  assert.equal(clone.status, 1);
+  assert.match(
+    clone.stderr,
+    /^keel: dependencies are not installed \(cannot find tsx\/cjs\); run npm install \(or npm ci\) in \/\S+\n$/,
+  );
+  const installed = fakeCheckout(t, { dist: 2_000 }); // a package whose dependencies are missing
+  writeFileSync(path.join(installed, 'dist/probe.js'), "require('commander');\n");
+  assert.match(
+    run(installed).stderr,
+    /^keel: dependencies are not installed \(cannot find commander\);[^\n]*\n$/,
+  );
+  // keel's own file missing is a broken package, not a missing install: the error as it is.
+  writeFileSync(path.join(installed, 'dist/probe.js'), "require('./gone');\n");
+  assert.match(run(installed).stderr, /Cannot find module '\.\/gone'/);
 });

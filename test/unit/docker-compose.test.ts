@@ -79,6 +79,11 @@ test('the image compiles the TypeScript and ships dist/ without src/, so the wor
   const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
   assert.doesNotMatch(finalStage, /^COPY src/m, 'src/ next to dist/ would make the launcher compare dates');
   assert.match(finalStage, /apt-get install .*\bgit\b/, 'a host clones workspaces it is asked to prepare');
+  // Temporal and zod are peer dependencies: the image installs them as its own, not as dev ones.
+  assert.match(
+    finalStage,
+    /Object\.assign\(p\.dependencies, p\.peerDependencies\); delete p\.devDependencies;[^]*^RUN npm install --omit=dev/m,
+  );
 });
 
 test('the setup service registers exactly keel search attributes', () => {
