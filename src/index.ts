@@ -45,6 +45,10 @@ export {
 export type { ToolOutcome } from './workflows/tools/tool-outcome';
 export { hypothesisField } from './workflows/tools/hypothesis-field';
 export {
+  readWorkspaceFile,
+  type WorkspaceFileRead,
+} from './activities/tools/workspace-access/read-workspace-file';
+export {
   builtinTools,
   editFileTool,
   listDirTool,

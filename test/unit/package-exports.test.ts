@@ -36,6 +36,7 @@ test('npm run build emits the package entry points with types, and they export t
     'builtinTools',
     'runSandboxedCommand',
     'commandEnvironment',
+    'readWorkspaceFile',
     'TemporalCopiesError',
     'WorkerOptionsError',
     'sandboxStatus',

@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
-import { defineTool } from 'keel';
+import { defineTool, readWorkspaceFile } from 'keel';
 
 /** A read-only tool: it runs without approval, and Temporal may retry it freely. */
 export const countWords = defineTool({
@@ -11,7 +9,10 @@ export const countWords = defineTool({
   reversibility: 'read-only',
   summarize: (input) => `count_words: ${input.path}`,
   async execute(input, context) {
-    const text = await readFile(path.resolve(context.workspace, input.path), 'utf8');
+    // Inside the workspace only, no symbolic link followed: a refusal tells the model why.
+    const file = await readWorkspaceFile(context, input.path, { toolName: 'count_words' });
+    if (!file.ok) return file.outcome;
+    const text = file.content.toString('utf8');
     const words = text.split(/\s+/).filter((word) => word !== '').length;
     return { path: input.path, words }; // any JSON value goes to the model as JSON
   },
