@@ -3,9 +3,11 @@
  * determinism. Run it when a deliberate, versioned change to the workflow makes an old history
  * obsolete, or to keep one recorded just before such a change:
  *
- *   node --import tsx scripts/record-history.ts                      # representative-goal.json
- *   node --import tsx scripts/record-history.ts tool-turns FILE.json  # the tool-turns goal
- *   node --import tsx scripts/record-history.ts escalation FILE.json  # held changes, keel's call ids
+ *   node --import tsx scripts/record-history.ts             # representative-goal.json
+ *   node --import tsx scripts/record-history.ts tool-turns  # tool-turns.json
+ *   node --import tsx scripts/record-history.ts escalation  # escalation-call-ids.json: held changes, keel's call ids
+ *
+ * A kind may be followed by another FILE.json name, to keep a history recorded before a change.
  *
  * The representative goal has planning, a checkpoint, an approval, a budget warning and a
  * backtrack; the tool-turns goal (test/fixtures/tool-turns-goal.ts) has the start's lookups and
@@ -18,7 +20,7 @@ import { goalWorkflow } from '../src/workflows/goal/goal-workflow';
 import type { GoalInput } from '../src/workflows/goal/goal-input';
 import { approveSignal, goalStatusQuery } from '../src/workflows/goal/messages';
 import type { ScenarioInput } from '../src/scripted-model/scenario';
-import { createHarness, eventually, stopOwnServer, tempDirectory } from '../test/support/temporal';
+import { createHarness, stopOwnServer, tempDirectory } from '../test/support/temporal';
 import {
   REPRESENTATIVE_GOAL,
   REPRESENTATIVE_WORKFLOW_ID,
@@ -56,36 +58,42 @@ function recordingOf(kind: string | undefined, file: string | undefined): Record
       file: path.join(histories, file ?? 'representative-goal.json'),
     };
   }
-  if (kind === 'tool-turns' && file !== undefined) {
+  if (kind === 'tool-turns') {
     return {
       scenario: toolTurnsScenario,
       workflowId: TOOL_TURNS_WORKFLOW_ID,
       goal: TOOL_TURNS_GOAL,
       files: TOOL_TURNS_FILES,
-      file: path.join(histories, file),
+      file: path.join(histories, file ?? 'tool-turns.json'),
     };
   }
-  if (kind === 'escalation' && file !== undefined) {
+  if (kind === 'escalation') {
     return {
       scenario: escalationScenario,
       workflowId: ESCALATION_WORKFLOW_ID,
       goal: ESCALATION_GOAL,
       files: ESCALATION_FILES,
-      file: path.join(histories, file),
+      file: path.join(histories, file ?? 'escalation-call-ids.json'),
     };
   }
-  throw new Error(
-    'usage: record-history.ts [representative [FILE.json] | tool-turns FILE.json | escalation FILE.json]',
-  );
+  throw new Error('usage: record-history.ts [representative | tool-turns | escalation] [FILE.json]');
 }
 
-/** Approves the one call that waits for a human, then waits for the goal to end. */
+/** Approves every call that waits for a human, as it comes, until the goal ends. */
 async function approveAndFinish(handle: WorkflowHandle<typeof goalWorkflow>): Promise<void> {
-  const callId = await eventually(
-    async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]?.callId,
-  );
-  await handle.signal(approveSignal, { callId, approver: 'recorder' });
-  await handle.result();
+  let done = false;
+  const result = handle.result().finally(() => (done = true));
+  const approved = new Set<string>();
+  while (!done) {
+    const pending = (await handle.query(goalStatusQuery).catch(() => undefined))?.pendingApprovals ?? [];
+    for (const { callId } of pending) {
+      if (approved.has(callId)) continue;
+      approved.add(callId);
+      await handle.signal(approveSignal, { callId, approver: 'recorder' });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await result;
 }
 
 async function main(): Promise<void> {

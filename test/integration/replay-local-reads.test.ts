@@ -22,7 +22,7 @@ import {
   type Harness,
 } from '../support/temporal';
 
-// Quick reads run as local activities behind a patch (LOCAL_READS_PATCH). A local activity's result
+// Quick reads run as local activities (activity-proxies.ts, localReads). A local activity's result
 // can reach the workflow one workflow task after its marker was recorded: a query that arrives
 // while it runs makes the task complete early. Replay hands the result over in the marker's own
 // task, so whatever the workflow decides on receiving it must not depend on which task it is in.
@@ -65,8 +65,8 @@ test(
     await assert.doesNotReject(replay(history), 'the history as recorded');
     // The same goal as Temporal records it when the task that ran a turn's first local activity
     // completed before the workflow saw its answer, as in the bench's failed replay: its marker,
-    // then a task of its own for what followed. Goals of the lean-history patch check no read
-    // (workflow-prepared-calls.ts), so that activity is the read itself; before, the check.
+    // then a task of its own for what followed. Reads are not checked by a local activity
+    // (workflow-prepared-calls.ts), so that activity is the read itself.
     await assert.doesNotReject(
       replay({ events: withLocalAnswerInNextTask(events) }),
       'the history with the local activity answered in the next workflow task',

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { callsNamedByModel, nameCalls } from '../../src/workflows/goal/call-ids';
+import { nameCalls } from '../../src/workflows/goal/call-ids';
 import type { TranscriptMessage } from '../../src/workflows/common/transcript';
 
 const use = (id: string, name = 'run_command') => ({ type: 'tool_use' as const, id, name, input: {} });
@@ -49,9 +49,4 @@ test('a tool_use id repeated in one reply, or reused from an earlier turn, is ma
     'same',
     "the model's message is not changed in place",
   );
-});
-
-test('runs from before the patch name calls by the model ids, as they did', () => {
-  const calls = callsNamedByModel(assistant({ type: 'text', text: 'x' }, use('toolu_a')));
-  assert.deepEqual(calls, [{ callId: 'toolu_a', toolUse: use('toolu_a') }]);
 });

@@ -53,7 +53,7 @@ test('a cut of the context sends only the messages it changed; the rest are rang
   const lastAnswer = answer('c5');
   const stored = storedModelRequest('k1', { system: 'S', tools, messages: transcript }, lastAnswer);
   const next = appendUserBlocks([...transcript, lastAnswer], big('c5'));
-  const fitted = fitToBudget(next, { maxChars: 20_000, keepLatestMessages: 4 }, { headroom: true });
+  const fitted = fitToBudget(next, { maxChars: 20_000, keepLatestMessages: 4 });
   assert.ok(fitted.elidedBlocks > 0);
   const parts = nextModelRequest(stored, { system: 'S', tools, messages: fitted.transcript });
   assert.equal(parts.continues?.request, 'k1');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -30,68 +30,19 @@ test('the recorded representative goal replays without nondeterminism', async ()
   );
 });
 
-// A goal recorded while keel decided LOCAL_READS_PATCH at each read (its marker sits after the
-// first read's check, not at the run's start): goals started then must still replay, reads local.
-test('a goal recorded with the local-reads marker at its first read replays', async () => {
-  const file = path.resolve(__dirname, '../fixtures/histories/local-reads-before-start-decision.json');
-  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  const events = (
-    history as { events: Array<{ eventType: string; markerRecordedEventAttributes?: unknown }> }
-  ).events;
-  const markers = events.map((event) => JSON.stringify(event.markerRecordedEventAttributes ?? ''));
-  assert.ok(markers.findIndex((marker) => marker.includes('core_patch')) > 20, 'the marker mid-run');
-  await Worker.runReplayHistory(
-    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
-    temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
-    'local-reads-marker-mid-run',
-  );
-});
-
-// Recorded before search attributes were written once per workflow task (COALESCED_UPSERTS_PATCH):
-// local reads, a parallel pair of them, a write and an approved command, with two or three keel
-// upserts in some tasks. Without the patch's marker, replay must write them as they were written.
-test('a goal recorded before coalesced search attribute upserts replays without nondeterminism', async () => {
-  const file = path.resolve(__dirname, '../fixtures/histories/search-attributes-before-coalescing.json');
-  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  const events = (history as { events: Array<{ eventType: string }> }).events;
-  assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
-  await Worker.runReplayHistory(
-    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
-    temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
-    'search-attributes-before-coalescing',
-  );
-});
-
-// Recorded just before the lean-history patch (src/workflows/goal/lean-history.ts), with the
-// tool-turns goal (test/fixtures/tool-turns-goal.ts): the start's lookups as activities, a
-// prepareToolCalls check before every turn's calls, reads included, and KeelToolCalls written at
-// every call. Without the patch's marker, replay must do all of that as it was recorded.
-test('a goal recorded before the lean-history patch replays without nondeterminism', async () => {
-  const file = path.resolve(__dirname, '../fixtures/histories/tool-turns-before-lean-history.json');
-  const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
-  const events = (history as { events: RecordedEvent[] }).events;
-  assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
-  assert.equal(localActivities(events, 'prepareToolCalls'), 12, 'every turn with tool calls was checked');
-  assert.ok(scheduledActivities(events).includes('describeTools'), 'the tools were learnt by an activity');
-  await Worker.runReplayHistory(
-    { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
-    temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
-    TOOL_TURNS_WORKFLOW_ID,
-  );
-});
-
-// The same goal recorded with the lean-history patch: the start's lookups as local activities, no
-// check before the reads and the write (only before the command, which waits for a human), and
-// KeelToolCalls written with other changes instead of at every call. Guards the new behaviour's
-// determinism as the first fixture guards the old one's.
-test('a goal recorded with the lean-history patch replays without nondeterminism', async () => {
-  const file = path.resolve(__dirname, '../fixtures/histories/tool-turns-lean-history.json');
+// The tool-turns goal (test/fixtures/tool-turns-goal.ts): the start's lookups as local
+// activities, reads as local activities, no check before the reads and the write (only before the
+// command, which waits for a human), and KeelToolCalls written with other changes instead of at
+// every call.
+test('the recorded tool-turns goal replays without nondeterminism', async () => {
+  const file = path.resolve(__dirname, '../fixtures/histories/tool-turns.json');
   const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
   const events = (history as { events: RecordedEvent[] }).events;
   assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
   assert.equal(localActivities(events, 'prepareToolCalls'), 1, 'only the command was checked');
   for (const lookup of ['listHosts', 'describeTools', 'workerDefaults'])
     assert.equal(localActivities(events, lookup), 1, `${lookup} as a local activity`);
+  assert.ok(localActivities(events, 'executeTool') >= 10, 'the reads as local activities');
   const toolCallWrites = events.filter(
     (event) =>
       event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.KeelToolCalls,
@@ -106,7 +57,10 @@ test('a goal recorded with the lean-history patch replays without nondeterminism
 
 interface RecordedEvent {
   eventType: string;
-  markerRecordedEventAttributes?: { details?: Record<string, { payloads?: Array<{ data?: string }> }> };
+  markerRecordedEventAttributes?: {
+    markerName?: string;
+    details?: Record<string, { payloads?: Array<{ data?: string }> }>;
+  };
   activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
   upsertWorkflowSearchAttributesEventAttributes?: {
     searchAttributes?: { indexedFields?: Record<string, unknown> };
@@ -127,26 +81,28 @@ function scheduledActivities(events: readonly RecordedEvent[]): string[] {
   return events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
 }
 
-// Recorded with the keel-assigned-call-ids patch (src/workflows/goal/call-ids.ts): a tool_use id
-// sent twice in one turn, and a command whose deletion was held on its layer, approved, then
-// applied by settleHeldChanges. Guards the determinism of keel's call naming and of escalations.
-test('a goal recorded with keel-assigned call ids and a held escalation replays without nondeterminism', async () => {
+// Keel's call naming (src/workflows/goal/call-ids.ts): a tool_use id sent twice in one turn, and
+// a command whose deletion was held on its layer, approved, then applied by settleHeldChanges.
+// Guards the determinism of keel's call naming and of escalations.
+test('a goal recorded with a repeated tool_use id and a held escalation replays without nondeterminism', async () => {
   const file = path.resolve(__dirname, '../fixtures/histories/escalation-call-ids.json');
   const history: unknown = JSON.parse(readFileSync(file, 'utf8'));
   const events = (history as { events: RecordedEvent[] }).events;
   assert.equal(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
   assert.ok(scheduledActivities(events).includes('settleHeldChanges'), 'the held changes were applied');
-  const patches = events.flatMap((event) => {
-    const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
-    return data === undefined ? [] : [Buffer.from(data, 'base64').toString('utf8')];
-  });
-  assert.ok(
-    patches.some((patch) => patch.includes('"keel-assigned-call-ids"')),
-    patches.join('\n'),
-  );
   await Worker.runReplayHistory(
     { workflowsPath: WORKFLOWS_PATH, dataConverter: dataConverterFromEnv() },
     temporal.api.history.v1.History.fromObject(history as Record<string, unknown>),
     ESCALATION_WORKFLOW_ID,
   );
+});
+
+// No history holds a patch marker: keel has none before its first release (README, upgrades).
+test('no recorded history carries a patch marker', () => {
+  for (const name of readdirSync(path.resolve(__dirname, '../fixtures/histories'))) {
+    const file = path.resolve(__dirname, '../fixtures/histories', name);
+    const events = (JSON.parse(readFileSync(file, 'utf8')) as { events: RecordedEvent[] }).events;
+    const markers = events.flatMap((event) => event.markerRecordedEventAttributes?.markerName ?? []);
+    assert.ok(!markers.includes('core_patch'), name);
+  }
 });

@@ -68,7 +68,7 @@ test('calls that wait for a human, and per-call tiers, stay with the worker', ()
   const auto = splitPreparation({ calls, catalogue, approvalPolicy: 'auto' });
   assert.deepEqual(idsOf(auto.prepared), ['write', 'read']);
   assert.deepEqual(idsOf(auto.forWorker), ['command', 'invoice']);
-  // Under `ask` a write waits for a human: the worker checks it, as before the patch.
+  // Under `ask` a write waits for a human: the worker checks it.
   const ask = splitPreparation({ calls, catalogue, approvalPolicy: 'ask' });
   assert.deepEqual(idsOf(ask.prepared), ['read']);
   assert.deepEqual(idsOf(ask.forWorker), ['write', 'command', 'invoice']);

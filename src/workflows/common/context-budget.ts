@@ -29,7 +29,7 @@ export interface FittedTranscript {
 export const ELISION_MARK = '[Elided by keel to keep the context within its budget:';
 export const DROPPED_TURNS_MARK = '[keel dropped the oldest turns to keep the context within its budget:';
 /**
- * With headroom, a transcript over budget is cut to this share of it, so the next cut comes many
+ * A transcript over budget is cut to this share of it, so the next cut comes many
  * turns later: between cuts each turn's request extends the last one (nextModelRequest) instead
  * of being sent whole, which an exact fit would force on every turn once a goal is long.
  */
@@ -38,16 +38,14 @@ export const HEADROOM_SHARE = 0.75;
 const WORTH_ELIDING = 400;
 
 /**
- * `headroom` (runs started with LEAN_HISTORY_PATCH): cut to HEADROOM_SHARE of
- * the budget, and when eliding old blocks is not enough, drop the oldest whole turns (an
- * assistant message with the user message answering it, so every tool_use keeps its
- * tool_result), counted in a note after the task. Without it, small blocks were never cut and a
- * goal of thousands of calls outgrew any budget.
+ * Cuts to HEADROOM_SHARE of the budget, and when eliding old blocks is not enough, drops the
+ * oldest whole turns (an assistant message with the user message answering it, so every tool_use
+ * keeps its tool_result), counted in a note after the task: small blocks are never elided, so
+ * without dropping turns a goal of thousands of calls would outgrow any budget.
  */
 export function fitToBudget(
   transcript: readonly TranscriptMessage[],
   budget: ContextBudget,
-  options: { headroom?: boolean } = {},
 ): FittedTranscript {
   const charsBefore = sizeOfSettled(transcript);
   if (charsBefore <= budget.maxChars) {
@@ -59,7 +57,7 @@ export function fitToBudget(
       charsAfter: charsBefore,
     };
   }
-  const target = options.headroom ? Math.floor(budget.maxChars * HEADROOM_SHARE) : budget.maxChars;
+  const target = Math.floor(budget.maxChars * HEADROOM_SHARE);
   // Copy on write: a message this cut leaves alone stays the same object, so the next request
   // can name it in the stored one instead of sending it again (nextModelRequest).
   let messages = [...transcript];
@@ -114,10 +112,10 @@ export function fitToBudget(
     return -1;
   };
   const keptFrom = (): number => Math.max(1, messages.length - budget.keepLatestMessages);
-  // First the older messages, then (with headroom) whole old turns, then the kept ones but the
+  // First the older messages, then whole old turns, then the kept ones but the
   // last, then the last message itself.
   elideIn(1, keptFrom());
-  if (options.headroom && chars > target) {
+  if (chars > target) {
     const dropped = dropOldestTurns(messages, keptFrom(), chars - target);
     messages = dropped.messages;
     droppedTurns = dropped.droppedTurns;

@@ -9,8 +9,6 @@ import type { GoalConfig } from './goal-input';
  * per-call tiers (run_command) and slower tools stay ordinary activities.
  */
 export const LOCAL_READ_MAX_TIMEOUT_MS = 60_000;
-/** Histories written before reads ran locally replay with activities (wf.patched). */
-export const LOCAL_READS_PATCH = 'read-only-tools-as-local-activities';
 
 /**
  * Activity proxies with explicit timeouts and retry policies. Irreversible tools get their own
@@ -79,16 +77,11 @@ export function proxiesFor(config: GoalConfig) {
       }
       return proxies;
     },
-    /** The hosts polling the shared queue (asked once, when a goal binds). */
-    hosts: wf.proxyActivities<Pick<KeelActivities, 'listHosts'>>({
-      startToCloseTimeout: '30s',
-      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: 3 },
-    }),
     /**
-     * The start's lookups as local activities, in runs with LEAN_HISTORY_PATCH: the hosts polling
-     * the shared queue, the goal's tools, the worker's defaults. Any worker of the shared queue
-     * answers each the same (an activity went to one of them too); as local activities they leave
-     * a marker each inside the first workflow task instead of three events and a task of their own.
+     * The start's lookups as local activities: the hosts polling the shared queue, the goal's
+     * tools, the worker's defaults. Any worker of the shared queue answers each the same (an
+     * activity would go to one of them too); as local activities they leave a marker each inside
+     * the first workflow task instead of three events and a task of their own.
      */
     startLookups: wf.proxyLocalActivities<
       Pick<KeelActivities, 'listHosts' | 'describeTools' | 'workerDefaults'>
@@ -113,12 +106,7 @@ export function proxiesFor(config: GoalConfig) {
     support: wf.proxyActivities<
       Pick<
         KeelActivities,
-        | 'workerDefaults'
-        | 'describeTools'
-        | 'loadTaskReflection'
-        | 'storeTaskReflection'
-        | 'backupWorkspace'
-        | 'restoreWorkspace'
+        'loadTaskReflection' | 'storeTaskReflection' | 'backupWorkspace' | 'restoreWorkspace'
       >
     >({
       startToCloseTimeout: '5m',
@@ -126,7 +114,7 @@ export function proxiesFor(config: GoalConfig) {
         initialInterval: '1s',
         backoffCoefficient: 2,
         maximumAttempts: 5,
-        nonRetryableErrorTypes: ['InvalidReflection', FailureType.UnknownTools],
+        nonRetryableErrorTypes: ['InvalidReflection'],
       },
     }),
     // Listeners may be slow or down: publishing is retried patiently and never awaited by the loop.

@@ -8,8 +8,6 @@ import type { ContentBlock, ToolUseBlock, TranscriptMessage } from '../common/tr
  * survives continue-as-new in state), and the model's id is kept only to pair the tool_result
  * with its tool_use. Pure and deterministic: the ids follow from recorded history alone.
  */
-export const CALL_IDS_PATCH = 'keel-assigned-call-ids';
-
 export interface NamedCall {
   /** keel's id: approvals, signatures, the journal, the ledger and the Web UI use it. */
   readonly callId: string;
@@ -64,14 +62,4 @@ export function nameCalls(options: {
     return toolUse;
   });
   return { reply: changed ? { ...options.reply, content } : options.reply, calls, named };
-}
-
-/**
- * The model's calls named as runs before CALL_IDS_PATCH named them: by the model's own ids.
- * Replay of those histories must make the same decisions they made.
- */
-export function callsNamedByModel(reply: TranscriptMessage): NamedCall[] {
-  return reply.content
-    .filter((block): block is ToolUseBlock => block.type === 'tool_use')
-    .map((toolUse) => ({ callId: toolUse.id, toolUse }));
 }

@@ -17,9 +17,6 @@ import { GoalStatus } from './goal-state';
  * runs it).
  */
 
-/** Histories recorded before the closing report replay without it (wf.patched). */
-export const CLOSING_REPORT_PATCH = 'keel-closing-report';
-
 /** The report's room: a few paragraphs, never a second piece of work. */
 export const CLOSING_REPORT_MAX_TOKENS = 1024;
 

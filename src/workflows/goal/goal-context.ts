@@ -30,7 +30,7 @@ export interface GoalContext {
   record(kind: LedgerEventKind, summary: string, data?: Record<string, unknown>): void;
   /**
    * Runs backups and restores on the goal's workspace host (waiting while it is away), or on the
-   * shared queue for goals started before host affinity.
+   * shared queue before the goal is bound.
    */
   onWorkspaceHost<T>(call: (activities: WorkspaceActivities) => Promise<T>): Promise<T>;
   /** A note for the model, given before its next turn. */

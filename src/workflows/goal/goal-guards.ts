@@ -1,4 +1,3 @@
-import * as wf from '@temporalio/workflow';
 import { LedgerEventKind } from '../common/ledger';
 import {
   answersCheckpoint,
@@ -13,7 +12,6 @@ import {
   type GuardsState,
 } from '../principles/guards';
 import { bringCheckpointForward, type PrincipleSettings } from '../principles/principles';
-import { legacyGuardTurn, PROGRESS_GUARDS_PATCH } from '../principles/legacy-guards';
 import { CallEffect } from '../principles/progress';
 import { StepStatus } from '../planning/plan';
 import { judgeReflectionResponse } from '../reflection/reflection-response';
@@ -55,8 +53,6 @@ export interface CheckpointReply {
 export class GoalGuards {
   /** Per call id, for the turn in progress (not state: a call's facts are re-observed on replay). */
   private readonly observations = new Map<string, CallObservation>();
-  /** Goals recorded before issue 22's guards keep the rules their history was decided by. */
-  private readonly countsProgress = wf.patched(PROGRESS_GUARDS_PATCH);
 
   constructor(
     private readonly state: GoalState,
@@ -71,12 +67,11 @@ export class GoalGuards {
   }
 
   /**
-   * What moves when a plan step is completed: the count of the plan's completed steps. (Before
-   * issue 22 it was the assessment's last progress cycle, which every successful change moves
-   * too — so any write reset the stretches; goals from then keep it.)
+   * What moves when a plan step is completed: the count of the plan's completed steps. (Not the
+   * assessment's last progress cycle: every successful change moves that too, so any write would
+   * reset the stretches.)
    */
   private progressMark(): number | undefined {
-    if (!this.countsProgress) return this.state.assessment.lastProgressCycle;
     const plan = this.state.planning.plan;
     return plan?.steps.filter((step) => step.status === StepStatus.Completed).length;
   }
@@ -117,11 +112,7 @@ export class GoalGuards {
     const settings = this.state.config.guards;
     const open = this.state.principles.cadence.awaitingAnswer;
     const judged = judgeReflectionResponse(replyText).addressed;
-    const answer: { addressed: boolean; repeats?: string } | undefined = !open
-      ? undefined
-      : this.countsProgress
-        ? answersCheckpoint(this.guards, settings, { text: replyText, judged })
-        : { addressed: judged };
+    const answer = open ? answersCheckpoint(this.guards, settings, { text: replyText, judged }) : undefined;
     rememberModelReply(this.guards, replyText, this.state.counters.modelTurns);
     if (!answer) return { addressed: false };
     if (!hasToolCalls) return { addressed: answer.addressed };
@@ -135,8 +126,7 @@ export class GoalGuards {
     this.act(decision);
     // After a warning the next checkpoint comes sooner: the model gets its next chance to answer
     // within a few calls, and a model that will not answer is stopped within a few more.
-    if (decision.action === GuardAction.Warn && this.countsProgress)
-      bringCheckpointForward(this.state.principles);
+    if (decision.action === GuardAction.Warn) bringCheckpointForward(this.state.principles);
     if (decision.action !== GuardAction.Stop) return { addressed: answer.addressed };
     return { addressed: false, stop: { kind: 'stuck', reason: decision.summary } };
   }
@@ -146,8 +136,7 @@ export class GoalGuards {
     const calls = turn.flatMap((call) => this.guardedCall(call));
     this.observations.clear();
     const planned = this.state.config.planning.enabled && this.planning.hasActiveStep();
-    const decide = this.countsProgress ? guardTurn : legacyGuardTurn;
-    const decisions = decide(this.guards, this.state.config.guards, {
+    const decisions = guardTurn(this.guards, this.state.config.guards, {
       calls,
       toolCalls: this.state.counters.toolCalls,
       modelTurns: this.state.counters.modelTurns,

@@ -2,7 +2,6 @@ import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { ActivityProxies } from './activity-proxies';
 import { describeFailure } from './goal-failures';
-import { LEAN_HISTORY_PATCH } from './lean-history';
 import { GoalPhase, type GoalState } from './goal-state';
 import type { GoalVisibility } from './goal-visibility';
 import { LedgerEventKind } from '../common/ledger';
@@ -16,8 +15,6 @@ import {
 } from '../hosts/host-binding';
 import { hostTaskQueue, WorkspaceProbeState, type WorkspaceProbe } from '../hosts/host-queues';
 
-/** Goals bind to a host from this change on; older histories replay without asking (wf.patched). */
-export const HOST_AFFINITY_PATCH = 'workspace-host-affinity';
 /** Hosts answer the binding question within this (a listed host that cannot is not chosen). */
 const BIND_QUESTION_TIMEOUT_MS = 15_000;
 /** While a host is away, the question to it waits in its queue up to this long before it is asked anew. */
@@ -30,8 +27,6 @@ const LONGEST_QUESTION_WAIT_MS = 10 * 60_000;
  * back or a human rebinds the goal. A call never runs on another host.
  */
 export class GoalHost {
-  /** Whether this run lists the hosts in a local activity (LEAN_HISTORY_PATCH), decided as it starts. */
-  private readonly listsHostsLocally = wf.patched(LEAN_HISTORY_PATCH);
   private waiting: Promise<void> | undefined;
   private rebinding = false;
   /** The hosts asked at the binding, until the binding is in the ledger. */
@@ -50,7 +45,7 @@ export class GoalHost {
     return this.goal.state;
   }
 
-  /** The bound host's queue; undefined for goals started before host affinity. */
+  /** The bound host's queue; undefined until the goal binds, as it starts. */
   get queue(): string | undefined {
     return this.state.host?.queue;
   }
@@ -64,17 +59,16 @@ export class GoalHost {
    * non-retryable UnknownHost or WorkspaceNotFound failure, which fails the goal at its start.
    */
   async bind(): Promise<void> {
-    if (this.state.host !== undefined || !wf.patched(HOST_AFFINITY_PATCH)) return;
+    if (this.state.host !== undefined) return;
     const config = this.state.config;
     const candidates =
       config.host !== undefined
         ? [config.host]
         : (
-            await (
-              this.listsHostsLocally ? this.goal.activities.startLookups : this.goal.activities.hosts
-            ).listHosts.executeWithOptions({ summary: 'list the hosts polling the task queue' }, [
-              { taskQueue: wf.workflowInfo().taskQueue },
-            ])
+            await this.goal.activities.startLookups.listHosts.executeWithOptions(
+              { summary: 'list the hosts polling the task queue' },
+              [{ taskQueue: wf.workflowInfo().taskQueue }],
+            )
           ).hosts;
     const answers = await Promise.all(candidates.map((hostId) => this.ask(hostId, BIND_QUESTION_TIMEOUT_MS)));
     const choice = chooseBinding({
@@ -181,8 +175,7 @@ export class GoalHost {
 
   /** Whether a human may move the goal now; the reason when not. */
   rebindRefusal(hostId: string): string | undefined {
-    if (this.state.host === undefined)
-      return 'this goal is not bound to a host (it started before host affinity)';
+    if (this.state.host === undefined) return 'this goal is not bound to a host yet';
     if (this.rebinding) return 'a rebind of this goal is already in progress';
     if (hostId === this.state.host.id) return `the goal is already bound to host ${hostId}`;
     if (this.state.host.unavailableSince === undefined)

@@ -22,10 +22,9 @@ import {
 } from './model-request';
 import { systemPrompt } from './prompts';
 import { closingReportMessages } from './closing-report';
-import { judgeStop, moreRoomThan, STOP_REASONS_PATCH, type StopVerdict } from './stop-reasons';
+import { judgeStop, moreRoomThan, type StopVerdict } from './stop-reasons';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
-import { LEAN_HISTORY_PATCH } from './lean-history';
 import type { CarriedModelRequest } from './carried-model-request';
 
 /** A model turn's answer, what its stop reason means, and the room it was given. */
@@ -75,14 +74,6 @@ export class GoalModelCalls {
    */
   private stored: StoredModelRequest | undefined;
   private missedRequests = 0;
-  /**
-   * Runs started before LEAN_HISTORY_PATCH replay the exact fit they recorded.
-   * Decided once, at the run's first activation (see goal-tool-calls.ts on why a patch must not
-   * first be asked after a local activity resolved).
-   */
-  private readonly budgetHeadroom = wf.patched(LEAN_HISTORY_PATCH);
-  /** Runs from before STOP_REASONS_PATCH take every answer as finished, as they did. */
-  private readonly judgesStops = wf.patched(STOP_REASONS_PATCH);
 
   private get state(): GoalState {
     return this.goal.state;
@@ -113,15 +104,14 @@ export class GoalModelCalls {
         result = await this.send(sent, turn, maxTokens);
       } catch (error) {
         const tooLong = isFailureOfType(error, FailureType.ModelContextTooLong);
-        if (!trimmedHarder && this.judgesStops && tooLong && this.fitHarder()) {
+        if (!trimmedHarder && tooLong && this.fitHarder()) {
           trimmedHarder = true;
           sent = this.request();
           continue;
         }
         throw modelFailure(error);
       }
-      const room =
-        askedAgain || !this.judgesStops ? undefined : cutCallRoom(result, config.model.name, maxTokens);
+      const room = askedAgain ? undefined : cutCallRoom(result, config.model.name, maxTokens);
       if (room === undefined) break;
       // Paid for, though the answer is not kept: its last call is incomplete.
       this.addUsage(result.usage);
@@ -139,7 +129,7 @@ export class GoalModelCalls {
     const reply: TranscriptMessage = { role: 'assistant', content: result.content };
     this.state.transcript.push(reply);
     this.stored = result.request === undefined ? undefined : storedModelRequest(result.request, sent, reply);
-    const stop = this.judgesStops ? judgeStop(result.stopReason, result.content) : 'answer';
+    const stop = judgeStop(result.stopReason, result.content);
     return { reply, stop, maxTokens };
   }
 
@@ -226,11 +216,10 @@ export class GoalModelCalls {
   private fitHarder(): boolean {
     const budget = this.state.config.context ?? DEFAULT_CONTEXT_BUDGET;
     const size = JSON.stringify(this.state.transcript).length;
-    const fitted = fitToBudget(
-      this.state.transcript,
-      { maxChars: Math.floor(Math.min(size, budget.maxChars) / 2), keepLatestMessages: 2 },
-      { headroom: true },
-    );
+    const fitted = fitToBudget(this.state.transcript, {
+      maxChars: Math.floor(Math.min(size, budget.maxChars) / 2),
+      keepLatestMessages: 2,
+    });
     if (fitted.charsAfter >= fitted.charsBefore) return false;
     this.state.transcript = fitted.transcript;
     this.recordTrim(fitted, 'the model found the request too long for its context window');
@@ -242,9 +231,7 @@ export class GoalModelCalls {
    * trimmed transcript is what the state and continue-as-new carry from now on).
    */
   private fitContext(): void {
-    const fitted = fitToBudget(this.state.transcript, this.state.config.context ?? DEFAULT_CONTEXT_BUDGET, {
-      headroom: this.budgetHeadroom,
-    });
+    const fitted = fitToBudget(this.state.transcript, this.state.config.context ?? DEFAULT_CONTEXT_BUDGET);
     if (fitted.elidedBlocks === 0 && fitted.droppedTurns === 0) return;
     this.state.transcript = fitted.transcript;
     this.recordTrim(fitted, 'to fit its budget');

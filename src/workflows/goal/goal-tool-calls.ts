@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import type { KeelActivities } from '../../activities';
 
 type ExecuteToolInput = Parameters<KeelActivities['executeTool']>[0];
-import { LOCAL_READ_MAX_TIMEOUT_MS, LOCAL_READS_PATCH, type ActivityProxies } from './activity-proxies';
+import { LOCAL_READ_MAX_TIMEOUT_MS, type ActivityProxies } from './activity-proxies';
 import type { DecisionRefusal } from './approval-decision';
 import { describeFailure, isFailureOfType, outcomeUnknownDetailsOf } from './goal-failures';
 import type { GoalHost } from './goal-host';
@@ -16,13 +16,12 @@ import { LedgerEventKind } from '../common/ledger';
 import { observeDenial, observeToolCall } from '../principles/principles';
 import { reportStepInputSchema } from '../tools/report-step-spec';
 import type { Escalation, ToolOutcome } from '../tools/tool-outcome';
-import { CALL_IDS_PATCH, idempotencyKeyOf, type NamedCall } from './call-ids';
+import { idempotencyKeyOf, type NamedCall } from './call-ids';
 import { formatToolResult } from '../tools/format-tool-result';
 import { callText } from '../tools/call-text';
 import { isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
 import { callsToPrepare, denialText, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
-import { LEAN_HISTORY_PATCH } from './lean-history';
 import { splitPreparation } from './workflow-prepared-calls';
 import { autoDenial, rememberDenial, rememberedDenialFor, type RememberedDenial } from './remembered-denials';
 import { intentText } from '../principles/call-intent';
@@ -45,8 +44,6 @@ export interface ToolCallsHost {
   checkBudget(): unknown;
   /** Continues as new unless `stillValid` says no once the hand-over is ready (then returns). */
   continueAsNew(stillValid: () => boolean): Promise<void>;
-  /** Whether this run carries turns over only while quiet (QUIET_HAND_OVER_PATCH). */
-  readonly quietHandOver: boolean;
   /** Whether the run's history is long enough to hand over (history-limits.ts). */
   timeForNewRun(): boolean;
 }
@@ -66,20 +63,6 @@ export class GoalToolCalls {
   private localReadsMissHost = false;
 
   constructor(private readonly goal: ToolCallsHost) {}
-
-  /**
-   * Whether this run's quick reads run locally (LOCAL_READS_PATCH), decided once as the run
-   * starts, before anything is awaited. Asked in a lane, wf.patched could answer differently on
-   * replay: the lane starts when the turn's check (a local activity) answers, and that answer can
-   * reach the workflow a workflow task after its marker (a query while it ran completes the task
-   * early); replay delivers it in the marker's task, before Temporal announces the patch marker
-   * recorded in the next one, so the read became an activity and replay failed (TMPRL1100).
-   */
-  private localReads = wf.patched(LOCAL_READS_PATCH);
-  /** Whether this run prepares fixed-tier calls itself (LEAN_HISTORY_PATCH), decided as it starts. */
-  private readonly preparesFixedCalls = wf.patched(LEAN_HISTORY_PATCH);
-  /** Whether this run names calls itself (CALL_IDS_PATCH), decided as it starts. */
-  readonly keelCallIds = wf.patched(CALL_IDS_PATCH);
 
   private get state(): GoalState {
     return this.goal.state;
@@ -105,27 +88,23 @@ export class GoalToolCalls {
   }
 
   private canContinueAsNewMidTurn(turn: ToolCallRecord[]): boolean {
-    if (!this.goal.timeForNewRun()) return false;
-    if (this.goal.quietHandOver) return isQuietForContinueAsNew(turn);
-    // As runs from before the patch decided (replay).
-    return (
-      !turn.some((call) => call.status === 'running' || call.status === 'ready') &&
-      turn.some((call) => call.status === 'awaiting-approval')
-    );
+    return this.goal.timeForNewRun() && isQuietForContinueAsNew(turn);
   }
 
   /**
    * Prepares this turn's calls before any runs. Calls of a fixed tier that need no human are
-   * prepared here in runs with the lean-history patch (workflow-prepared-calls.ts); the others are
+   * prepared here (workflow-prepared-calls.ts); the others are
    * checked by the worker, in one recorded local activity for the turn. If the worker cannot
    * answer, its calls are answered as not checked instead of failing the goal.
    */
   async prepare(named: readonly NamedCall[]): Promise<PreparedCall[]> {
     const catalogue = this.state.tools?.catalogue ?? [];
     const toPrepare = callsToPrepare(named, catalogue);
-    const { prepared, forWorker } = this.preparesFixedCalls
-      ? splitPreparation({ calls: toPrepare, catalogue, approvalPolicy: this.state.config.approvalPolicy })
-      : { prepared: [], forWorker: toPrepare };
+    const { prepared, forWorker } = splitPreparation({
+      calls: toPrepare,
+      catalogue,
+      approvalPolicy: this.state.config.approvalPolicy,
+    });
     const calls = forWorker.map(({ callId, toolUse }) => ({
       callId,
       toolName: toolUse.name,
@@ -482,9 +461,8 @@ export class GoalToolCalls {
     this.afterCall(call, outcome, atToolCall);
   }
 
-  /** Stable for every attempt of this call; see idempotencyKeyOf (runs before the patch keep theirs). */
+  /** Stable for every attempt of this call; see idempotencyKeyOf. */
   private idempotencyKey(call: ToolCallRecord): string {
-    if (!this.keelCallIds) return `${this.goal.workflowId}/${call.callId}`;
     return idempotencyKeyOf({
       workflowId: this.goal.workflowId,
       firstRunId: wf.workflowInfo().firstExecutionRunId,
@@ -623,12 +601,7 @@ export class GoalToolCalls {
   private runsLocally(call: ToolCallRecord, entry: ReturnType<typeof catalogueEntry>): boolean {
     if (this.localReadsMissHost) return false;
     if (call.reversibility !== 'read-only' || entry?.tier.kind !== 'fixed') return false;
-    if ((entry.timeoutMs ?? 0) > LOCAL_READ_MAX_TIMEOUT_MS) return false;
-    // Runs recorded before the decision moved to the start carry the marker at their first read:
-    // replay follows it there. A run that started without the marker keeps to activities when live.
-    if (!this.localReads && wf.workflowInfo().unsafe.isReplaying)
-      this.localReads = wf.patched(LOCAL_READS_PATCH);
-    return this.localReads;
+    return (entry.timeoutMs ?? 0) <= LOCAL_READ_MAX_TIMEOUT_MS;
   }
 
   /** Principles 1 and 3, planning and assessment bookkeeping after one executed call. */

@@ -22,7 +22,6 @@ import { isHarnessTool } from '../tools/harness-tools';
 import type { ToolCatalogue } from '../tools/tool-catalogue';
 import { proxiesFor, type ActivityProxies } from './activity-proxies';
 import { GoalAssessment } from './goal-assessment';
-import { CLOSING_REPORT_PATCH } from './closing-report';
 import { GoalClosingReport } from './goal-closing-report';
 import { GoalDiscipline } from './goal-discipline';
 import { goalEnding } from './goal-ending';
@@ -33,7 +32,7 @@ import { registerGoalHandlers } from './goal-handlers';
 import type { WorkspaceActivities } from './goal-context';
 import type { GoalConfig, GoalInput } from './goal-input';
 import { timeForNewRun } from './history-limits';
-import { callsNamedByModel, nameCalls, type NamedCall } from './call-ids';
+import { nameCalls, type NamedCall } from './call-ids';
 import { GoalModelCalls, type ModelTurn } from './goal-model-calls';
 import { CONTINUE_CUT_TEXT, type StopVerdict } from './stop-reasons';
 import { GoalPlanning } from './goal-planning';
@@ -46,7 +45,6 @@ import { GoalApprovalRules } from './goal-approval-rules';
 import { arrivedEncrypted } from '../common/arrival';
 import { goalResultOf } from './goal-view';
 import { GoalVisibility } from './goal-visibility';
-import { LEAN_HISTORY_PATCH } from './lean-history';
 import { followUpMessage, goalMessage } from './prompts';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './turn';
 
@@ -86,12 +84,6 @@ function joinedText(before: string | undefined, text: string): string {
     ? `${joined.slice(0, MAX_JOINED_CHARS)}\n[keel: the answer went on for ${joined.length} characters; only the first ${MAX_JOINED_CHARS} are kept.]`
     : joined;
 }
-
-/**
- * A turn is carried to a new run only while quiet: before it, a decision that arrived during the
- * hand-over could start a call that the new run then started again.
- */
-export const QUIET_HAND_OVER_PATCH = 'quiet-continue-as-new-mid-turn';
 
 /**
  * One goal, pursued by a ReAct loop: model turn → tool calls (in parallel, each possibly waiting
@@ -157,18 +149,6 @@ class GoalRun {
   private readonly discipline: GoalDiscipline;
   private readonly guards: GoalGuards;
   private readonly host: GoalHost;
-  /**
-   * Decided once, before any await (a patch checked later can answer differently on replay):
-   * continue-as-new mid-turn only while the turn is quiet, checked again at the last moment.
-   */
-  private readonly quietHandOver = wf.patched(QUIET_HAND_OVER_PATCH);
-  /**
-   * Runs with LEAN_HISTORY_PATCH, decided the same way, do the start's lookups as local
-   * activities and hand over at keel's own history limits (history-limits.ts).
-   */
-  private readonly leanHistory = wf.patched(LEAN_HISTORY_PATCH);
-  /** Runs from before CLOSING_REPORT_PATCH end without a closing report, as they did (replay). */
-  private readonly closingReports = wf.patched(CLOSING_REPORT_PATCH);
   private readonly closingReport: GoalClosingReport;
   private readonly rules: GoalApprovalRules;
 
@@ -223,7 +203,6 @@ class GoalRun {
       priority: () => this.model.priority(),
       checkBudget: () => this.discipline.checkBudget(),
       continueAsNew: (stillValid: () => boolean) => this.continueAsNew(stillValid),
-      quietHandOver: this.quietHandOver,
       timeForNewRun: () => this.timeForNewRun(),
     });
   }
@@ -389,7 +368,6 @@ class GoalRun {
    * identity), never a stored one that says otherwise.
    */
   private nameCalls(reply: TranscriptMessage): NamedCall[] {
-    if (!this.toolCalls.keelCallIds) return callsNamedByModel(reply);
     const transcript = this.state.transcript;
     const named = nameCalls({ reply, earlier: transcript.slice(0, -1), named: this.state.callsNamed });
     this.state.callsNamed = named.named;
@@ -405,7 +383,7 @@ class GoalRun {
     await this.host.bind();
     const toolsFailure = await this.learnTools();
     if (toolsFailure) return toolsFailure;
-    const defaults = await this.lookups().workerDefaults();
+    const defaults = await this.activities.startLookups.workerDefaults();
     this.state.workerDefaults = defaults;
     this.rules.seed(this.config.approvalRules, defaults.approvalRules);
     this.state.principles = initialPrinciplesState(
@@ -431,7 +409,7 @@ class GoalRun {
    */
   private async learnTools(): Promise<string | undefined> {
     try {
-      const catalogue = await this.lookups().describeTools.executeWithOptions(
+      const catalogue = await this.activities.startLookups.describeTools.executeWithOptions(
         { summary: "learn the goal's tools" },
         [this.config.tools === undefined ? {} : { patterns: this.config.tools }],
       );
@@ -441,11 +419,6 @@ class GoalRun {
       if (wf.isCancellation(error)) throw error;
       return `the goal's tools could not be set up: ${describeFailure(error)}`;
     }
-  }
-
-  /** The proxies of the start's lookups: local activities in runs with LEAN_HISTORY_PATCH. */
-  private lookups(): Pick<ActivityProxies['support'], 'describeTools' | 'workerDefaults'> {
-    return this.leanHistory ? this.activities.startLookups : this.activities.support;
   }
 
   private catalogue(): ToolCatalogue {
@@ -562,29 +535,21 @@ class GoalRun {
   }
 
   private timeForNewRun(): boolean {
-    return timeForNewRun(wf.workflowInfo(), this.leanHistory);
+    return timeForNewRun(wf.workflowInfo());
   }
 
   /**
    * Hands the goal to a new run. The ledger reaches its listeners and running handlers finish
    * first; those awaits let other work move, so `stillValid` is asked again at the last moment
-   * (mid-turn: no call may have started meanwhile) and, when it says no, this run goes on. Runs
-   * from before QUIET_HAND_OVER_PATCH hand over as they always did (replay).
+   * (mid-turn: no call may have started meanwhile) and, when it says no, this run goes on.
    */
   private async continueAsNew(stillValid: () => boolean = () => true): Promise<void> {
-    if (!this.quietHandOver) {
-      this.state.continuedAsNew += 1;
-      this.recordContinuedAsNew();
-      await this.visibility.flush();
-      await wf.condition(wf.allHandlersFinished);
-    } else {
-      await this.visibility.flush();
-      // Handlers still running would be cut off by the new run; let them finish first.
-      await wf.condition(wf.allHandlersFinished);
-      if (!stillValid()) return;
-      this.state.continuedAsNew += 1;
-      this.recordContinuedAsNew(); // published by the new run: the ledger travels with the state
-    }
+    await this.visibility.flush();
+    // Handlers still running would be cut off by the new run; let them finish first.
+    await wf.condition(wf.allHandlersFinished);
+    if (!stillValid()) return;
+    this.state.continuedAsNew += 1;
+    this.recordContinuedAsNew(); // published by the new run: the ledger travels with the state
     this.visibility.handOver(this.state.continuedAsNew + 1);
     const lastRequest = this.model.carriedRequest();
     await wf.continueAsNew<typeof goalWorkflow>(this.config, {
@@ -603,7 +568,7 @@ class GoalRun {
 
   async finish(status: GoalStatus, reason: string): Promise<GoalResult> {
     // A guard or a limit: the model says what was done and what is left (closing-report.ts).
-    if (this.closingReports) await this.closingReport.write(status, reason);
+    await this.closingReport.write(status, reason);
     this.state.status = status;
     this.state.phase = GoalPhase.Done;
     this.state.endReason = reason;

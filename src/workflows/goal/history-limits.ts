@@ -4,18 +4,18 @@
  * under way when the suggestion comes still adds its events, so runs ended just over 4,096.
  * keel hands over a little earlier, at its own softer limits, so every run stays under Temporal's
  * with room for the turn in progress. Pure: the inputs are Temporal's workflow info, which
- * replays exactly as recorded. Runs started before LEAN_HISTORY_PATCH wait for the suggestion.
+ * replays exactly as recorded.
  */
 /** A few hundred events of room for the turn in progress (a turn of five calls is ~20). */
 export const HISTORY_EVENTS_SOFT_LIMIT = 3_500;
 /** Well under the 4 MB suggestion, a turn's payloads included (each is bounded). */
 export const HISTORY_BYTES_SOFT_LIMIT = 3 * 1024 * 1024;
 
-export function timeForNewRun(
-  info: { continueAsNewSuggested: boolean; historyLength: number; historySize: number },
-  ownLimits: boolean,
-): boolean {
+export function timeForNewRun(info: {
+  continueAsNewSuggested: boolean;
+  historyLength: number;
+  historySize: number;
+}): boolean {
   if (info.continueAsNewSuggested) return true;
-  if (!ownLimits) return false;
   return info.historyLength >= HISTORY_EVENTS_SOFT_LIMIT || info.historySize >= HISTORY_BYTES_SOFT_LIMIT;
 }

@@ -142,7 +142,7 @@ export interface GoalStatusView {
   result?: GoalResult;
   /** The hard guards: decisions taken, whether checkpoints are enforced, the latest decision. */
   guards?: GuardsView;
-  /** The workspace host the goal is bound to (absent for goals started before host affinity). */
+  /** The workspace host the goal is bound to (absent until it binds, as it starts). */
   host?: HostView;
   /** The approval rules in force (`keel rules` lists revoked and expired ones too); absent when none. */
   rules?: RuleView[];

@@ -1,5 +1,4 @@
 import * as wf from '@temporalio/workflow';
-import { LEAN_HISTORY_PATCH } from './lean-history';
 import {
   changedFields,
   dueFields,
@@ -8,9 +7,6 @@ import {
   type SearchAttributeField,
   type SearchAttributeValues,
 } from './search-attribute-values';
-
-/** Runs started from this change on write their search attributes once per task (wf.patched). */
-export const COALESCED_UPSERTS_PATCH = 'coalesced-search-attribute-upserts';
 
 /**
  * Checks of blocked conditions a write waits for. The first can be the check the SDK makes right
@@ -24,7 +20,7 @@ const SETTLING_CHECKS = 2;
 /**
  * keel's search attributes, written only when a value changed: each upsert is a history event.
  *
- * Runs started with COALESCED_UPSERTS_PATCH write at most once per workflow task: `changed()` only
+ * They are written at most once per workflow task: `changed()` only
  * marks the values as pending, and one write carries what changed once the task's work has
  * settled. TS SDK 1.24 has no public hook that runs before an activation completes (internals
  * interceptors see the commands only after they were collected), so "settled" is built from
@@ -38,26 +34,16 @@ const SETTLING_CHECKS = 2;
  * could tell apart, since the server applies a task's commands together). A per-activation write
  * would have kept both.
  *
- * Replay: changing when upserts are written changes the commands of a task, so histories recorded
- * before this change must replay with the old, immediate writes. The patch is asked once, in the
- * constructor, which runs before the workflow's first await: a new run records its marker in its
- * first workflow task, and replay gets the same answer there. Asked later (after a local activity
- * resolved, say), replay could answer differently from the live run (commit 65537c1). The patch is
- * new and asked nowhere else, so no history carries its marker later in a run, and the
- * `isReplaying` re-check that commit needed for a moved marker is not needed here. The write's
- * timing depends only on workflow-visible events (job order, microtasks, local activity results),
- * never on where a task boundary falls, so a replay writes the same commands in the same order.
+ * Replay: the write's timing depends only on workflow-visible events (job order, microtasks, local
+ * activity results), never on where a task boundary falls, so a replay writes the same commands in
+ * the same order.
  *
- * Runs started with LEAN_HISTORY_PATCH as well let KeelToolCalls lag (dueFields): a settled write
- * carries it with another attribute's change, or alone once it lags by TOOL_CALLS_REFRESH_STEP
- * calls, so a turn of reads normally writes nothing. The last writes of a run (flush, close) are
- * exact. The patch is asked in the constructor too, for the same reason.
+ * KeelToolCalls may lag (dueFields): a settled write carries it with another attribute's change,
+ * or alone once it lags by TOOL_CALLS_REFRESH_STEP calls, so a turn of reads normally writes
+ * nothing. The last writes of a run (flush, close) are exact.
  */
 export class SearchAttributeUpserts {
   private published: Partial<SearchAttributeValues>;
-  private readonly coalesced: boolean;
-  /** KeelToolCalls may lag (LEAN_HISTORY_PATCH); only on top of coalesced writes. */
-  private readonly countsLag: boolean;
   private pending = false;
   private closed = false;
   private localActivities = 0;
@@ -65,34 +51,22 @@ export class SearchAttributeUpserts {
   constructor(private readonly current: () => SearchAttributeValues) {
     // Search attributes survive continue-as-new; start from what the run already carries.
     this.published = searchAttributeValuesFrom(wf.workflowInfo().typedSearchAttributes);
-    this.coalesced = wf.patched(COALESCED_UPSERTS_PATCH);
-    this.countsLag = this.coalesced && wf.patched(LEAN_HISTORY_PATCH);
   }
 
-  /** The values may have changed: written now (older runs) or once the task's work settles. */
+  /** The values may have changed: written once the task's work settles. */
   changed(): void {
-    if (!this.coalesced) {
-      this.writeExactly(this.current());
-      return;
-    }
     if (this.pending || this.closed) return;
-    if (this.dueNow(this.current()).length === 0) return;
+    if (dueFields(this.published, this.current()).length === 0) return;
     this.pending = true;
     void this.writeWhenSettled();
   }
 
   /**
    * Writes what changed at once, exactly (a lagging count too), before the workflow returns: a
-   * write still waiting for the task to settle would come too late. Older runs wrote every change
-   * as it was shown, and nothing here.
+   * write still waiting for the task to settle would come too late.
    */
   flush(): void {
-    if (this.coalesced) this.writeExactly(this.current());
-  }
-
-  /** What a write made now would carry: every change, or those due when counts may lag. */
-  private dueNow(values: SearchAttributeValues): SearchAttributeField[] {
-    return this.countsLag ? dueFields(this.published, values) : changedFields(this.published, values);
+    this.writeExactly(this.current());
   }
 
   /** Writes every value that differs from what was written. */
@@ -113,7 +87,7 @@ export class SearchAttributeUpserts {
    */
   close(values: SearchAttributeValues): void {
     this.writeExactly(values);
-    if (this.coalesced) this.closed = true;
+    this.closed = true;
   }
 
   /**
@@ -137,7 +111,7 @@ export class SearchAttributeUpserts {
     });
     this.pending = false;
     const values = this.current();
-    this.write(values, this.dueNow(values));
+    this.write(values, dueFields(this.published, values));
   }
 
   /**

@@ -73,13 +73,13 @@ export function changedFields(
 }
 
 /**
- * KeelToolCalls may lag the exact count by fewer than this many calls in runs with
- * LEAN_HISTORY_PATCH; the status query (`keel status`) always has the exact counters.
+ * KeelToolCalls may lag the exact count by fewer than this many calls; the status query
+ * (`keel status`) always has the exact counters.
  */
 export const TOOL_CALLS_REFRESH_STEP = 10;
 
 /**
- * The fields due for a write when the tool-call count may lag (LEAN_HISTORY_PATCH): it changes at
+ * The fields due for a write, the tool-call count allowed to lag: it changes at
  * every call, and an upsert is an event, so a turn of reads would write one each. Status, phase,
  * plan attempt, pending approvals and priority are written as soon as they change, and the count
  * rides along with any of them; alone, it is written once it lags by `refreshStep` calls or more

@@ -14,13 +14,6 @@ import type { ContentBlock } from '../common/transcript';
  * - `refusal`: the model declined; the goal fails with ModelRefused.
  * - `paused`: the API paused a long turn (pause_turn); the turn is sent back as it is to go on.
  */
-/**
- * Runs started before keel read stop reasons took every answer as finished (a cut tool call ran,
- * a refusal was a final answer): they replay that way. Decided once, at the run's first
- * activation (see goal-model-calls.ts).
- */
-export const STOP_REASONS_PATCH = 'keel-judges-stop-reasons';
-
 export type StopVerdict = 'answer' | 'cut-call' | 'cut-text' | 'refusal' | 'paused';
 
 export function judgeStop(stopReason: string | null, content: readonly ContentBlock[]): StopVerdict {
