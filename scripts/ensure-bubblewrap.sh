@@ -2,7 +2,7 @@
 # Makes sure bubblewrap (/usr/bin/bwrap) is installed and works, for run_command's sandbox and its
 # tests. Installs Debian's `bubblewrap` package with apt-get when it is missing; does nothing
 # otherwise. Prints one line either way. A host where the probe fails (no user namespaces) can
-# still run keel with KEEL_SANDBOX=off, unconfined (see README, Sandbox).
+# still run keel with KEEL_SANDBOX=off, unconfined (see docs/approvals-and-security.md, Sandbox).
 set -euo pipefail
 source "$(dirname "$0")/lib/ensure.sh"
 

@@ -23,7 +23,7 @@ interface Report {
   files: Record<string, { source: string; mutants: Mutant[] }>;
 }
 
-/** Module groups, in the order the README names them; a file joins the first group matching it. */
+/** Module groups, in the order docs/development.md names them; a file joins the first group matching it. */
 const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Tools: shell command classification', /^src\/workflows\/tools\//],
   ['Context budget', /^src\/workflows\/common\//],

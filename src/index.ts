@@ -5,7 +5,7 @@
  *   import { connectClient, startGoal, approveSignal } from 'keel'; // client side
  *   workflowsPath: require.resolve('keel/workflows')          // your own worker's bundle
  *
- * See README, "Your own tools" and "MCP servers".
+ * See docs/getting-started.md and docs/tools-and-mcp.md.
  */
 
 // Worker

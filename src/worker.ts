@@ -52,7 +52,7 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
   /** Offer keel's six workspace tools (default true). */
   builtinTools?: boolean;
   /**
-   * MCP servers whose tools goals may use (see README, MCP servers). When omitted, the
+   * MCP servers whose tools goals may use (see docs/tools-and-mcp.md, MCP servers). When omitted, the
    * `mcpServers` of keel.config.yaml (in the working directory, or the file KEEL_CONFIG names);
    * `false` for none.
    */
@@ -76,18 +76,18 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
   backupDirectory?: string;
   /**
    * Where goals' last model requests are kept so each turn's activity input names them instead of
-   * carrying the transcript (see README, Long goals); KEEL_MODEL_REQUESTS otherwise, `false`
+   * carrying the transcript (see docs/how-a-goal-runs.md, Long goals); KEEL_MODEL_REQUESTS otherwise, `false`
    * for none.
    */
   modelRequestStore?: ModelRequestStore | false;
-  /** Each of these falls back to the worker's environment (see README, Configuration). */
+  /** Each of these falls back to the worker's environment (see docs/configuration.md). */
   reflectionStore?: ReflectionStore;
   ledgerSinks?: readonly LedgerSink[];
   reflectionCadence?: number;
   /** A default budget for goals that leave a dimension open; KEEL_BUDGET_* otherwise. */
   budget?: Budget;
   /**
-   * The team's approval rules for every goal this worker starts (README, Approval rules);
+   * The team's approval rules for every goal this worker starts (docs/approvals-and-security.md, Approval rules);
    * the file named by KEEL_APPROVAL_RULES otherwise.
    */
   approvalRules?: RuleSpecInput[];
@@ -425,7 +425,7 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
     log(describeSandbox());
     if (approvalRules !== undefined)
       log(
-        `keel worker: ${approvalRules.length} approval rules for every goal it starts (README, Approval rules)`,
+        `keel worker: ${approvalRules.length} approval rules for every goal it starts (docs/approvals-and-security.md, Approval rules)`,
       );
     log(`keel worker: model requests kept in ${describeModelRequestStore(process.env)}`);
     log(

@@ -29,7 +29,7 @@ type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) 
 /**
  * `keel approve` / `keel deny` (one call, or every pending call with --all, optionally those a
  * rule text matches), with a rule for later calls (`--rule`, `--forbid`), and `keel rules` to
- * list, add and revoke a goal's rules (README, Approval rules).
+ * list, add and revoke a goal's rules (docs/approvals-and-security.md, Approval rules).
  */
 export function registerApprovalCommands(
   program: Command,

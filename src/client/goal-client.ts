@@ -170,7 +170,7 @@ export interface DecisionOptions {
   doNotAskAgain?: boolean;
   /**
    * Also decide later calls like this one in this goal: an allow rule with an approval, a forbid
-   * rule with a denial (tool and pattern default to this call's; README, Approval rules).
+   * rule with a denial (tool and pattern default to this call's; docs/approvals-and-security.md, Approval rules).
    */
   rule?: DecisionRule;
 }

@@ -14,7 +14,7 @@ export type BindingWait =
   | { kind: 'pending' };
 
 /**
- * Waits until a new goal is bound to its workspace host (see README, Several machines), so
+ * Waits until a new goal is bound to its workspace host (see docs/several-machines.md), so
  * `keel run` can say where it runs, or print why it cannot run anywhere, before it returns.
  */
 export async function awaitHostBinding(

@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
  * Custom search attributes keel keeps current on every goal, so the Web UI can filter goals
  * (e.g. `KeelPendingApprovals > 0`). The dev server keel starts registers them at start; on any
  * other server the worker registers the missing ones through the operator service
- * (ensureKeelSearchAttributes), and the README shows the `temporal operator search-attribute
+ * (ensureKeelSearchAttributes), and docs/configuration.md shows the `temporal operator search-attribute
  * create` commands for clusters where a worker may not.
  *
  * SQL visibility stores (the dev server's SQLite among them) allow only three custom Int
@@ -87,7 +87,7 @@ export async function ensureKeelSearchAttributes(options: {
     const names = missing.map(([name]) => name).join(', ');
     throw new SearchAttributesError(
       `search attributes ${names} are missing in namespace ${namespace} and keel could not register them ` +
-        `(${firstLine(error)}); create them as the README shows under "Search attributes on other clusters", ` +
+        `(${firstLine(error)}); create them as docs/configuration.md shows under "Search attributes on other clusters", ` +
         `e.g. temporal operator search-attribute create --namespace ${namespace} --name ${missing[0]?.[0] ?? ''} --type ${missing[0]?.[1] ?? ''}`,
     );
   }

@@ -1,4 +1,4 @@
-/** keel's MCP client: configured servers' tools as RegisteredTools (see README, "MCP servers"). */
+/** keel's MCP client: configured servers' tools as RegisteredTools (see docs/tools-and-mcp.md, "MCP servers"). */
 export { connectMcpServers, type McpServers, type McpToolsChange } from './mcp-servers';
 export {
   mcpServerConfigSchema,

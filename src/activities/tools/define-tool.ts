@@ -46,7 +46,7 @@ export interface ToolExecutionContext {
   readonly approved: boolean;
   /**
    * Whether the goal allows network access (goal input sandbox.network). A tool that runs commands
-   * should run them with runSandboxedCommand and pass this on; see README, "Sandbox".
+   * should run them with runSandboxedCommand and pass this on; see docs/approvals-and-security.md, "Sandbox".
    */
   readonly network: boolean;
   /** Aborted when the goal is cancelled or the call times out: stop work and return. */
@@ -125,7 +125,7 @@ export class ToolDefinitionError extends Error {
 
 /**
  * Defines a tool. Checked at once, so a bad definition fails where it is written (and again at
- * worker start, with the tool's name): see README, "Your own tools".
+ * worker start, with the tool's name): see docs/tools-and-mcp.md.
  */
 export function defineTool<Schema extends z.ZodType>(
   options: ToolDefinitionOptions<Schema>,

@@ -119,7 +119,7 @@ export const goalInputSchema = z
     workspace: z.string().startsWith('/', 'workspace must be an absolute path'),
     /**
      * The host whose workers hold the workspace (KEEL_HOST_ID); when omitted, the goal asks every
-     * host polling the task queue and binds to one that has it (see README, Several machines).
+     * host polling the task queue and binds to one that has it (see docs/several-machines.md).
      */
     host: hostIdSchema.optional(),
     /** Where the workspace can be recreated, so the goal can move to another host (rebind). */
@@ -130,7 +130,7 @@ export const goalInputSchema = z
     approvalPolicy: z.enum([ApprovalPolicy.Auto, ApprovalPolicy.Ask]).default(ApprovalPolicy.Auto),
     /** Who may decide approvals, per tier ("*" = anyone); anyone by default. */
     approvers: approversSchema.prefault({}),
-    /** When set, every decision must be signed by the approver's key (see README). */
+    /** When set, every decision must be signed by the approver's key (see docs/approvals-and-security.md). */
     approvalSignatures: approvalSignaturesSchema.optional(),
     /**
      * Rules that decide matching calls at once instead of asking (`keel run --allow/--forbid`,
@@ -147,7 +147,7 @@ export const goalInputSchema = z
     /** After the final answer, how long to wait for a follow-up message before completing. */
     followUpWindowMs: z.number().int().nonnegative().default(0),
     timing: activityTimingSchema.prefault({}),
-    /** The four harness principles (hypothesis, actionable failure, cadence, cost); see README. */
+    /** The four harness principles (hypothesis, actionable failure, cadence, cost); see docs/guards-and-principles.md. */
     principles: principleSettingsSchema.prefault({}),
     /** Hard guards against a misbehaving model (loops, stagnation, ignored checkpoints, wrong hypotheses). */
     guards: guardSettingsSchema.prefault({}),

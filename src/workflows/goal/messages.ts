@@ -177,7 +177,7 @@ export type ReviewPayload = z.input<typeof reviewPayloadSchema>;
 /** A human's review of the goal's output, for goals whose reflection asks for one. */
 export const submitReviewUpdate = defineUpdate<{ accepted: boolean }, [ReviewPayload]>('submitReview');
 
-/** Move a goal whose host is unavailable to another host (see README, Several machines). */
+/** Move a goal whose host is unavailable to another host (see docs/several-machines.md). */
 export const rebindPayloadSchema = z
   .object({
     host: hostIdSchema,

@@ -1,7 +1,7 @@
 /**
  * What a call may change in the workspace without a human, judged from what it actually changed
  * (a command's copy-on-write layer, or the path a file tool is about to write), not from what its
- * text looked like. Pure: the worker applies it, tests pin it down, the README quotes it.
+ * text looked like. Pure: the worker applies it, tests pin it down, docs/approvals-and-security.md quotes it.
  *
  * A call no human approved may create and modify ordinary files and directories. It may not:
  * - delete or replace anything that existed before it ran (rm, mv, a directory turned into a

@@ -11,7 +11,7 @@ export * from './run-command-input';
  * The built-in run_command tool. Its tier is decided per call from the command's text, as a hint:
  * known inspection commands are read-only (and run on a read-only workspace), anything else
  * mutating (and runs on a copy-on-write layer whose changes keel checks before any reach the
- * workspace). What the kernel enforces is the tier; see run-command.ts and README, Sandbox.
+ * workspace). What the kernel enforces is the tier; see run-command.ts and docs/approvals-and-security.md, Sandbox.
  */
 export const runCommandTool = defineTool({
   name: 'run_command',

@@ -1,4 +1,4 @@
-// The sandbox run_command uses, for tools that run commands too (see README, Sandbox).
+// The sandbox run_command uses, for tools that run commands too (see docs/approvals-and-security.md, Sandbox).
 export {
   runSandboxedCommand,
   type SandboxedCommandOptions,

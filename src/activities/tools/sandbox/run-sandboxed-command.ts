@@ -46,7 +46,7 @@ export interface SandboxedCommandResult extends ShellProcessResult {
  * Runs a shell command in a bubblewrap sandbox when this worker has one (workspace read-write, or
  * read-only with workspaceAccess; system read-only; private /tmp and /proc; no network unless
  * asked; killed with the worker), with the timeout, process-group kill, heartbeats and output caps of
- * runShellProcess. For tools that run commands; see README, Sandbox. Without bubblewrap it runs
+ * runShellProcess. For tools that run commands; see docs/approvals-and-security.md, Sandbox. Without bubblewrap it runs
  * unconfined (result.sandbox says so), so a caller must decide beforehand whether that is safe.
  */
 export async function runSandboxedCommand(options: SandboxedCommandOptions): Promise<SandboxedCommandResult> {
