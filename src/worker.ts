@@ -36,6 +36,7 @@ import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
 import type { KeelTracing } from './tracing';
 import { processTracing } from './tracing/process-tracing';
 import { workflowBundlerOptions } from './workflow-bundle-options';
+import { ensureWorkerHeartbeats, WORKER_INSTANCE_ID } from './worker-runtime';
 import type * as ScenarioModule from './scripted-model/scenario';
 import type * as ScriptedServerModule from './scripted-model/scripted-messages-server';
 import type { ScriptedMessagesServer } from './scripted-model/scripted-messages-server';
@@ -119,10 +120,12 @@ export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise
   const env = process.env;
   const host = hostSettings(options, env); // a bad id, root or number stops the worker here
   const anthropic = options.anthropic ?? anthropicFromEnvironment(env);
+  // Before the first connection: the process's runtime, which beats for every worker, is made with it.
+  const heartbeatIntervalMs = ensureWorkerHeartbeats(env);
   // Refuses a connection from another copy of Temporal before it is used (temporal-copies.ts).
   const target = await workerConnection(options, env);
   try {
-    const worker = await createWorkerOn(target, { ...options, anthropic, host });
+    const worker = await createWorkerOn(target, { ...options, anthropic, host, heartbeatIntervalMs });
     // Outermost: the connection closes after the worker and everything else closed with it.
     if (target.owned) closeWhenStopped(worker, () => target.connection.close());
     return worker;
@@ -134,7 +137,7 @@ export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise
 
 async function createWorkerOn(
   target: { connection: NativeConnection; namespace: string; taskQueue: string },
-  options: KeelWorkerOptions & { anthropic: Anthropic; host: HostSettings },
+  options: KeelWorkerOptions & { anthropic: Anthropic; host: HostSettings; heartbeatIntervalMs: number },
 ): Promise<Worker> {
   const env = process.env;
   const { host } = options;
@@ -195,7 +198,13 @@ async function createWorkerOn(
     connection,
     namespace,
     dataConverter: dataConverterFromEnv(env),
-    identity: workerIdentity(host.hostId, process.pid, os.hostname()),
+    identity: workerIdentity({
+      hostId: host.hostId,
+      pid: process.pid,
+      machine: os.hostname(),
+      instanceId: WORKER_INSTANCE_ID,
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+    }),
     activities,
     maxConcurrentActivityTaskExecutions: host.maxConcurrentActivities,
     // A streaming model call beats every second with the answer so far (stream-progress.ts);

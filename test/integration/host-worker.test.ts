@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createHostActivities } from '../../src/activities/hosts';
 import { createMemoryReflectionStore } from '../../src/activities/reflection-store/memory-reflection-store';
 import { hostsServing } from '../../src/client/hosts';
@@ -14,6 +14,7 @@ import { startGoal } from '../../src/client/goal-client';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startScriptedMessagesServer } from '../../src/scripted-model/scripted-messages-server';
 import { createKeelWorker, keelHostOf } from '../../src/worker';
+import { WORKER_INSTANCE_ID } from '../../src/worker-runtime';
 import { hostTaskQueue, workerIdentity } from '../../src/workflows/hosts/host-queues';
 import {
   eventually,
@@ -83,7 +84,13 @@ test(
           ['h-test'],
         );
         // Its own queue is polled for activities, by a poller that names the host.
-        const identity = workerIdentity('h-test', process.pid, os.hostname());
+        const identity = workerIdentity({
+          hostId: 'h-test',
+          pid: process.pid,
+          machine: os.hostname(),
+          instanceId: WORKER_INSTANCE_ID,
+          heartbeatIntervalMs: Runtime.instance().options.runtimeOptions.workerHeartbeatIntervalMillis ?? 0,
+        });
         const hostPollers = await eventually(async () => {
           const response = await connection.workflowService.describeTaskQueue({
             namespace: 'default',

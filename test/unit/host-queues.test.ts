@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   hostIdOfIdentity,
+  parseWorkerIdentity,
   hostIdSchema,
   hostTaskQueue,
   workerIdentity,
@@ -21,10 +22,25 @@ test("a host's queue is the shared queue's name and the host id", () => {
   assert.equal(hostTaskQueue('keel', 'h1'), 'keel@h1');
 });
 
-test('a worker identity names its host, and the host id is read back from it', () => {
-  const identity = workerIdentity('h-test', 4242, 'machine.example');
-  assert.equal(identity, 'keel-host=h-test 4242@machine.example');
+test('a worker identity names its host, process, instance and heartbeat interval, and is read back', () => {
+  const identity = workerIdentity({
+    hostId: 'h-test',
+    pid: 4242,
+    machine: 'machine.example',
+    instanceId: 'a1b2c3d4',
+    heartbeatIntervalMs: 10_000,
+  });
+  assert.equal(identity, 'keel-host=h-test 4242@machine.example instance=a1b2c3d4 heartbeat=10000');
   assert.equal(hostIdOfIdentity(identity), 'h-test');
+  assert.deepEqual(parseWorkerIdentity(identity), {
+    hostId: 'h-test',
+    pid: 4242,
+    machine: 'machine.example',
+    instanceId: 'a1b2c3d4',
+    heartbeatIntervalMs: 10_000,
+  });
+  // An identity from before instances were named still names its host.
+  assert.deepEqual(parseWorkerIdentity('keel-host=h1 7@m'), { hostId: 'h1', pid: 7, machine: 'm' });
 });
 
 test('pollers that are not keel workers, or name no valid host, have no host id', () => {

@@ -22,19 +22,51 @@ export function hostTaskQueue(sharedTaskQueue: string, hostId: string): string {
 
 const IDENTITY_PREFIX = 'keel-host=';
 
+/** Who a keel worker process is, as its Temporal identity says (see workerIdentity). */
+export interface KeelWorkerIdentity {
+  hostId: string;
+  /** Random per worker process: two processes of one host id are told apart by it. */
+  instanceId?: string;
+  /** How often the process's workers beat (Temporal's worker heartbeats): liveness is judged by it. */
+  heartbeatIntervalMs?: number;
+  pid?: number;
+  machine?: string;
+}
+
 /**
- * A keel worker's Temporal identity names its host, so the hosts serving a queue can be read off
- * its pollers (DescribeTaskQueue) without a registry of their own.
+ * A keel worker's Temporal identity names its host, its process instance and its heartbeat
+ * interval, so the hosts serving a queue — and whether each is alive — can be read off Temporal's
+ * own worker listing (ListWorkers, DescribeTaskQueue) without a registry of keel's own:
+ * `keel-host=<host> <pid>@<machine> instance=<id> heartbeat=<ms>`.
  */
-export function workerIdentity(hostId: string, pid: number, machine: string): string {
-  return `${IDENTITY_PREFIX}${hostId} ${pid}@${machine}`;
+export function workerIdentity(identity: Required<KeelWorkerIdentity>): string {
+  const { hostId, pid, machine, instanceId, heartbeatIntervalMs } = identity;
+  return `${IDENTITY_PREFIX}${hostId} ${pid}@${machine} instance=${instanceId} heartbeat=${heartbeatIntervalMs}`;
 }
 
 /** The host id in a keel worker's identity; undefined for other pollers. */
 export function hostIdOfIdentity(identity: string): string | undefined {
+  return parseWorkerIdentity(identity)?.hostId;
+}
+
+/** What a keel worker's identity says; undefined for other workers (the SDK's `pid@machine`). */
+export function parseWorkerIdentity(identity: string): KeelWorkerIdentity | undefined {
   if (!identity.startsWith(IDENTITY_PREFIX)) return undefined;
-  const hostId = identity.slice(IDENTITY_PREFIX.length).split(' ')[0] ?? '';
-  return hostIdSchema.safeParse(hostId).success ? hostId : undefined;
+  const [hostId = '', ...words] = identity.slice(IDENTITY_PREFIX.length).split(' ');
+  if (!hostIdSchema.safeParse(hostId).success) return undefined;
+  const parsed: KeelWorkerIdentity = { hostId };
+  for (const word of words) {
+    const process = /^(\d+)@(.+)$/.exec(word);
+    if (process) {
+      parsed.pid = Number(process[1]);
+      parsed.machine = process[2];
+    } else if (word.startsWith('instance=') && word.length > 'instance='.length) {
+      parsed.instanceId = word.slice('instance='.length);
+    } else if (/^heartbeat=\d+$/.test(word)) {
+      parsed.heartbeatIntervalMs = Number(word.slice('heartbeat='.length));
+    }
+  }
+  return parsed;
 }
 
 /** What a host says of a workspace path when asked (probeWorkspace). */
