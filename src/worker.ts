@@ -37,6 +37,7 @@ import type { KeelTracing } from './tracing';
 import { processTracing } from './tracing/process-tracing';
 import { workflowBundlerOptions } from './workflow-bundle-options';
 import { ensureWorkerHeartbeats, WORKER_INSTANCE_ID } from './worker-runtime';
+import { maxCachedWorkflows } from './config/workflow-cache';
 import type * as ScenarioModule from './scripted-model/scenario';
 import type * as ScriptedServerModule from './scripted-model/scripted-messages-server';
 import type { ScriptedMessagesServer } from './scripted-model/scripted-messages-server';
@@ -67,8 +68,14 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
   workspaceRoots?: readonly string[];
   /** Activities each of the worker's two queues runs at once; KEEL_MAX_CONCURRENT_ACTIVITIES, else 20. */
   maxConcurrentActivities?: number;
-  /** Workflow tasks run at once; KEEL_MAX_CONCURRENT_WORKFLOWS, else 40. */
+  /** Workflow tasks run at once; KEEL_MAX_CONCURRENT_WORKFLOWS, else 40 (at most the cache size). */
   maxConcurrentWorkflows?: number;
+  /**
+   * Goals kept in the workflow cache (see src/config/workflow-cache.ts): an evicted goal is
+   * replayed from its history when its next decision arrives; KEEL_MAX_CACHED_WORKFLOWS, else
+   * an eighth of the worker's memory at about 3 MiB a goal (at least 10).
+   */
+  maxCachedWorkflows?: number;
   /**
    * A shared store for the journal of irreversible calls and for backups, instead of keeping them
    * beside each workspace on its host; KEEL_JOURNAL_DIR / KEEL_BACKUP_DIR otherwise.
@@ -119,13 +126,20 @@ export const WORKFLOWS_PATH = require.resolve('./workflows');
 export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise<Worker> {
   const env = process.env;
   const host = hostSettings(options, env); // a bad id, root or number stops the worker here
+  const cachedWorkflows = maxCachedWorkflows(options.maxCachedWorkflows, env);
   const anthropic = options.anthropic ?? anthropicFromEnvironment(env);
   // Before the first connection: the process's runtime, which beats for every worker, is made with it.
   const heartbeatIntervalMs = ensureWorkerHeartbeats(env);
   // Refuses a connection from another copy of Temporal before it is used (temporal-copies.ts).
   const target = await workerConnection(options, env);
   try {
-    const worker = await createWorkerOn(target, { ...options, anthropic, host, heartbeatIntervalMs });
+    const worker = await createWorkerOn(target, {
+      ...options,
+      anthropic,
+      host,
+      heartbeatIntervalMs,
+      cachedWorkflows,
+    });
     // Outermost: the connection closes after the worker and everything else closed with it.
     if (target.owned) closeWhenStopped(worker, () => target.connection.close());
     return worker;
@@ -137,7 +151,12 @@ export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise
 
 async function createWorkerOn(
   target: { connection: NativeConnection; namespace: string; taskQueue: string },
-  options: KeelWorkerOptions & { anthropic: Anthropic; host: HostSettings; heartbeatIntervalMs: number },
+  options: KeelWorkerOptions & {
+    anthropic: Anthropic;
+    host: HostSettings;
+    heartbeatIntervalMs: number;
+    cachedWorkflows: number;
+  },
 ): Promise<Worker> {
   const env = process.env;
   const { host } = options;
@@ -220,7 +239,9 @@ async function createWorkerOn(
     const worker = await Worker.create({
       ...common,
       taskQueue,
-      maxConcurrentWorkflowTaskExecutions: host.maxConcurrentWorkflows,
+      maxCachedWorkflows: options.cachedWorkflows,
+      // The SDK refuses more concurrent workflow tasks than cached goals (with a warning).
+      maxConcurrentWorkflowTaskExecutions: Math.min(host.maxConcurrentWorkflows, options.cachedWorkflows),
       ...(options.workflowBundle
         ? { workflowBundle: options.workflowBundle }
         : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: workflowBundlerOptions }),
@@ -431,6 +452,9 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       `keel worker: host ${host.hostId} — polling "${hostTaskQueue(settings.taskQueue, host.hostId)}" for workspace tools (workspace roots: ${roots})`,
     );
     log(`keel worker: ${workerToolsLine(keelToolsOf(worker) ?? [])}`);
+    log(
+      `keel worker: keeps up to ${maxCachedWorkflows(workerOptions.maxCachedWorkflows, process.env)} goals in memory (KEEL_MAX_CACHED_WORKFLOWS); others are rebuilt from their history when their next decision arrives`,
+    );
     log(describeSandbox());
     if (approvalRules !== undefined)
       log(

@@ -11,6 +11,7 @@ interface WorkerCommandOptions {
   workspaceRoot: string[];
   maxActivities?: number;
   maxWorkflows?: number;
+  maxCachedWorkflows?: number;
 }
 
 /**
@@ -40,6 +41,11 @@ export function registerWorkerCommand(program: Command): void {
       positiveInteger,
     )
     .option(
+      '--max-cached-workflows <n>',
+      'goals kept in memory; others replay from history when needed (env KEEL_MAX_CACHED_WORKFLOWS; default from memory, at least 2)',
+      positiveInteger,
+    )
+    .option(
       '--approval-rules <file>',
       "the team's approval rules for every goal this worker starts, a JSON file (env KEEL_APPROVAL_RULES)",
     )
@@ -52,6 +58,9 @@ export function registerWorkerCommand(program: Command): void {
         ...(options.workspaceRoot.length > 0 ? { workspaceRoots: options.workspaceRoot } : {}),
         ...(options.maxActivities !== undefined ? { maxConcurrentActivities: options.maxActivities } : {}),
         ...(options.maxWorkflows !== undefined ? { maxConcurrentWorkflows: options.maxWorkflows } : {}),
+        ...(options.maxCachedWorkflows !== undefined
+          ? { maxCachedWorkflows: options.maxCachedWorkflows }
+          : {}),
       });
     });
 }

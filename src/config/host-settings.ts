@@ -100,7 +100,7 @@ function resolveRoots(option: readonly string[] | undefined, variable: string | 
   return [...new Set(given.map((root) => path.resolve(root)))];
 }
 
-function resolveCount(
+export function resolveCount(
   option: number | undefined,
   optionName: string,
   variable: string | undefined,

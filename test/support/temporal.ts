@@ -67,8 +67,8 @@ export interface Harness {
   journalDirectory: string;
   /** Where this harness's workers keep reflections (a file store), unless one was passed. */
   reflectionDirectory: string;
-  /** Runs a worker for the duration of fn. */
-  withWorker<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs a worker for the duration of fn (which may read the worker's status). */
+  withWorker<T>(fn: (worker: Worker) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -91,6 +91,8 @@ export async function createHarness(options: {
   approvalRules?: RuleSpecInput[];
   /** The worker's own tools (defineTool), beside the built-ins. */
   tools?: readonly AnyToolDefinition[];
+  /** Goals the worker keeps in its workflow cache; keel's default from memory otherwise. */
+  maxCachedWorkflows?: number;
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
   const connection = await Connection.connect({ address });
@@ -129,9 +131,12 @@ export async function createHarness(options: {
         mcpServers: options.mcpServers ?? false,
         ...(options.approvalRules === undefined ? {} : { approvalRules: options.approvalRules }),
         ...(options.tools === undefined ? {} : { tools: options.tools }),
+        ...(options.maxCachedWorkflows === undefined
+          ? {}
+          : { maxCachedWorkflows: options.maxCachedWorkflows }),
       });
       try {
-        return await worker.runUntil(fn);
+        return await worker.runUntil(() => fn(worker));
       } finally {
         await workerConnection.close();
       }

@@ -1,0 +1,63 @@
+import os from 'node:os';
+import v8 from 'node:v8';
+import { HostSettingsError, resolveCount } from './host-settings';
+
+/**
+ * How many goals a worker keeps in its workflow cache. A cached goal keeps its workflow sandbox,
+ * state and transcript in the worker's memory, so the next decision (an approval, a model answer)
+ * costs no replay; an evicted goal is rebuilt from its history when its next task arrives. Goals
+ * wait on humans for days, so without a bound a worker's memory grows with every goal nobody has
+ * answered yet: the SDK's own default (about 600 per GiB of heap, 2,300 on a 4 GiB heap) lets
+ * a worker grow to several GiB of parked goals.
+ */
+
+/** What one parked goal costs a worker, measured (issue 26: 300 parked goals, RSS 372 → 1,302 MiB). */
+export const PARKED_GOAL_MIB = 3.1;
+/** The share of the worker's memory the cache may take: the rest is the worker's own and its tools'. */
+export const CACHE_MEMORY_SHARE = 1 / 8;
+/** Below this a worker would replay goals that merely take turns; above it, memory is the limit. */
+export const CACHE_BOUNDS = { min: 10, max: 1_000 } as const;
+
+/**
+ * The default size: an eighth of the worker's memory (the smaller of V8's heap limit and the
+ * machine's memory) divided by what a parked goal costs, within CACHE_BOUNDS. A 4 GiB heap gives
+ * 167 goals, about 520 MiB, so a worker holding a thousand waiting goals stays under 1 GiB.
+ */
+export function defaultMaxCachedWorkflows(memory: { heapLimitMiB: number; totalMemoryMiB: number }): number {
+  const memoryMiB = Math.min(memory.heapLimitMiB, memory.totalMemoryMiB);
+  const goals = Math.floor((memoryMiB * CACHE_MEMORY_SHARE) / PARKED_GOAL_MIB);
+  return Math.min(CACHE_BOUNDS.max, Math.max(CACHE_BOUNDS.min, goals));
+}
+
+/** This process's memory, as defaultMaxCachedWorkflows reads it. */
+export function workerMemory(): { heapLimitMiB: number; totalMemoryMiB: number } {
+  const mebibyte = 1024 * 1024;
+  return {
+    heapLimitMiB: v8.getHeapStatistics().heap_size_limit / mebibyte,
+    totalMemoryMiB: os.totalmem() / mebibyte,
+  };
+}
+
+/**
+ * The cache size: the option, else KEEL_MAX_CACHED_WORKFLOWS, else the default from memory. The
+ * SDK needs at least 2 (it would quietly raise 1 to 2; 0 turns the cache off and replays every
+ * task, which keel does not offer), so a smaller setting is one line at start.
+ */
+export function maxCachedWorkflows(
+  option: number | undefined,
+  env: NodeJS.ProcessEnv,
+  memory: { heapLimitMiB: number; totalMemoryMiB: number } = workerMemory(),
+): number {
+  const size = resolveCount(
+    option,
+    'maxCachedWorkflows',
+    env.KEEL_MAX_CACHED_WORKFLOWS,
+    'KEEL_MAX_CACHED_WORKFLOWS',
+    defaultMaxCachedWorkflows(memory),
+  );
+  if (size < 2)
+    throw new HostSettingsError(
+      `${option !== undefined ? 'the maxCachedWorkflows option' : 'KEEL_MAX_CACHED_WORKFLOWS'} must be at least 2, got ${size}`,
+    );
+  return size;
+}

@@ -1,0 +1,91 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { approveSignal, goalStatusQuery, type GoalStatusView } from '../../src/workflows/goal/messages';
+import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
+
+/**
+ * Issue 26: a worker's memory must not grow with every goal nobody has answered yet. With a cache
+ * of 2, five goals parked on an approval cannot all stay in memory; the ones pushed out are
+ * rebuilt from their history when their approval arrives, and go on exactly as a cached one would.
+ */
+const CACHE = 2;
+const PARKED = 5;
+
+let harness: Harness;
+
+before(async () => {
+  harness = await createHarness({
+    maxCachedWorkflows: CACHE,
+    scenarios: [
+      {
+        name: 'parked',
+        match: 'GOAL-PARKED',
+        turns: [
+          {
+            toolCalls: [
+              { name: 'write_file', input: { path: 'notes.md', content: 'before the approval\n' } },
+            ],
+          },
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo sent >> sent.txt' } }] },
+          { text: 'parked goal finished' },
+        ],
+      },
+    ],
+  });
+});
+
+after(async () => {
+  await harness.close();
+  await stopOwnServer();
+});
+
+async function parkedOn(handle: WorkflowHandle<typeof goalWorkflow>): Promise<GoalStatusView> {
+  return eventually(async () => {
+    const view = await handle.query(goalStatusQuery);
+    return view.pendingApprovals.length === 1 ? view : undefined;
+  }, 60_000);
+}
+
+test(
+  'more goals parked than the cache holds: the worker keeps only the cache, and an evicted goal approved goes on exactly once',
+  { timeout: 180_000 },
+  async () => {
+    await harness.withWorker(async (worker) => {
+      const goals: { handle: WorkflowHandle<typeof goalWorkflow>; workspace: string }[] = [];
+      for (let index = 0; index < PARKED; index++) {
+        const workspace = tempDirectory('keel-ws-cache-');
+        const handle = await harness.client.workflow.start(goalWorkflow, {
+          taskQueue: harness.taskQueue,
+          workflowId: `cache-${Date.now()}-${index}`,
+          // With network allowed the command is irreversible: it waits for a human.
+          args: [{ goal: `GOAL-PARKED number ${index}`, workspace, sandbox: { network: true } }],
+        });
+        await parkedOn(handle);
+        goals.push({ handle, workspace });
+      }
+      // Five goals wait; the worker holds at most two of them.
+      const cached = worker.getStatus().numCachedWorkflows;
+      assert.ok(cached <= CACHE, `${cached} goals cached with a cache of ${CACHE}`);
+
+      // The first goal parked is the least recently used: it was evicted. Approve it first.
+      for (const { handle, workspace } of goals) {
+        const view = await parkedOn(handle); // a query of an evicted goal replays it
+        const call = view.pendingApprovals[0];
+        assert.ok(call);
+        await handle.signal(approveSignal, { callId: call.callId, approver: 'ann' });
+        const result = await handle.result();
+        assert.equal(result.status, 'completed', result.reason);
+        assert.equal(result.counters.approvalsGranted, 1);
+        assert.equal(result.counters.toolCalls, 2);
+        // Exactly once: the approved command ran one time, and the write before it stands.
+        assert.equal(readFileSync(path.join(workspace, 'sent.txt'), 'utf8'), 'sent\n');
+        assert.equal(readFileSync(path.join(workspace, 'notes.md'), 'utf8'), 'before the approval\n');
+        assert.ok(worker.getStatus().numCachedWorkflows <= CACHE);
+      }
+    });
+  },
+);
