@@ -144,6 +144,20 @@ test("a host's replicas say they are replicas and share its disk; different host
   }
 });
 
+test('the commands the file and the Docker guide give name the host and root the workers have', () => {
+  const guide = readFileSync(path.join(ROOT, 'docs/several-machines.md'), 'utf8');
+  const docker = guide.slice(guide.indexOf('## Running it for real with Docker'));
+  for (const [name, worker] of workers()) {
+    const settings = hostSettings({}, environmentOf(worker), '3f9c2a7d1b6e');
+    const root = settings.workspaceRoots[0] ?? '';
+    // The workspace path is the containers', not one on the operator's machine, so keel run must
+    // name the host: without --host it looks for the path where it runs and refuses.
+    const run = new RegExp(`keel run "[^"]*" --workspace ${root}/\\S+ --host ${settings.hostId}\\b`);
+    assert.match(composeText, run, `${name}: the file's keel run names host ${settings.hostId}`);
+    assert.match(docker, run, `${name}: the guide's keel run names host ${settings.hostId}`);
+  }
+});
+
 test('the journal and backups stay beside each workspace, on the disk the replicas of its host share', () => {
   for (const [name, worker] of workers()) {
     assert.equal(
