@@ -37,6 +37,7 @@ import type { KeelTracing } from './tracing';
 import { processTracing } from './tracing/process-tracing';
 import { workflowBundlerOptions } from './workflow-bundle-options';
 import { ensureWorkerHeartbeats, WORKER_INSTANCE_ID } from './worker-runtime';
+import { claimHost, recheckClaimWhenRunning, type HostClaimOptions } from './host-claim/host-claim';
 import type * as ScenarioModule from './scripted-model/scenario';
 import type * as ScriptedServerModule from './scripted-model/scripted-messages-server';
 import type { ScriptedMessagesServer } from './scripted-model/scripted-messages-server';
@@ -65,6 +66,12 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
   hostId?: string;
   /** Absolute paths this host serves workspaces under; KEEL_WORKSPACE_ROOTS (colon-separated) otherwise; none: any path. */
   workspaceRoots?: readonly string[];
+  /**
+   * Join a host id that another live machine holds, as a replica of the same disk (proven by the
+   * marker in the first workspace root; docs/several-machines.md, Host identity); KEEL_HOST_REPLICA=1
+   * otherwise. Without it, a live holder of the id stops this worker at start (HostClaimError).
+   */
+  replica?: boolean;
   /** Activities each of the worker's two queues runs at once; KEEL_MAX_CONCURRENT_ACTIVITIES, else 20. */
   maxConcurrentActivities?: number;
   /** Workflow tasks run at once; KEEL_MAX_CONCURRENT_WORKFLOWS, else 40. */
@@ -143,6 +150,19 @@ async function createWorkerOn(
   const { host } = options;
   const { connection, namespace, taskQueue } = target;
   await registerSearchAttributes({ connection, namespace });
+  // Before anything polls (or starts): a second machine with a live host's id stops here.
+  const claimOptions: HostClaimOptions = {
+    connection,
+    namespace,
+    taskQueue,
+    hostId: host.hostId,
+    instanceId: WORKER_INSTANCE_ID,
+    replica: host.replica,
+    workspaceRoots: host.workspaceRoots,
+    heartbeatIntervalMs: options.heartbeatIntervalMs,
+    warn: (line) => workerLog.warn(line),
+  };
+  const claim = await claimHost(claimOptions);
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
@@ -204,6 +224,7 @@ async function createWorkerOn(
       machine: os.hostname(),
       instanceId: WORKER_INSTANCE_ID,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
+      ...(claim.diskId === undefined ? {} : { diskId: claim.diskId }),
     }),
     activities,
     maxConcurrentActivityTaskExecutions: host.maxConcurrentActivities,
@@ -226,6 +247,7 @@ async function createWorkerOn(
         : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: workflowBundlerOptions }),
     });
     runWithHostWorker(worker, { ...host, hostTaskQueue: queue, hostWorker });
+    recheckClaimWhenRunning(worker, { ...claimOptions, ...claim });
     registries.set(worker, toolRegistry);
     if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
     if (modelRequestStore !== undefined) closeWhenStopped(worker, () => modelRequestStore.close());
