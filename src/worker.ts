@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createActivities } from './activities';
 import { hostSettings, type HostSettings } from './config/host-settings';
-import { HostActivityWorker, runWithHostWorker } from './host-worker';
+import { HostActivityWorker, keelHostOf, runWithHostWorker, type KeelHost } from './host-worker';
 import { hostTaskQueue, workerIdentity } from './workflows/hosts/host-queues';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
 import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
@@ -201,6 +201,7 @@ async function createWorkerOn(
     ...(modelRequestStore === undefined ? {} : { modelRequestStore }),
     toolRegistry,
     hostId: host.hostId,
+    instanceId: WORKER_INSTANCE_ID,
     workspaceRoots: host.workspaceRoots,
     hostListing: { connection, namespace, taskQueue },
     ...(journalDirectory !== undefined ? { journalDirectory } : {}),
@@ -246,7 +247,14 @@ async function createWorkerOn(
         ? { workflowBundle: options.workflowBundle }
         : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: workflowBundlerOptions }),
     });
-    runWithHostWorker(worker, { ...host, hostTaskQueue: queue, hostWorker });
+    runWithHostWorker(worker, {
+      ...host,
+      hostTaskQueue: queue,
+      hostWorker,
+      instanceId: WORKER_INSTANCE_ID,
+      ...(claim.diskId === undefined ? {} : { diskId: claim.diskId }),
+      replicaOf: claim.joined,
+    });
     recheckClaimWhenRunning(worker, { ...claimOptions, ...claim });
     registries.set(worker, toolRegistry);
     if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
@@ -260,7 +268,7 @@ async function createWorkerOn(
   }
 }
 
-export { keelHostOf, type KeelHost } from './host-worker';
+export { keelHostOf, type KeelHost };
 
 const registries = new WeakMap<Worker, ToolRegistry>();
 
@@ -452,6 +460,7 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
     log(
       `keel worker: host ${host.hostId} — polling "${hostTaskQueue(settings.taskQueue, host.hostId)}" for workspace tools (workspace roots: ${roots})`,
     );
+    log(`keel worker: ${describeClaim(keelHostOf(worker))}`);
     log(`keel worker: ${workerToolsLine(keelToolsOf(worker) ?? [])}`);
     log(describeSandbox());
     if (approvalRules !== undefined)
@@ -470,6 +479,17 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
   } finally {
     await scripted?.close();
   }
+}
+
+/** Which process of the host this is, on which disk, and whose replica (docs/several-machines.md, Host identity). */
+function describeClaim(host: KeelHost | undefined): string {
+  if (host === undefined) return 'host claim unknown';
+  const disk = host.diskId === undefined ? 'no workspace root, so no disk marker' : `disk ${host.diskId}`;
+  const replica =
+    host.replicaOf.length === 0
+      ? ''
+      : `, replica beside instance ${host.replicaOf.join(', ')} on the same disk`;
+  return `host ${host.hostId} claimed by instance ${host.instanceId} (${disk}${replica})`;
 }
 
 /** The entries that are set (so they do not overwrite a flag with undefined). */

@@ -28,6 +28,8 @@ export interface HostClaimOptions {
 /** What the claim found: the disk of the host's first root, for the worker's identity. */
 export interface HostClaim {
   diskId?: string;
+  /** Instance ids of the live processes it joined as a replica; empty when it is the only one. */
+  joined: string[];
 }
 
 /**
@@ -59,8 +61,9 @@ export async function claimHost(options: HostClaimOptions): Promise<HostClaim> {
     fallbackIntervalMs: options.heartbeatIntervalMs,
   });
   if (decision.outcome === 'refused') throw new HostClaimError(decision.reason);
-  if (workspaceRoot === undefined) return {};
-  return { diskId: (marker ?? (await ensureDiskMarker(workspaceRoot, options.hostId))).diskId };
+  const joined = decision.joined.map((beat) => beat.instanceId ?? beat.identity);
+  if (workspaceRoot === undefined) return { joined };
+  return { diskId: (marker ?? (await ensureDiskMarker(workspaceRoot, options.hostId))).diskId, joined };
 }
 
 /**

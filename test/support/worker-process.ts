@@ -8,6 +8,8 @@ export interface WorkerProcess {
   readonly pid: number;
   /** Everything it wrote so far, stdout and stderr (its start log, for one). */
   output(): string;
+  /** Resolves with its exit code (null when a signal ended it) once it exits by itself or is stopped. */
+  exited(): Promise<number | null>;
   /** kill -9: no shutdown hooks, no goodbye to the server. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -58,6 +60,7 @@ export async function startWorkerProcess(options: {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker did not start within 60 s:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
@@ -79,6 +82,7 @@ export async function startWorkerProcess(options: {
   return {
     pid: child.pid ?? -1,
     output: () => output,
+    exited: () => exit,
     kill9: () => terminate(child, 'SIGKILL', stopOnExit),
     stop: () => terminate(child, 'SIGTERM', stopOnExit),
   };
