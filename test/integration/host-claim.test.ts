@@ -199,3 +199,36 @@ test('a workspace root that does not exist is refused at start in one line', asy
     `keel worker: KEEL_WORKSPACE_ROOTS (colon-separated): workspace root "${missing}" does not exist`,
   );
 });
+
+test('two machines that start with one id at the same moment: exactly one keeps it, the other stops with the line', async (context) => {
+  const starts = await Promise.allSettled([machine('h-race', disk('c')), machine('h-race', disk('d'))]);
+  const started = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+  const refusedAtStart = starts.flatMap((start) =>
+    start.status === 'rejected' ? [String((start.reason as Error).message)] : [],
+  );
+  // Both saw nobody (the usual case), or one was a little later and was refused at start.
+  let loserOutput: string;
+  let survivor: WorkerProcess | undefined;
+  context.diagnostic(
+    started.length === 2 ? 'both started: the check after start decided' : 'one refused at start',
+  );
+  if (started.length === 2) {
+    const ended = await Promise.race([
+      ...started.map((worker) => worker.exited().then((code) => ({ worker, code }))),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000)),
+    ]);
+    assert.ok(ended, 'neither stopped within 20 s although both hold h-race');
+    assert.equal(ended.code, 1);
+    loserOutput = ended.worker.output();
+    survivor = started.find((worker) => worker !== ended.worker);
+  } else {
+    assert.equal(refusedAtStart.length, 1, refusedAtStart.join('\n'));
+    loserOutput = refusedAtStart[0] ?? '';
+    survivor = started[0];
+  }
+  assert.match(loserOutput, /keel worker: host id h-race is held by a live worker on .*instance/);
+  assert.ok(survivor);
+  // The survivor stays: still live after another interval and more.
+  await new Promise((resolve) => setTimeout(resolve, 2 * HEARTBEAT_MS + 2000));
+  assert.deepEqual(await liveInstances('h-race'), [instanceOf(survivor)]);
+});
