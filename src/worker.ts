@@ -161,6 +161,7 @@ async function createWorkerOn(
     workspaceRoots: host.workspaceRoots,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     warn: (line) => workerLog.warn(line),
+    info: (line) => workerLog.info(line),
   };
   const claim = await claimHost(claimOptions);
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);

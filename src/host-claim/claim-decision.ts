@@ -1,4 +1,4 @@
-import { workerLiveness, type KeelWorkerBeat } from '../client/worker-heartbeats';
+import { HEARTBEAT_GRACE_MS, workerLiveness, type KeelWorkerBeat } from '../client/worker-heartbeats';
 
 /**
  * Whether a worker process may serve its host id (issue 23). Two machines started with one id
@@ -70,6 +70,21 @@ export function decideAfterStart(input: HostClaimInput): HostClaimDecision {
   if (own === undefined) return { outcome: 'claimed', joined: [] }; // not listed yet: nothing to order by
   const earlier = input.beats.filter((beat) => startOrder(beat, own) < 0);
   return decideHostClaim({ ...input, beats: earlier });
+}
+
+/**
+ * When every instance that holds the id now would count as missing unless it beats again (epoch
+ * ms); undefined when none does. A holder killed a moment ago looks live until then.
+ */
+export function liveOthersExpireAtMs(input: HostClaimInput): number | undefined {
+  const expiries = liveOthers(input).map(
+    (beat) =>
+      (beat.heartbeatAtMs ?? input.nowMs) +
+      (beat.heartbeatIntervalMs ?? input.fallbackIntervalMs) +
+      HEARTBEAT_GRACE_MS +
+      1,
+  );
+  return expiries.length === 0 ? undefined : Math.max(...expiries);
 }
 
 /** Negative when `left` started first; ties broken by instance id, so the order is total. */

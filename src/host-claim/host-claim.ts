@@ -6,7 +6,7 @@ import {
   type WorkerListingConnection,
 } from '../client/worker-heartbeats';
 import { hostTaskQueue } from '../workflows/hosts/host-queues';
-import { decideAfterStart, decideHostClaim, type HostClaimant } from './claim-decision';
+import { decideAfterStart, decideHostClaim, liveOthersExpireAtMs, type HostClaimant } from './claim-decision';
 import { ensureDiskMarker, readDiskMarker } from './disk-marker';
 import { HostClaimError } from './host-claim-error';
 
@@ -22,8 +22,12 @@ export interface HostClaimOptions {
   /** This process's heartbeat interval (0: its workers do not beat). */
   heartbeatIntervalMs: number;
   warn: (line: string) => void;
+  info: (line: string) => void;
   now?: () => number;
+  sleep?: (milliseconds: number) => Promise<void>;
 }
+
+const sleep = (milliseconds: number) => new Promise<void>((resolve) => setTimeout(resolve, milliseconds));
 
 /** What the claim found: the disk of the host's first root, for the worker's identity. */
 export interface HostClaim {
@@ -34,7 +38,8 @@ export interface HostClaim {
 
 /**
  * Claims the host id before the worker polls (see claim-decision.ts): refused with a
- * HostClaimError, one line, when another live machine holds it. A server that cannot list its
+ * HostClaimError, one line, when another live machine holds it (and still beats after its
+ * beat would have aged: a crashed worker's restart waits for that). A server that cannot list its
  * workers (one without ListWorkers) leaves the claim unchecked, with one warning. Once claimed,
  * the first workspace root gets its marker if it had none.
  */
@@ -49,17 +54,35 @@ export async function claimHost(options: HostClaimOptions): Promise<HostClaim> {
     ...(workspaceRoot === undefined ? {} : { workspaceRoot }),
     ...(marker === undefined ? {} : { diskId: marker.diskId }),
   };
-  const listed = await listHostWorkers(options);
+  const now = options.now ?? Date.now;
+  const look = async () => {
+    const listed = await listHostWorkers(options);
+    const input = {
+      claimant,
+      beats: typeof listed === 'string' ? [] : listed,
+      nowMs: now(),
+      fallbackIntervalMs: options.heartbeatIntervalMs,
+    };
+    return { listed, input, decision: decideHostClaim(input) };
+  };
+  const first = await look();
+  const { listed, input } = first;
+  let { decision } = first;
   if (typeof listed === 'string')
     options.warn(
       `cannot check whether another machine already serves host id ${options.hostId} (listing the server's workers failed: ${listed}); starting unchecked — two machines with one id would split its goals' tool calls between their disks`,
     );
-  const decision = decideHostClaim({
-    claimant,
-    beats: typeof listed === 'string' ? [] : listed,
-    nowMs: (options.now ?? Date.now)(),
-    fallbackIntervalMs: options.heartbeatIntervalMs,
-  });
+  const expiresAtMs = liveOthersExpireAtMs(input);
+  if (decision.outcome === 'refused' && expiresAtMs !== undefined) {
+    // A worker killed a moment ago (kill -9, a crash, a restart by systemd or Docker) still looks
+    // live until its beat is old: the holder is refused only if it beats again by then.
+    const waitMs = Math.max(0, expiresAtMs - input.nowMs) + 100;
+    options.info(
+      `host id ${options.hostId} is held by another instance that beat moments ago; waiting ${Math.ceil(waitMs / 1000)} s to see whether it still beats (a worker restarted after a crash takes the id once the old one's beat is old)`,
+    );
+    await (options.sleep ?? sleep)(waitMs);
+    ({ decision } = await look());
+  }
   if (decision.outcome === 'refused') throw new HostClaimError(decision.reason);
   const joined = decision.joined.map((beat) => beat.instanceId ?? beat.identity);
   if (workspaceRoot === undefined) return { joined };

@@ -55,6 +55,9 @@ export async function startWorkerProcess(options: {
         ? { KEEL_REFLECTION_DIR: tempDirectory('keel-reflections-') }
         : {}),
       KEEL_MODEL_REQUESTS: tempDirectory('keel-model-requests-'),
+      // A worker started again after a kill -9 claims its host id once the killed one's beat is
+      // old (interval + 2 s grace, host-claim): with the default 10 s, every restart would wait 12.
+      KEEL_HEARTBEAT_MS: '1000',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,6 +6,7 @@ import type { KeelWorkerBeat } from '../../src/client/worker-heartbeats';
 import {
   decideAfterStart,
   decideHostClaim,
+  liveOthersExpireAtMs,
   type HostClaimant,
   type HostClaimDecision,
 } from '../../src/host-claim/claim-decision';
@@ -158,4 +159,24 @@ test("the first worker marks its root's disk once; every process reads the same 
   });
   writeFileSync(path.join(root, DISK_MARKER_NAME), 'not json');
   await assert.rejects(ensureDiskMarker(root, 'h1'), /is not \{"hostId", "diskId"\}/);
+});
+
+test('a holder counts as live until its own interval and the grace have passed since its last beat', () => {
+  const input = (beats: KeelWorkerBeat[]) => ({
+    claimant: me,
+    beats,
+    nowMs: NOW,
+    fallbackIntervalMs: INTERVAL,
+  });
+  assert.equal(liveOthersExpireAtMs(input([])), undefined);
+  assert.equal(liveOthersExpireAtMs(input([beat('dead', { heartbeatAtMs: NOW - 10_000 })])), undefined);
+  assert.equal(
+    liveOthersExpireAtMs(
+      input([
+        beat('a', { heartbeatAtMs: NOW - 900 }),
+        beat('b', { heartbeatAtMs: NOW - 100, heartbeatIntervalMs: 2000 }),
+      ]),
+    ),
+    NOW - 100 + 2000 + 2000 + 1,
+  );
 });
