@@ -103,7 +103,7 @@ function resolveHostId(option: string | undefined, variable: string | undefined,
 function resolveRoots(option: readonly string[] | undefined, variable: string | undefined): string[] {
   const [roots, source] =
     option !== undefined
-      ? [option, 'the workspaceRoots option']
+      ? [option, 'the workspaceRoots option (--workspace-root)']
       : [(variable ?? '').split(':'), 'KEEL_WORKSPACE_ROOTS (colon-separated)'];
   const given = roots.map((root) => root.trim()).filter((root) => root !== '');
   const relative = given.find((root) => !path.isAbsolute(root));

@@ -86,7 +86,11 @@ test('a bad host id, root or number is one line naming the variable or option', 
     {},
     { KEEL_WORKSPACE_ROOTS: '/ok:relative/dir' },
   );
-  fails(/^the workspaceRoots option: workspace root "\." /, { workspaceRoots: ['.'] }, {});
+  fails(
+    /^the workspaceRoots option \(--workspace-root\): workspace root "\." /,
+    { workspaceRoots: ['.'] },
+    {},
+  );
   const base = tempDirectory('keel-host-settings-');
   writeFileSync(path.join(base, 'file'), '');
   fails(
@@ -95,7 +99,7 @@ test('a bad host id, root or number is one line naming the variable or option', 
     { KEEL_WORKSPACE_ROOTS: `${base}:${base}/missing` },
   );
   fails(
-    /^the workspaceRoots option: workspace root ".*\/file" is not a directory$/,
+    /^the workspaceRoots option \(--workspace-root\): workspace root ".*\/file" is not a directory$/,
     { workspaceRoots: [`${base}/file`] },
     {},
   );
