@@ -45,29 +45,31 @@ export interface HostClaim {
  */
 export async function claimHost(options: HostClaimOptions): Promise<HostClaim> {
   const workspaceRoot = options.workspaceRoots[0];
-  const marker =
-    workspaceRoot === undefined ? undefined : await readDiskMarker(workspaceRoot, options.hostId);
-  const claimant: HostClaimant = {
-    hostId: options.hostId,
-    instanceId: options.instanceId,
-    replica: options.replica,
-    ...(workspaceRoot === undefined ? {} : { workspaceRoot }),
-    ...(marker === undefined ? {} : { diskId: marker.diskId }),
-  };
   const now = options.now ?? Date.now;
+  // The marker is read after each listing: a worker makes its marker before it beats, so a
+  // replica that sees the first worker's beat also sees its marker, however close their starts.
   const look = async () => {
     const listed = await listHostWorkers(options);
+    const marker =
+      workspaceRoot === undefined ? undefined : await readDiskMarker(workspaceRoot, options.hostId);
+    const claimant: HostClaimant = {
+      hostId: options.hostId,
+      instanceId: options.instanceId,
+      replica: options.replica,
+      ...(workspaceRoot === undefined ? {} : { workspaceRoot }),
+      ...(marker === undefined ? {} : { diskId: marker.diskId }),
+    };
     const input = {
       claimant,
       beats: typeof listed === 'string' ? [] : listed,
       nowMs: now(),
       fallbackIntervalMs: options.heartbeatIntervalMs,
     };
-    return { listed, input, decision: decideHostClaim(input) };
+    return { listed, input, marker, decision: decideHostClaim(input) };
   };
   const first = await look();
   const { listed, input } = first;
-  let { decision } = first;
+  let { decision, marker } = first;
   if (typeof listed === 'string')
     options.warn(
       `cannot check whether another machine already serves host id ${options.hostId} (listing the server's workers failed: ${listed}); starting unchecked — two machines with one id would split its goals' tool calls between their disks`,
@@ -81,7 +83,7 @@ export async function claimHost(options: HostClaimOptions): Promise<HostClaim> {
       `host id ${options.hostId} is held by another instance that beat moments ago; waiting ${Math.ceil(waitMs / 1000)} s to see whether it still beats (a worker restarted after a crash takes the id once the old one's beat is old)`,
     );
     await (options.sleep ?? sleep)(waitMs);
-    ({ decision } = await look());
+    ({ decision, marker } = await look());
   }
   if (decision.outcome === 'refused') throw new HostClaimError(decision.reason);
   const joined = decision.joined.map((beat) => beat.instanceId ?? beat.identity);
