@@ -177,8 +177,16 @@ test(
     assert.match(replica.output(), new RegExp(`replica beside instance ${firstInstance} on the same disk`));
     await eventually(async () => ((await liveInstances('h1')).length === 2 ? true : undefined));
     const shared = await runGoal(disk('a/ws-2'));
-    for (const instance of Object.keys(shared.view.counters.toolCallsByInstance))
+    const byInstance = shared.view.counters.toolCallsByInstance;
+    for (const instance of Object.keys(byInstance))
       assert.ok([firstInstance, replicaInstance].includes(instance), instance);
+    // Whichever replica ran each call, the ledger names every instance that did, once per change.
+    const changes = shared.ledger
+      .filter((event) => event.kind === 'tool.instance')
+      .map((event) => String(event.data.instance));
+    assert.deepEqual([...new Set(changes)].sort(), Object.keys(byInstance).sort());
+    changes.forEach((instance, index) => assert.notEqual(instance, changes[index - 1]));
+    assert.ok(changes.length <= 2, changes.join(' '));
 
     // The holder dies (kill -9: still listed as running, its beat ages) and the replica stops:
     // once the beat is old, a machine with another disk may take the id.
