@@ -58,13 +58,19 @@ export async function ensureDiskMarker(workspaceRoot: string, hostId: string): P
   const file = diskMarkerPath(workspaceRoot);
   const marker: DiskMarker = { hostId, diskId: randomUUID().slice(0, 8) };
   const aside = `${file}.${process.pid}.${randomUUID().slice(0, 8)}`;
-  await writeFile(aside, `${JSON.stringify(marker)}\n`, { flag: 'wx' });
+  const cannotWrite = (error: unknown) =>
+    // A root the worker cannot write (read-only, another user's): one line, not a stack.
+    new HostClaimError(`cannot write the host marker ${file}: ${(error as Error).message}`);
+  try {
+    await writeFile(aside, `${JSON.stringify(marker)}\n`, { flag: 'wx' });
+  } catch (error) {
+    throw cannotWrite(error);
+  }
   try {
     await link(aside, file);
     return marker;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
-      throw new HostClaimError(`cannot write the host marker ${file}: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw cannotWrite(error);
     const winner = await readDiskMarker(workspaceRoot, hostId);
     if (winner === undefined) throw new HostClaimError(`the host marker ${file} vanished while it was made`);
     return winner;
