@@ -8,6 +8,12 @@ export interface KeelHost {
   hostTaskQueue: string;
   /** Absolute paths the host serves workspaces under; empty: any path. */
   workspaceRoots: readonly string[];
+  /** This worker process among the host's (WORKER_INSTANCE_ID, in its identity and tool results). */
+  instanceId: string;
+  /** The disk of the first workspace root, as its marker names it (host-claim); none without roots. */
+  diskId?: string;
+  /** Joined a host id another live process held, on the same disk (--replica). */
+  replicaOf: readonly string[];
   /** The activities-only worker on hostTaskQueue; run and stopped with the keel worker. */
   hostWorker: Worker;
 }

@@ -22,6 +22,8 @@ export {
 } from './worker';
 export { WorkerOptionsError, type WorkerConnectionOptions } from './worker-connection';
 export { TemporalCopiesError } from './temporal-copies';
+export { HostClaimError } from './host-claim/host-claim-error';
+export { HostSettingsError } from './config/host-settings';
 
 // Tools
 export {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createActivities } from './activities';
 import { hostSettings, type HostSettings } from './config/host-settings';
-import { HostActivityWorker, runWithHostWorker } from './host-worker';
+import { HostActivityWorker, keelHostOf, runWithHostWorker, type KeelHost } from './host-worker';
 import { hostTaskQueue, workerIdentity } from './workflows/hosts/host-queues';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
 import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
@@ -38,6 +38,7 @@ import { processTracing } from './tracing/process-tracing';
 import { workflowBundlerOptions } from './workflow-bundle-options';
 import { ensureWorkerHeartbeats, WORKER_INSTANCE_ID } from './worker-runtime';
 import { maxCachedWorkflows } from './config/workflow-cache';
+import { claimHost, recheckClaimWhenRunning, type HostClaimOptions } from './host-claim/host-claim';
 import type * as ScenarioModule from './scripted-model/scenario';
 import type * as ScriptedServerModule from './scripted-model/scripted-messages-server';
 import type { ScriptedMessagesServer } from './scripted-model/scripted-messages-server';
@@ -66,6 +67,12 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
   hostId?: string;
   /** Absolute paths this host serves workspaces under; KEEL_WORKSPACE_ROOTS (colon-separated) otherwise; none: any path. */
   workspaceRoots?: readonly string[];
+  /**
+   * Join a host id that another live machine holds, as a replica of the same disk (proven by the
+   * marker in the first workspace root; docs/several-machines.md, Host identity); KEEL_HOST_REPLICA=1
+   * otherwise. Without it, a live holder of the id stops this worker at start (HostClaimError).
+   */
+  replica?: boolean;
   /** Activities each of the worker's two queues runs at once; KEEL_MAX_CONCURRENT_ACTIVITIES, else 20. */
   maxConcurrentActivities?: number;
   /** Workflow tasks run at once; KEEL_MAX_CONCURRENT_WORKFLOWS, else 40 (at most the cache size). */
@@ -162,6 +169,20 @@ async function createWorkerOn(
   const { host } = options;
   const { connection, namespace, taskQueue } = target;
   await registerSearchAttributes({ connection, namespace });
+  // Before anything polls (or starts): a second machine with a live host's id stops here.
+  const claimOptions: HostClaimOptions = {
+    connection,
+    namespace,
+    taskQueue,
+    hostId: host.hostId,
+    instanceId: WORKER_INSTANCE_ID,
+    replica: host.replica,
+    workspaceRoots: host.workspaceRoots,
+    heartbeatIntervalMs: options.heartbeatIntervalMs,
+    warn: (line) => workerLog.warn(line),
+    info: (line) => workerLog.info(line),
+  };
+  const claim = await claimHost(claimOptions);
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
@@ -200,6 +221,7 @@ async function createWorkerOn(
     ...(modelRequestStore === undefined ? {} : { modelRequestStore }),
     toolRegistry,
     hostId: host.hostId,
+    instanceId: WORKER_INSTANCE_ID,
     workspaceRoots: host.workspaceRoots,
     hostListing: { connection, namespace, taskQueue },
     ...(journalDirectory !== undefined ? { journalDirectory } : {}),
@@ -223,6 +245,7 @@ async function createWorkerOn(
       machine: os.hostname(),
       instanceId: WORKER_INSTANCE_ID,
       heartbeatIntervalMs: options.heartbeatIntervalMs,
+      ...(claim.diskId === undefined ? {} : { diskId: claim.diskId }),
     }),
     activities,
     maxConcurrentActivityTaskExecutions: host.maxConcurrentActivities,
@@ -246,7 +269,15 @@ async function createWorkerOn(
         ? { workflowBundle: options.workflowBundle }
         : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: workflowBundlerOptions }),
     });
-    runWithHostWorker(worker, { ...host, hostTaskQueue: queue, hostWorker });
+    runWithHostWorker(worker, {
+      ...host,
+      hostTaskQueue: queue,
+      hostWorker,
+      instanceId: WORKER_INSTANCE_ID,
+      ...(claim.diskId === undefined ? {} : { diskId: claim.diskId }),
+      replicaOf: claim.joined,
+    });
+    recheckClaimWhenRunning(worker, { ...claimOptions, ...claim });
     registries.set(worker, toolRegistry);
     if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
     if (modelRequestStore !== undefined) closeWhenStopped(worker, () => modelRequestStore.close());
@@ -259,7 +290,7 @@ async function createWorkerOn(
   }
 }
 
-export { keelHostOf, type KeelHost } from './host-worker';
+export { keelHostOf, type KeelHost };
 
 const registries = new WeakMap<Worker, ToolRegistry>();
 
@@ -451,6 +482,7 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
     log(
       `keel worker: host ${host.hostId} — polling "${hostTaskQueue(settings.taskQueue, host.hostId)}" for workspace tools (workspace roots: ${roots})`,
     );
+    log(`keel worker: ${describeClaim(keelHostOf(worker))}`);
     log(`keel worker: ${workerToolsLine(keelToolsOf(worker) ?? [])}`);
     log(
       `keel worker: keeps up to ${maxCachedWorkflows(workerOptions.maxCachedWorkflows, process.env)} goals in memory (KEEL_MAX_CACHED_WORKFLOWS); others are rebuilt from their history when their next decision arrives`,
@@ -472,6 +504,17 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
   } finally {
     await scripted?.close();
   }
+}
+
+/** Which process of the host this is, on which disk, and whose replica (docs/several-machines.md, Host identity). */
+function describeClaim(host: KeelHost | undefined): string {
+  if (host === undefined) return 'host claim unknown';
+  const disk = host.diskId === undefined ? 'no workspace root, so no disk marker' : `disk ${host.diskId}`;
+  const replica =
+    host.replicaOf.length === 0
+      ? ''
+      : `, replica beside instance ${host.replicaOf.join(', ')} on the same disk`;
+  return `host ${host.hostId} claimed by instance ${host.instanceId} (${disk}${replica})`;
 }
 
 /** The entries that are set (so they do not overwrite a flag with undefined). */

@@ -22,6 +22,8 @@ export interface ActivityDependencies {
   toolRegistry: ToolRegistry;
   /** This worker's host (issue 9): stamped by the activities that answer for a host. */
   hostId: string;
+  /** This worker process among its host's (WORKER_INSTANCE_ID): stamped on every tool outcome. */
+  instanceId?: string;
   /** Absolute paths this host serves workspaces under; empty: any path. */
   workspaceRoots: readonly string[];
   /** Where listHosts asks which hosts poll the shared queue; without it listHosts fails. */
@@ -54,6 +56,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createToolActivities({
       registry: dependencies.toolRegistry,
       hostId: dependencies.hostId,
+      ...(dependencies.instanceId === undefined ? {} : { instanceId: dependencies.instanceId }),
       ...(dependencies.journalDirectory === undefined
         ? {}
         : { journalDirectory: dependencies.journalDirectory }),

@@ -9,6 +9,7 @@ interface WorkerCommandOptions {
   scripted?: string;
   hostId?: string;
   workspaceRoot: string[];
+  replica?: boolean;
   maxActivities?: number;
   maxWorkflows?: number;
   maxCachedWorkflows?: number;
@@ -29,6 +30,10 @@ export function registerWorkerCommand(program: Command): void {
       'serve only workspaces under this directory (repeatable; env KEEL_WORKSPACE_ROOTS; default any path)',
       (value: string, all: string[]) => [...all, path.resolve(value)],
       [],
+    )
+    .option(
+      '--replica',
+      'join a host id another live machine holds, when both see the same workspace disk (env KEEL_HOST_REPLICA=1)',
     )
     .option(
       '--max-activities <n>',
@@ -56,6 +61,7 @@ export function registerWorkerCommand(program: Command): void {
         scriptedScenarioFile: options.scripted,
         ...(options.hostId !== undefined ? { hostId: options.hostId } : {}),
         ...(options.workspaceRoot.length > 0 ? { workspaceRoots: options.workspaceRoot } : {}),
+        ...(options.replica === true ? { replica: true } : {}),
         ...(options.maxActivities !== undefined ? { maxConcurrentActivities: options.maxActivities } : {}),
         ...(options.maxWorkflows !== undefined ? { maxConcurrentWorkflows: options.maxWorkflows } : {}),
         ...(options.maxCachedWorkflows !== undefined

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hostIdSchema } from '../workflows/hosts/host-queues';
@@ -9,15 +10,18 @@ import { hostIdSchema } from '../workflows/hosts/host-queues';
 export interface HostSettings {
   /** Names this host's task queue and appears in its Temporal identity. */
   hostId: string;
-  /** Absolute paths; workspaces must lie under one of them. Empty: any path. */
+  /** Absolute paths of existing directories; workspaces must lie under one of them. Empty: any path. */
   workspaceRoots: string[];
   maxConcurrentActivities: number;
   maxConcurrentWorkflows: number;
+  /** Joins a host id another live machine holds, when both see the same disk (host-claim). */
+  replica: boolean;
 }
 
 export interface HostSettingsOptions {
   hostId?: string;
   workspaceRoots?: readonly string[];
+  replica?: boolean;
   maxConcurrentActivities?: number;
   maxConcurrentWorkflows?: number;
 }
@@ -38,14 +42,19 @@ export class HostSettingsError extends Error {
   override readonly name = 'HostSettingsError';
 }
 
+/**
+ * `rootProblem` says what is wrong with a workspace root on this machine (undefined: nothing); a
+ * check of another machine's settings (a compose file's container) passes one that knows its paths.
+ */
 export function hostSettings(
   options: HostSettingsOptions = {},
   env: NodeJS.ProcessEnv = process.env,
   machine: string = os.hostname(),
+  rootProblem: (root: string) => string | undefined = localRootProblem,
 ): HostSettings {
   return {
     hostId: resolveHostId(options.hostId, env.KEEL_HOST_ID, machine),
-    workspaceRoots: resolveRoots(options.workspaceRoots, env.KEEL_WORKSPACE_ROOTS),
+    workspaceRoots: resolveRoots(options.workspaceRoots, env.KEEL_WORKSPACE_ROOTS, rootProblem),
     maxConcurrentActivities: resolveCount(
       options.maxConcurrentActivities,
       'maxConcurrentActivities',
@@ -60,7 +69,15 @@ export function hostSettings(
       'KEEL_MAX_CONCURRENT_WORKFLOWS',
       DEFAULT_MAX_CONCURRENT_WORKFLOWS,
     ),
+    replica: options.replica ?? resolveFlag(env.KEEL_HOST_REPLICA, 'KEEL_HOST_REPLICA'),
   };
+}
+
+function resolveFlag(variable: string | undefined, variableName: string): boolean {
+  const value = (variable ?? '').trim().toLowerCase();
+  if (value === '' || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new HostSettingsError(`${variableName} must be 1 or 0 (true or false), got "${variable}"`);
 }
 
 /**
@@ -88,16 +105,38 @@ function resolveHostId(option: string | undefined, variable: string | undefined,
   throw new HostSettingsError(`${source ?? 'the host id'} is "${value}": ${reason}`);
 }
 
-function resolveRoots(option: readonly string[] | undefined, variable: string | undefined): string[] {
+function resolveRoots(
+  option: readonly string[] | undefined,
+  variable: string | undefined,
+  rootProblem: (root: string) => string | undefined,
+): string[] {
   const [roots, source] =
     option !== undefined
-      ? [option, 'the workspaceRoots option']
+      ? [option, 'the workspaceRoots option (--workspace-root)']
       : [(variable ?? '').split(':'), 'KEEL_WORKSPACE_ROOTS (colon-separated)'];
   const given = roots.map((root) => root.trim()).filter((root) => root !== '');
   const relative = given.find((root) => !path.isAbsolute(root));
   if (relative !== undefined)
     throw new HostSettingsError(`${source}: workspace root "${relative}" is not an absolute path`);
-  return [...new Set(given.map((root) => path.resolve(root)))];
+  const resolved = [...new Set(given.map((root) => path.resolve(root)))];
+  // A typo here would leave the host answering "outside-roots" or "missing" for every goal, and
+  // the operator none the wiser: a root must be there when the worker starts.
+  for (const root of resolved) {
+    const problem = rootProblem(root);
+    if (problem !== undefined) throw new HostSettingsError(`${source}: workspace root "${root}" ${problem}`);
+  }
+  return resolved;
+}
+
+function localRootProblem(root: string): string | undefined {
+  try {
+    return statSync(root).isDirectory() ? undefined : 'is not a directory';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR'
+      ? 'does not exist'
+      : `cannot be read (${code ?? String(error)})`;
+  }
 }
 
 export function resolveCount(

@@ -148,6 +148,10 @@ test(
     assert.equal(answers.length, 1, 'one model answer in history');
     const streamed = harness.scripted.requests.filter((request) => request.scenario === 'killed-stream');
     assert.equal(streamed.length, 2, 'the cut stream and its retry');
+    // Stopped here, not at the end of the file: the next test's worker serves the same host id,
+    // which a live worker process would still hold (host-claim).
+    await worker.stop();
+    worker = undefined;
   },
 );
 

@@ -72,6 +72,12 @@ test('a bad host id, workspace root or concurrency limit: one line naming the va
     /^keel: KEEL_WORKSPACE_ROOTS .*"workspaces" is not an absolute path/,
   );
   assertOneLine(
+    await keelWorker(ok, { args: ['--workspace-root', '/nonexistent/keel-root'] }),
+    /^keel: the workspaceRoots option \(--workspace-root\): workspace root "\/nonexistent\/keel-root" does not exist$/,
+  );
+  // Past the settings, at the claim: a replica with no root has no marker to prove its disk by.
+  assertOneLine(await keelWorker(ok, { args: ['--replica'] }), /^keel: --replica needs a workspace root/);
+  assertOneLine(
     await keelWorker(ok, { env: { KEEL_MAX_CONCURRENT_ACTIVITIES: 'lots' } }),
     /^keel: KEEL_MAX_CONCURRENT_ACTIVITIES must be a positive whole number/,
   );

@@ -8,6 +8,8 @@ export interface WorkerProcess {
   readonly pid: number;
   /** Everything it wrote so far, stdout and stderr (its start log, for one). */
   output(): string;
+  /** Resolves with its exit code (null when a signal ended it) once it exits by itself or is stopped. */
+  exited(): Promise<number | null>;
   /** kill -9: no shutdown hooks, no goodbye to the server. */
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -53,11 +55,15 @@ export async function startWorkerProcess(options: {
         ? { KEEL_REFLECTION_DIR: tempDirectory('keel-reflections-') }
         : {}),
       KEEL_MODEL_REQUESTS: tempDirectory('keel-model-requests-'),
+      // A worker started again after a kill -9 claims its host id once the killed one's beat is
+      // old (interval + 2 s grace, host-claim): with the default 10 s, every restart would wait 12.
+      KEEL_HEARTBEAT_MS: '1000',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker did not start within 60 s:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
@@ -79,6 +85,7 @@ export async function startWorkerProcess(options: {
   return {
     pid: child.pid ?? -1,
     output: () => output,
+    exited: () => exit,
     kill9: () => terminate(child, 'SIGKILL', stopOnExit),
     stop: () => terminate(child, 'SIGTERM', stopOnExit),
   };

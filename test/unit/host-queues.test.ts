@@ -39,6 +39,16 @@ test('a worker identity names its host, process, instance and heartbeat interval
     instanceId: 'a1b2c3d4',
     heartbeatIntervalMs: 10_000,
   });
+  const onDisk = workerIdentity({
+    hostId: 'h-test',
+    pid: 1,
+    machine: 'm',
+    instanceId: 'i1',
+    heartbeatIntervalMs: 1000,
+    diskId: 'd-42',
+  });
+  assert.equal(onDisk, 'keel-host=h-test 1@m instance=i1 heartbeat=1000 disk=d-42');
+  assert.equal(parseWorkerIdentity(onDisk)?.diskId, 'd-42');
   // An identity from before instances were named still names its host.
   assert.deepEqual(parseWorkerIdentity('keel-host=h1 7@m'), { hostId: 'h1', pid: 7, machine: 'm' });
 });

@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDirectory } from '../support/temp-directory';
 import {
   DEFAULT_MAX_CONCURRENT_ACTIVITIES,
   DEFAULT_MAX_CONCURRENT_WORKFLOWS,
@@ -14,6 +17,7 @@ test('by default: the hostname as host id, any workspace path, 20 activities and
     workspaceRoots: [],
     maxConcurrentActivities: DEFAULT_MAX_CONCURRENT_ACTIVITIES,
     maxConcurrentWorkflows: DEFAULT_MAX_CONCURRENT_WORKFLOWS,
+    replica: false,
   });
   assert.equal(DEFAULT_MAX_CONCURRENT_ACTIVITIES, 20);
 });
@@ -26,25 +30,41 @@ test('a hostname a host id cannot hold is made into one', () => {
 });
 
 test('the environment sets what the options leave open; the options win', () => {
+  const base = tempDirectory('keel-host-settings-');
+  for (const name of ['a', 'b']) mkdirSync(path.join(base, name));
   const env = {
     KEEL_HOST_ID: 'from-env',
-    KEEL_WORKSPACE_ROOTS: '/srv/a::/srv/b/',
+    KEEL_WORKSPACE_ROOTS: `${base}/a::${base}/b/`,
     KEEL_MAX_CONCURRENT_ACTIVITIES: '5',
     KEEL_MAX_CONCURRENT_WORKFLOWS: '7',
+    KEEL_HOST_REPLICA: '1',
   };
   assert.deepEqual(hostSettings({}, env, 'm'), {
     hostId: 'from-env',
-    workspaceRoots: ['/srv/a', '/srv/b'],
+    workspaceRoots: [path.join(base, 'a'), path.join(base, 'b')],
     maxConcurrentActivities: 5,
     maxConcurrentWorkflows: 7,
+    replica: true,
   });
   assert.deepEqual(
     hostSettings(
-      { hostId: 'opt', workspaceRoots: [], maxConcurrentActivities: 2, maxConcurrentWorkflows: 3 },
+      {
+        hostId: 'opt',
+        workspaceRoots: [],
+        maxConcurrentActivities: 2,
+        maxConcurrentWorkflows: 3,
+        replica: false,
+      },
       env,
       'm',
     ),
-    { hostId: 'opt', workspaceRoots: [], maxConcurrentActivities: 2, maxConcurrentWorkflows: 3 },
+    {
+      hostId: 'opt',
+      workspaceRoots: [],
+      maxConcurrentActivities: 2,
+      maxConcurrentWorkflows: 3,
+      replica: false,
+    },
   );
 });
 
@@ -66,7 +86,23 @@ test('a bad host id, root or number is one line naming the variable or option', 
     {},
     { KEEL_WORKSPACE_ROOTS: '/ok:relative/dir' },
   );
-  fails(/^the workspaceRoots option: workspace root "\." /, { workspaceRoots: ['.'] }, {});
+  fails(
+    /^the workspaceRoots option \(--workspace-root\): workspace root "\." /,
+    { workspaceRoots: ['.'] },
+    {},
+  );
+  const base = tempDirectory('keel-host-settings-');
+  writeFileSync(path.join(base, 'file'), '');
+  fails(
+    /^KEEL_WORKSPACE_ROOTS .*workspace root ".*\/missing" does not exist$/,
+    {},
+    { KEEL_WORKSPACE_ROOTS: `${base}:${base}/missing` },
+  );
+  fails(
+    /^the workspaceRoots option \(--workspace-root\): workspace root ".*\/file" is not a directory$/,
+    { workspaceRoots: [`${base}/file`] },
+    {},
+  );
   fails(
     /^KEEL_MAX_CONCURRENT_ACTIVITIES must be a positive whole number, got "0"/,
     {},
@@ -77,6 +113,7 @@ test('a bad host id, root or number is one line naming the variable or option', 
     {},
     { KEEL_MAX_CONCURRENT_WORKFLOWS: '1.5' },
   );
+  fails(/^KEEL_HOST_REPLICA must be 1 or 0 .*"yes please"/, {}, { KEEL_HOST_REPLICA: 'yes please' });
   fails(/^KEEL_MAX_CONCURRENT_ACTIVITIES .*"many"/, {}, { KEEL_MAX_CONCURRENT_ACTIVITIES: 'many' });
   fails(
     /^the maxConcurrentWorkflows option must be a positive whole number, got -1/,

@@ -40,6 +40,8 @@ function pair() {
     hostTaskQueue: 'q@h',
     workspaceRoots: [],
     hostWorker: host as unknown as Worker,
+    instanceId: 'i1',
+    replicaOf: [],
   };
   runWithHostWorker(main as unknown as Worker, info);
   return { log, main, host, info };

@@ -39,6 +39,8 @@ test('npm run build emits the package entry points with types, and they export t
     'readWorkspaceFile',
     'TemporalCopiesError',
     'WorkerOptionsError',
+    'HostClaimError',
+    'HostSettingsError',
     'sandboxStatus',
     'toolEscalation',
     'connectClient',

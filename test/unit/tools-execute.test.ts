@@ -43,6 +43,28 @@ test('executeTool validates the input and runs the tool', async () => {
   assert.equal(outcome.content, '1\thello');
 });
 
+test('every outcome names the host and the worker process that ran it, when the worker has them', async () => {
+  const workspace = makeWorkspace();
+  writeFiles(workspace, { 'a.txt': 'hello\n' });
+  const call: ExecuteToolInput = {
+    toolName: 'read_file',
+    input: { path: 'a.txt' },
+    workspace,
+    callId: 'call-1',
+    idempotencyKey: 'goal-1/call-1',
+    reversibility: 'read-only',
+  };
+  const registry = createToolRegistry({});
+  const stamped = createToolActivities({ registry, hostId: 'h1', instanceId: 'ab12cd34' });
+  const outcome = await stamped.executeTool(call);
+  assert.equal(outcome.host, 'h1');
+  assert.equal(outcome.instance, 'ab12cd34');
+  const failed = await stamped.executeTool({ ...call, toolName: 'launch_rocket' });
+  assert.deepEqual([failed.ok, failed.host, failed.instance], [false, 'h1', 'ab12cd34']);
+  const plain = await createToolActivities({ registry }).executeTool(call);
+  assert.deepEqual([plain.host, plain.instance], [undefined, undefined]);
+});
+
 test('invalid tool input is a failure outcome naming the field, not an exception', async () => {
   const { executeTool, call } = setup();
   const outcome = await executeTool(call({ input: { path: 42 } }));

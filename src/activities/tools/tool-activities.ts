@@ -85,9 +85,17 @@ export function createToolActivities(options: {
   journalDirectory?: string;
   /** This worker's host (KEEL_HOST_ID), stamped on every outcome and checked against the goal's. */
   hostId?: string;
+  /** This worker process among its host's (WORKER_INSTANCE_ID), stamped on every outcome. */
+  instanceId?: string;
   now?: () => Date;
 }) {
-  const { registry, hostId } = options;
+  const { registry, hostId, instanceId } = options;
+  /** Which host and process ran the call, on its outcome (the goal counts and records them). */
+  const stamped = (outcome: ToolOutcome): ToolOutcome => ({
+    ...outcome,
+    ...(hostId === undefined ? {} : { host: hostId }),
+    ...(instanceId === undefined ? {} : { instance: instanceId }),
+  });
   const journals = new Map<string, ReturnType<typeof createIrreversibleJournal>>();
   /**
    * The journal of a workspace's irreversible calls: beside the workspace by default, so every
@@ -139,9 +147,9 @@ export function createToolActivities(options: {
     const workspace = await existingWorkspace(call.workspace);
     const journal = journalFor(call.workspace);
     const tool = registry.get(call.toolName);
-    if (tool === undefined) return notOnThisWorker(call.toolName, registry);
+    if (tool === undefined) return stamped(notOnThisWorker(call.toolName, registry));
     const parsed = tool.parse(call.input);
-    if (!parsed.ok) return invalidInputOutcome(tool, parsed.error);
+    if (!parsed.ok) return stamped(invalidInputOutcome(tool, parsed.error));
 
     const activity = activityContextOrUndefined();
     const signal = activity?.cancellationSignal ?? new AbortController().signal;
@@ -152,7 +160,7 @@ export function createToolActivities(options: {
       tool.decideTier(parsed.input, { ...call.sandbox, commands: commandConfinement() }).tier ===
         Reversibility.Irreversible;
     // Whatever the caller said: an irreversible call runs only once a human approved it.
-    if (irreversible && !call.approved) return notApproved(summary);
+    if (irreversible && !call.approved) return stamped(notApproved(summary));
     // An irreversible call's heartbeats carry its journal's id, so a retry elsewhere can tell.
     const journalId = irreversible ? await journal.id() : undefined;
     const beat = (details?: unknown): void => {
@@ -181,7 +189,7 @@ export function createToolActivities(options: {
     // A cancelled activity must end as cancelled for Temporal, whatever the tool returned.
     if (activity !== undefined && signal.aborted) throw signal.reason;
     const capped = capOutcome(outcome);
-    return hostId === undefined ? capped : { ...capped, host: hostId };
+    return stamped(capped);
   }
 
   /**
@@ -257,7 +265,7 @@ export function createToolActivities(options: {
       return null;
     }
     const outcome = capOutcome(await applyHeldLayer(layer));
-    return hostId === undefined ? outcome : { ...outcome, host: hostId };
+    return stamped(outcome);
   }
 
   return { describeTools, prepareToolCalls, executeTool, settleHeldChanges };

@@ -46,6 +46,11 @@ export const LedgerEventKind = {
   ApprovalRuleRevoked: 'approval.rule_revoked',
   /** A rule the goal could not take (a worker policy rule on a goal that requires signed decisions). */
   ApprovalRuleNotApplied: 'approval.rule_not_applied',
+  /**
+   * The goal's tool calls from this one on run on another worker process (instance) than before,
+   * or on one for the first time: every call up to the next such event ran on it.
+   */
+  ToolInstance: 'tool.instance',
   /** An irreversible call may or may not have taken effect; `began` says what its journal knew. */
   ToolOutcomeUnknown: 'tool.outcome_unknown',
   /** The transcript went over the goal's context budget; old blocks were elided (with the numbers). */

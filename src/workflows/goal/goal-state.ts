@@ -122,6 +122,8 @@ export const toolCallRecordSchema = z.object({
       images: z.array(toolImageSchema).optional(),
       /** The host whose worker ran the call (multi-host: always the goal's workspace host). */
       host: z.string().optional(),
+      /** The worker process of that host that ran it (see ToolOutcome.instance). */
+      instance: z.string().optional(),
     })
     .optional(),
 });
@@ -166,6 +168,8 @@ export const goalCountersSchema = z.object({
   unknownOutcomes: z.number().int().nonnegative(),
   /** Executed calls by the host that ran them (see hosts/host-queues.ts). */
   toolCallsByHost: z.record(z.string(), z.number().int().nonnegative()).default({}),
+  /** Executed calls by the worker process (instance id) that ran them: more than one per host is visible here. */
+  toolCallsByInstance: z.record(z.string(), z.number().int().nonnegative()).default({}),
 });
 export type GoalCounters = z.infer<typeof goalCountersSchema>;
 
@@ -272,6 +276,11 @@ export const goalStateSchema = z.object({
   lastModel: z.string().optional(),
   /** Tool calls keel has named so far (call-<n>, see call-ids.ts); 0 in goals from before. */
   callsNamed: z.number().int().nonnegative().default(0),
+  /**
+   * The worker process that ran the goal's last tool call: a call run by another one is a ledger
+   * event (tool.instance), so the ledger says which instance ran every call.
+   */
+  lastToolInstance: z.object({ host: z.string().optional(), instance: z.string() }).optional(),
   /** The host holding the workspace, bound at the goal's start; absent in goals from before. */
   host: hostBindingSchema.optional(),
   /**
@@ -300,6 +309,7 @@ export function emptyCounters(): GoalCounters {
     decisionsInPlainText: 0,
     unknownOutcomes: 0,
     toolCallsByHost: {},
+    toolCallsByInstance: {},
   };
 }
 

@@ -482,11 +482,41 @@ export class GoalToolCalls {
       isError: !outcome.ok,
       ...(outcome.images === undefined ? {} : { images: outcome.images }),
       ...(outcome.host === undefined ? {} : { host: outcome.host }),
+      ...(outcome.instance === undefined ? {} : { instance: outcome.instance }),
     };
     if (outcome.host !== undefined) {
       const byHost = counters.toolCallsByHost;
       byHost[outcome.host] = (byHost[outcome.host] ?? 0) + 1;
     }
+    if (outcome.instance !== undefined) this.recordInstance(call, outcome.instance, outcome.host);
+  }
+
+  /**
+   * Counts the call for the worker process that ran it, and records in the ledger when that is
+   * another process than the one that ran the goal's previous call: one event per change, not
+   * per call, keeps a long goal's bounded ledger for its decisions, and still says for every
+   * call which instance ran it. Two machines serving one host id alternate here at once.
+   */
+  private recordInstance(call: ToolCallRecord, instance: string, host: string | undefined): void {
+    const byInstance = this.state.counters.toolCallsByInstance;
+    byInstance[instance] = (byInstance[instance] ?? 0) + 1;
+    const previous = this.state.lastToolInstance;
+    if (previous?.instance === instance) return;
+    this.state.lastToolInstance = { ...(host === undefined ? {} : { host }), instance };
+    const on = host === undefined ? `instance ${instance}` : `host ${host} instance ${instance}`;
+    this.goal.visibility.record(
+      LedgerEventKind.ToolInstance,
+      previous === undefined
+        ? `tool calls run on ${on}`
+        : `tool calls now run on ${on} (before: instance ${previous.instance})`,
+      {
+        callId: call.callId,
+        toolName: call.toolName,
+        ...(host === undefined ? {} : { host }),
+        instance,
+        ...(previous === undefined ? {} : { previousInstance: previous.instance }),
+      },
+    );
   }
 
   /**

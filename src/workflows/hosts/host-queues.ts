@@ -31,17 +31,26 @@ export interface KeelWorkerIdentity {
   heartbeatIntervalMs?: number;
   pid?: number;
   machine?: string;
+  /**
+   * The disk of the host's first workspace root, as its marker file names it (host-claim): replicas
+   * of one host id are accepted only on the same disk. Absent for a worker without roots.
+   */
+  diskId?: string;
 }
 
 /**
  * A keel worker's Temporal identity names its host, its process instance and its heartbeat
- * interval, so the hosts serving a queue — and whether each is alive — can be read off Temporal's
- * own worker listing (ListWorkers, DescribeTaskQueue) without a registry of keel's own:
- * `keel-host=<host> <pid>@<machine> instance=<id> heartbeat=<ms>`.
+ * interval (and the disk of its workspace root, when it has one), so the hosts serving a queue —
+ * and whether each is alive — can be read off Temporal's own worker listing (ListWorkers,
+ * DescribeTaskQueue) without a registry of keel's own:
+ * `keel-host=<host> <pid>@<machine> instance=<id> heartbeat=<ms> [disk=<id>]`.
  */
-export function workerIdentity(identity: Required<KeelWorkerIdentity>): string {
-  const { hostId, pid, machine, instanceId, heartbeatIntervalMs } = identity;
-  return `${IDENTITY_PREFIX}${hostId} ${pid}@${machine} instance=${instanceId} heartbeat=${heartbeatIntervalMs}`;
+export function workerIdentity(
+  identity: Required<Omit<KeelWorkerIdentity, 'diskId'>> & Pick<KeelWorkerIdentity, 'diskId'>,
+): string {
+  const { hostId, pid, machine, instanceId, heartbeatIntervalMs, diskId } = identity;
+  const disk = diskId === undefined ? '' : ` disk=${diskId}`;
+  return `${IDENTITY_PREFIX}${hostId} ${pid}@${machine} instance=${instanceId} heartbeat=${heartbeatIntervalMs}${disk}`;
 }
 
 /** The host id in a keel worker's identity; undefined for other pollers. */
@@ -64,6 +73,8 @@ export function parseWorkerIdentity(identity: string): KeelWorkerIdentity | unde
       parsed.instanceId = word.slice('instance='.length);
     } else if (/^heartbeat=\d+$/.test(word)) {
       parsed.heartbeatIntervalMs = Number(word.slice('heartbeat='.length));
+    } else if (word.startsWith('disk=') && word.length > 'disk='.length) {
+      parsed.diskId = word.slice('disk='.length);
     }
   }
   return parsed;

@@ -68,6 +68,11 @@ export const toolOutcomeSchema = z.object({
   images: z.array(toolImageSchema).optional(),
   /** The host whose worker ran the call (KEEL_HOST_ID), stamped by the tool activity. */
   host: z.string().optional(),
+  /**
+   * The worker process that ran it (its instance id, as in its Temporal identity): two machines
+   * serving one host id show here as two instances.
+   */
+  instance: z.string().optional(),
   /** Set when the call needs a human's approval before anything of it reaches the workspace. */
   escalation: escalationSchema.optional(),
 });
