@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError, ApplicationFailure } from '@temporalio/client';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
@@ -10,7 +10,7 @@ import {
   startScriptedMessagesServer,
   type ScriptedMessagesServer,
 } from '../../src/scripted-model/scripted-messages-server';
-import { ledgerQuery } from '../../src/workflows/goal/messages';
+import { ledgerQuery, rebindHostUpdate } from '../../src/workflows/goal/messages';
 import type { GoalInput } from '../../src/workflows/goal/goal-input';
 import { hostIdOfIdentity, hostTaskQueue } from '../../src/workflows/hosts/host-queues';
 import {
@@ -79,6 +79,16 @@ before(async () => {
           // Time for the test to stop this goal's host between the two calls.
           { delayMs: 3000, toolCalls: [write('second.txt', 'two')] },
           { text: 'away done' },
+        ],
+      },
+      {
+        name: 'approved-move',
+        match: 'APPROVED-MOVE-GOAL',
+        turns: [
+          // Irreversible (the goal allows the network): it waits for a human, and the test
+          // kills the goal's host meanwhile.
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo once >> effects.txt' } }] },
+          { text: 'approved move done' },
         ],
       },
       {
@@ -352,6 +362,50 @@ test(
       (event) => event.kind === 'host.rebound',
     );
     assert.deepEqual(rebound?.data, { from: 'h-a', host: 'h-c', via: 'cloned', by: 'ops' });
+    await startHost('h-a');
+  },
+);
+
+test(
+  'an irreversible call approved after its host died, and never started, runs once on the host the goal moved to',
+  { timeout: 240_000 },
+  async () => {
+    // Both h-a and h-c hold "moving" (shared storage): the workspace, and the journal beside it.
+    const workspace = path.join(root, 'moving', `approved-${Date.now()}`);
+    mkdirSync(workspace, { recursive: true });
+    const workflowId = `mh-approved-move-${Date.now()}`;
+    await startGoal(client, {
+      input: goalInput('APPROVED-MOVE-GOAL', workspace, { host: 'h-a', sandbox: { network: true } }),
+      taskQueue,
+      workflowId,
+    });
+    const handle = goalHandle(client, workflowId);
+    const pending = await eventually(async () => (await goalStatus(handle)).pendingApprovals[0]);
+    await workers.get('h-a')?.kill9();
+    workers.delete('h-a');
+    await decideApproval(handle, { callId: pending.callId, approved: true, approver: 'test', via: 'update' });
+    // The approved call waits in h-a's queue, where no worker takes it: it never starts there.
+    await eventually(async () => (await goalStatus(handle)).phase === 'host-unavailable', 60_000);
+    const receipt = await handle.executeUpdate(rebindHostUpdate, { args: [{ host: 'h-c', by: 'ops' }] });
+    assert.equal(receipt.host, 'h-c');
+
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed', result.reason);
+    assert.equal(readFileSync(path.join(workspace, 'effects.txt'), 'utf8'), 'once\n', 'it ran, once');
+    assert.equal(result.counters.unknownOutcomes, 0);
+    assert.deepEqual(result.counters.toolCallsByHost, { 'h-c': 1 });
+    const ledger = await handle.query(ledgerQuery);
+    assert.deepEqual(
+      ledger.filter((event) => event.kind === 'tool.outcome_unknown'),
+      [],
+      'not reported as an unknown outcome',
+    );
+    assert.deepEqual([...(await hostsThatRanActivities(workflowId)).hosts], ['h-c']);
+    // The journal the two hosts share recorded the one run, finished.
+    const journal = path.join(root, 'moving', '.keel-state', path.basename(workspace), 'journal');
+    const markers = readdirSync(journal).filter((name) => name.endsWith('.json'));
+    assert.equal(markers.length, 1);
+    assert.match(readFileSync(path.join(journal, markers[0] ?? ''), 'utf8'), /"finishedAt"/);
     await startHost('h-a');
   },
 );

@@ -101,13 +101,19 @@ export class GoalHost {
    * Runs a workspace activity on the goal's host; while the host takes no calls, waits for it
    * (or for a rebind) and asks again. Goals without a host run `call` on the shared queue.
    */
-  async run<T>(call: (hostQueue: string | undefined) => Promise<T>): Promise<T> {
+  async run<T>(
+    call: (hostQueue: string | undefined) => Promise<T>,
+    /** Told of each attempt no worker of the host took (`host` is the host it waited for). */
+    onAway?: (host: string, error: unknown) => void,
+  ): Promise<T> {
     for (;;) {
       const queue = this.queue;
+      const host = this.id;
       try {
         return await call(queue);
       } catch (error) {
-        if (queue === undefined || !isScheduleToStartTimeout(error)) throw error;
+        if (queue === undefined || host === undefined || !isScheduleToStartTimeout(error)) throw error;
+        onAway?.(host, error);
       }
       await this.awaitHost();
     }

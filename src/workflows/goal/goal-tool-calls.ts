@@ -1,11 +1,15 @@
 import * as wf from '@temporalio/workflow';
-import { ApplicationFailure } from '@temporalio/workflow';
 import type { KeelActivities } from '../../activities';
 
 type ExecuteToolInput = Parameters<KeelActivities['executeTool']>[0];
 import { LOCAL_READ_MAX_TIMEOUT_MS, type ActivityProxies } from './activity-proxies';
 import type { DecisionRefusal } from './approval-decision';
-import { describeFailure, isFailureOfType, outcomeUnknownDetailsOf } from './goal-failures';
+import {
+  describeFailure,
+  earlierAttemptOnAwayHost,
+  isFailureOfType,
+  outcomeUnknownDetailsOf,
+} from './goal-failures';
 import type { GoalHost } from './goal-host';
 import { FailureType } from '../common/failure-types';
 import type { GoalGuards } from './goal-guards';
@@ -30,6 +34,7 @@ import { RuleEffect, RuleSource, type RuleScope } from '../approvals/approval-ru
 import type { RuleVerdict } from '../approvals/rule-book';
 import { decisionByRule, namedRule } from '../approvals/rule-decisions';
 import { whyItWaits } from '../approvals/why-it-waits';
+import { attemptsElsewhere, type EarlierAttempt } from '../tools/earlier-attempts';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -572,23 +577,24 @@ export class GoalToolCalls {
       }
     }
     const irreversible = call.reversibility === 'irreversible';
-    let firstQueue: string | undefined;
-    return this.goal.host.run((hostQueue) => {
-      firstQueue ??= hostQueue;
-      if (irreversible && hostQueue !== firstQueue) {
-        // An earlier attempt may have begun on the host that went away, whose journal no other
-        // host can read: reported as unknown, never run a second time elsewhere.
-        throw ApplicationFailure.nonRetryable(
-          `the goal moved to another host while this call waited; whether it began on the host it left is not known`,
-          FailureType.OutcomeUnknown,
+    // Attempts on hosts the goal left: the host it moved to is told, and its journal decides
+    // whether the call may run there (earlier-attempts.ts), as it does after a crash.
+    const earlier: EarlierAttempt[] = [];
+    return this.goal.host.run(
+      (hostQueue) => {
+        const proxies = this.goal.activities.toolsWithTimeout(timeoutMs, hostQueue);
+        const tools = irreversible ? proxies.onceOnlyTools : proxies.tools;
+        const elsewhere = attemptsElsewhere(earlier, this.goal.host.id);
+        const onHost = this.onHost(input);
+        return tools.executeTool.executeWithOptions(
+          { summary: call.summary, priority: this.goal.priority() },
+          [elsewhere.length === 0 ? onHost : { ...onHost, earlierAttempts: elsewhere }],
         );
-      }
-      const proxies = this.goal.activities.toolsWithTimeout(timeoutMs, hostQueue);
-      const tools = irreversible ? proxies.onceOnlyTools : proxies.tools;
-      return tools.executeTool.executeWithOptions({ summary: call.summary, priority: this.goal.priority() }, [
-        this.onHost(input),
-      ]);
-    });
+      },
+      (host, error) => {
+        if (irreversible) earlier.push(earlierAttemptOnAwayHost(host, error));
+      },
+    );
   }
 
   /** The call's input naming the goal's host as it is now (a rebind moves it between attempts). */
