@@ -82,6 +82,16 @@ before(async () => {
         ],
       },
       {
+        name: 'lost-writes',
+        match: 'LOST-WRITES-GOAL',
+        turns: [
+          { toolCalls: [write('first.txt', 'one')] },
+          // Time for the test to stop this goal's host between the two calls.
+          { delayMs: 3000, toolCalls: [write('second.txt', 'two')] },
+          { text: 'lost writes done' },
+        ],
+      },
+      {
         name: 'approved-move',
         match: 'APPROVED-MOVE-GOAL',
         turns: [
@@ -362,6 +372,77 @@ test(
       (event) => event.kind === 'host.rebound',
     );
     assert.deepEqual(rebound?.data, { from: 'h-a', host: 'h-c', via: 'cloned', by: 'ops' });
+    await startHost('h-a');
+  },
+);
+
+test(
+  'a goal with a git source moved after its host died is told, records and reports the writes it lost',
+  { timeout: 240_000 },
+  async () => {
+    const origin = path.join(root, 'origin-lost');
+    mkdirSync(origin);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: origin, stdio: 'pipe' });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(path.join(origin, 'README.md'), 'from git\n');
+    git('add', '.');
+    git('-c', 'user.name=keel', '-c', 'user.email=keel@example.invalid', 'commit', '-q', '-m', 'start');
+    const workspace = path.join(root, 'moving', `lost-${Date.now()}`);
+    const workflowId = `mh-lost-writes-${Date.now()}`;
+    const source = { git: `file://${origin}`, ref: 'main' };
+    await startGoal(client, {
+      input: goalInput('LOST-WRITES-GOAL', workspace, { host: 'h-a', workspaceSource: source }),
+      taskQueue,
+      workflowId,
+    });
+    const handle = goalHandle(client, workflowId);
+    await eventually(async () => (await goalStatus(handle)).counters.toolCalls >= 1);
+    assert.equal(readFileSync(path.join(workspace, 'first.txt'), 'utf8'), 'one');
+    await workers.get('h-a')?.kill9();
+    workers.delete('h-a');
+    await eventually(async () => (await goalStatus(handle)).phase === 'host-unavailable', 60_000);
+    // h-a's disk went with it: h-c recreates the workspace from git, without first.txt.
+    rmSync(workspace, { recursive: true, force: true });
+    const receipt = await handle.executeUpdate(rebindHostUpdate, { args: [{ host: 'h-c', by: 'ops' }] });
+    assert.equal(receipt.via, 'cloned');
+
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed', result.reason);
+    assert.equal(existsSync(path.join(workspace, 'first.txt')), false, 'the write is lost');
+    assert.equal(readFileSync(path.join(workspace, 'second.txt'), 'utf8'), 'two');
+    // The result carries the loss, and its reason says it.
+    assert.deepEqual(
+      result.workspaceLoss?.map((loss) => [loss.host, loss.source, loss.lost]),
+      [['h-c', `file://${origin}@main`, ['first.txt']]],
+    );
+    assert.match(
+      result.reason ?? '',
+      /^final answer given; workspace recreated on host h-c from file:\/\/\S+@main at .*: 1 write of the goal lost \(first\.txt\)$/,
+    );
+    // The ledger records it.
+    const recreated = (await handle.query(ledgerQuery)).filter(
+      (event) => event.kind === 'host.workspace_recreated',
+    );
+    assert.equal(recreated.length, 1);
+    assert.deepEqual(recreated[0]?.data, {
+      host: 'h-c',
+      source: `file://${origin}@main`,
+      lost: ['first.txt'],
+      omitted: 0,
+      unreported: [],
+    });
+    // The model was told in its next turn.
+    const told = scripted.requests.some(
+      (request) =>
+        request.scenario === 'lost-writes' &&
+        JSON.stringify(request.body.messages).includes(
+          `The workspace was recreated on host h-c from file://${origin}@main: these writes of yours are missing: first.txt.`,
+        ),
+    );
+    assert.ok(told, 'the model read which of its writes are missing');
+    // keel status prints it.
+    const status = await keel(['status', workflowId]);
+    assert.match(status.stdout, /^lost writes: workspace recreated on host h-c .*\(first\.txt\)$/m);
     await startHost('h-a');
   },
 );

@@ -14,6 +14,13 @@ import {
   type HostBinding,
 } from '../hosts/host-binding';
 import { hostTaskQueue, WorkspaceProbeState, type WorkspaceProbe } from '../hosts/host-queues';
+import {
+  hasLoss,
+  sourceText,
+  workspaceLossLine,
+  workspaceLossNote,
+  workspaceLossOf,
+} from '../hosts/workspace-writes';
 
 /** Hosts answer the binding question within this (a listed host that cannot is not chosen). */
 const BIND_QUESTION_TIMEOUT_MS = 15_000;
@@ -228,11 +235,35 @@ export class GoalHost {
           by,
         },
       );
+      if (via === 'cloned' && source !== undefined) this.recordRecreation(hostId, sourceText(source));
       this.goal.visibility.show();
       return this.state.host;
     } finally {
       this.rebinding = false;
     }
+  }
+
+  /**
+   * The workspace the goal moved to was recreated from git: the goal's writes since the last
+   * (re)creation are not in it. The model is told in its next turn, the ledger records it, and
+   * the goal's result carries it (goal-view.ts), so the goal cannot end looking whole.
+   */
+  private recordRecreation(hostId: string, source: string): void {
+    const loss = workspaceLossOf(this.state.workspaceWrites, {
+      at: new Date().toISOString(),
+      host: hostId,
+      source,
+    });
+    delete this.state.workspaceWrites; // the recreated workspace is the new starting point
+    this.state.notes.push(workspaceLossNote(loss));
+    if (hasLoss(loss)) this.state.workspaceLoss = [...(this.state.workspaceLoss ?? []), loss];
+    this.goal.visibility.record(
+      LedgerEventKind.HostWorkspaceRecreated,
+      hasLoss(loss)
+        ? workspaceLossLine(loss)
+        : `workspace recreated on host ${hostId} from ${source}; nothing lost`,
+      { host: hostId, source, lost: loss.lost, omitted: loss.omitted, unreported: loss.unreported },
+    );
   }
 
   private async recreateOn(hostId: string): Promise<void> {

@@ -35,6 +35,7 @@ import type { RuleVerdict } from '../approvals/rule-book';
 import { decisionByRule, namedRule } from '../approvals/rule-decisions';
 import { whyItWaits } from '../approvals/why-it-waits';
 import { attemptsElsewhere, type EarlierAttempt } from '../tools/earlier-attempts';
+import { noteWrites } from '../hosts/workspace-writes';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -488,6 +489,12 @@ export class GoalToolCalls {
       ...(outcome.images === undefined ? {} : { images: outcome.images }),
       ...(outcome.host === undefined ? {} : { host: outcome.host }),
     };
+    this.state.workspaceWrites = noteWrites(this.state.workspaceWrites, {
+      summary: call.summary,
+      readOnly: call.reversibility === 'read-only',
+      ok: outcome.ok,
+      effects: outcome.effects,
+    });
     if (outcome.host !== undefined) {
       const byHost = counters.toolCallsByHost;
       byHost[outcome.host] = (byHost[outcome.host] ?? 0) + 1;

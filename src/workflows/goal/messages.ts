@@ -8,6 +8,7 @@ import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
 import type { ToolCatalogue } from '../tools/tool-catalogue';
 import { hostIdSchema } from '../hosts/host-queues';
+import type { WorkspaceLoss } from '../hosts/workspace-writes';
 import { decisionRuleSchema, type ApprovalRule } from '../approvals/approval-rule';
 import type { AddRulePayload, RevokeRulePayload } from '../approvals/rule-changes';
 
@@ -146,6 +147,8 @@ export interface GoalStatusView {
   host?: HostView;
   /** The approval rules in force (`keel rules` lists revoked and expired ones too); absent when none. */
   rules?: RuleView[];
+  /** Each recreation of the workspace after a move that lost writes of the goal; absent when none. */
+  workspaceLoss?: WorkspaceLoss[];
 }
 
 /** A rule in force as the status and the Web UI show it. */
