@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError, ApplicationFailure } from '@temporalio/client';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
@@ -487,6 +487,39 @@ test(
     const markers = readdirSync(journal).filter((name) => name.endsWith('.json'));
     assert.equal(markers.length, 1);
     assert.match(readFileSync(path.join(journal, markers[0] ?? ''), 'utf8'), /"finishedAt"/);
+    await startHost('h-a');
+  },
+);
+
+test(
+  'a goal moves between hosts with different workspace roots to the same path under the new root, and keeps its writes',
+  { timeout: 240_000 },
+  async () => {
+    // h-a serves <root>/a, h-b serves <root>/b: the workspace is "roots-<n>" under either.
+    const name = `roots-${Date.now()}`;
+    const workspace = workspaceOn('h-a', name);
+    const workflowId = `mh-roots-${Date.now()}`;
+    await startGoal(client, { input: goalInput('AWAY-GOAL', workspace), taskQueue, workflowId });
+    const handle = goalHandle(client, workflowId);
+    await eventually(async () => (await goalStatus(handle)).counters.toolCalls >= 1);
+    await workers.get('h-a')?.kill9();
+    workers.delete('h-a');
+    await eventually(async () => (await goalStatus(handle)).phase === 'host-unavailable', 60_000);
+    // The operator brings the workspace over to h-b's disk (a restored copy, a synced volume).
+    const onB = path.join(root, 'b', name);
+    cpSync(workspace, onB, { recursive: true });
+    const receipt = await handle.executeUpdate(rebindHostUpdate, { args: [{ host: 'h-b', by: 'ops' }] });
+    assert.deepEqual(receipt, { host: 'h-b', via: 'rebound' });
+
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed', result.reason);
+    // Its first write came along; the second was made on h-b, at h-b's path.
+    assert.equal(readFileSync(path.join(onB, 'first.txt'), 'utf8'), 'one');
+    assert.equal(readFileSync(path.join(onB, 'second.txt'), 'utf8'), 'two');
+    assert.equal(existsSync(path.join(workspace, 'second.txt')), false, 'nothing written on the old path');
+    assert.deepEqual(result.counters.toolCallsByHost, { 'h-a': 1, 'h-b': 1 });
+    const rebound = (await handle.query(ledgerQuery)).find((event) => event.kind === 'host.rebound');
+    assert.deepEqual(rebound?.data, { from: 'h-a', host: 'h-b', via: 'rebound', by: 'ops', workspace: onB });
     await startHost('h-a');
   },
 );

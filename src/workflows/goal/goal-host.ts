@@ -7,7 +7,9 @@ import type { GoalVisibility } from './goal-visibility';
 import { LedgerEventKind } from '../common/ledger';
 import { FailureType } from '../common/failure-types';
 import {
+  bindingWorkspace,
   chooseBinding,
+  placeOf,
   unavailableActions,
   unavailableText,
   type HostAnswer,
@@ -61,6 +63,11 @@ export class GoalHost {
     return this.state.host?.id;
   }
 
+  /** The workspace's path on the bound host (a move between hosts with different roots maps it). */
+  get workspace(): string {
+    return bindingWorkspace(this.state.host, this.state.config.workspace);
+  }
+
   /**
    * Binds the goal to the host that has its workspace (or the one the input names). Throws a
    * non-retryable UnknownHost or WorkspaceNotFound failure, which fails the goal at its start.
@@ -87,8 +94,12 @@ export class GoalHost {
     if (choice.kind === 'fail') {
       throw ApplicationFailure.nonRetryable(choice.message, FailureType[choice.type]);
     }
-    if (choice.kind === 'clone') await this.recreateOn(choice.hostId);
-    this.state.host = this.binding(choice.hostId, choice.kind === 'clone' ? 'cloned' : choice.via);
+    if (choice.kind === 'clone') await this.recreateOn(choice.hostId, config.workspace);
+    const probe = answers.find((answer) => answer.hostId === choice.hostId)?.probe;
+    this.state.host = {
+      ...this.binding(choice.hostId, choice.kind === 'clone' ? 'cloned' : choice.via),
+      ...placeOf(probe, config.workspace),
+    };
     this.asked = candidates;
   }
 
@@ -203,7 +214,9 @@ export class GoalHost {
   async rebind(hostId: string, by: string): Promise<HostBinding> {
     this.rebinding = true;
     try {
-      const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS);
+      // The path under the old host's root lets a host with other roots find the workspace.
+      const relative = this.state.host?.relative;
+      const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS, relative);
       const source = this.state.config.workspaceSource;
       if (answer.probe === undefined) {
         throw ApplicationFailure.nonRetryable(
@@ -212,19 +225,23 @@ export class GoalHost {
         );
       }
       let via: HostBinding['via'] = 'rebound';
+      const there = answer.probe.workspace ?? this.state.config.workspace;
       if (answer.probe.state === WorkspaceProbeState.Missing && source !== undefined) {
-        await this.recreateOn(hostId);
+        await this.recreateOn(hostId, there);
         via = 'cloned';
       } else if (answer.probe.state !== WorkspaceProbeState.Present) {
         throw ApplicationFailure.nonRetryable(
-          `host ${hostId} does not have the workspace ${this.state.config.workspace} (${answer.probe.state})${
+          `host ${hostId} does not have the workspace ${there} (${answer.probe.state})${
             source === undefined ? ' and the goal has no git source to recreate it' : ''
           }`,
           FailureType.WorkspaceNotFound,
         );
       }
       const from = this.state.host?.id;
-      this.state.host = this.binding(hostId, via);
+      this.state.host = {
+        ...this.binding(hostId, via),
+        ...placeOf(answer.probe, this.state.config.workspace),
+      };
       this.goal.visibility.record(
         LedgerEventKind.HostRebound,
         `moved from host ${from} to ${hostId} by ${by}`,
@@ -233,6 +250,7 @@ export class GoalHost {
           host: hostId,
           via,
           by,
+          ...(this.state.host.workspace === undefined ? {} : { workspace: this.state.host.workspace }),
         },
       );
       if (via === 'cloned' && source !== undefined) this.recordRecreation(hostId, sourceText(source));
@@ -266,23 +284,26 @@ export class GoalHost {
     );
   }
 
-  private async recreateOn(hostId: string): Promise<void> {
+  private async recreateOn(hostId: string, workspace: string): Promise<void> {
     const source = this.state.config.workspaceSource;
     if (source === undefined) return;
     await this.goal.activities
       .onHost(this.queueOf(hostId), BIND_QUESTION_TIMEOUT_MS)
       .workspace.prepareWorkspace.executeWithOptions({ summary: `clone ${source.git} on host ${hostId}` }, [
-        { workspace: this.state.config.workspace, source },
+        { workspace, source },
       ]);
   }
 
   /** Asks one host about the workspace; no answer (the host is away, or failed to answer) is undefined. */
-  private async ask(hostId: string, timeoutMs: number): Promise<HostAnswer> {
+  private async ask(hostId: string, timeoutMs: number, relative?: string): Promise<HostAnswer> {
+    // The bound host is asked about its own path; any other about the goal input's (and, on a
+    // move, about the path under its roots).
+    const workspace = hostId === this.id ? this.workspace : this.state.config.workspace;
     try {
       const probe = await this.goal.activities
         .onHost(this.queueOf(hostId), timeoutMs)
         .questions.probeWorkspace.executeWithOptions({ summary: `does host ${hostId} have the workspace?` }, [
-          { workspace: this.state.config.workspace },
+          { workspace, ...(relative === undefined ? {} : { relative }) },
         ]);
       return { hostId, probe };
     } catch (error) {

@@ -442,7 +442,7 @@ export class GoalToolCalls {
     const input = {
       toolName: call.toolName,
       input: call.input,
-      workspace: this.state.config.workspace,
+      workspace: this.goal.host.workspace,
       callId: call.callId,
       // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
       idempotencyKey: this.idempotencyKey(call),
@@ -541,7 +541,7 @@ export class GoalToolCalls {
             },
             [
               {
-                workspace: this.state.config.workspace,
+                workspace: this.goal.host.workspace,
                 idempotencyKey: this.idempotencyKey(call),
                 keep,
                 ...(this.goal.host.id === undefined ? {} : { host: this.goal.host.id }),
@@ -604,10 +604,11 @@ export class GoalToolCalls {
     );
   }
 
-  /** The call's input naming the goal's host as it is now (a rebind moves it between attempts). */
+  /** The call's input naming the goal's host and its path there as they are now (a rebind moves them between attempts). */
   private onHost(input: ExecuteToolInput): ExecuteToolInput {
     const host = this.goal.host.id;
-    return host === undefined ? input : { ...input, host };
+    // The workspace's path too: a move between hosts with different roots maps it.
+    return host === undefined ? input : { ...input, host, workspace: this.goal.host.workspace };
   }
 
   /** Quick read-only calls run as local activities (see activity-proxies.ts, localReads). */

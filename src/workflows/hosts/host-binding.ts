@@ -15,8 +15,31 @@ export const hostBindingSchema = z.object({
   via: z.enum(['probe', 'named', 'cloned', 'rebound']),
   /** Set while the host does not take the goal's calls (schedule-to-start timeouts). */
   unavailableSince: z.string().optional(),
+  /**
+   * The workspace's path on this host, when it differs from the goal input's (the goal moved
+   * between hosts with different roots); every workspace activity uses it (bindingWorkspace).
+   */
+  workspace: z.string().optional(),
+  /** The workspace's path under the host's root that holds it, carried to the next host on a move. */
+  relative: z.string().optional(),
 });
 export type HostBinding = z.infer<typeof hostBindingSchema>;
+
+/** The workspace's path on the bound host: the goal input's, unless a move mapped it. */
+export function bindingWorkspace(binding: HostBinding | undefined, inputWorkspace: string): string {
+  return binding?.workspace ?? inputWorkspace;
+}
+
+/** Where a probe found the workspace, as the binding keeps it (nothing when it is the asked path). */
+export function placeOf(
+  probe: WorkspaceProbe | undefined,
+  asked: string,
+): Pick<HostBinding, 'workspace' | 'relative'> {
+  return {
+    ...(probe?.workspace === undefined || probe.workspace === asked ? {} : { workspace: probe.workspace }),
+    ...(probe?.relative === undefined ? {} : { relative: probe.relative }),
+  };
+}
 
 export type BindingChoice =
   | { kind: 'bind'; hostId: string; via: 'probe' | 'named' }
