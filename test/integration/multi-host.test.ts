@@ -518,6 +518,7 @@ test(
     assert.equal(readFileSync(path.join(onB, 'second.txt'), 'utf8'), 'two');
     assert.equal(existsSync(path.join(workspace, 'second.txt')), false, 'nothing written on the old path');
     assert.deepEqual(result.counters.toolCallsByHost, { 'h-a': 1, 'h-b': 1 });
+    assert.equal((await goalStatus(handle)).host?.workspace, onB);
     const rebound = (await handle.query(ledgerQuery)).find((event) => event.kind === 'host.rebound');
     assert.deepEqual(rebound?.data, { from: 'h-a', host: 'h-b', via: 'rebound', by: 'ops', workspace: onB });
     await startHost('h-a');

@@ -147,6 +147,7 @@ export function hostView(state: GoalState, workflowId: string): HostView | undef
     queue: host.queue,
     via: host.via,
     boundAt: host.boundAt,
+    ...(host.workspace === undefined ? {} : { workspace: host.workspace }),
     ...(host.unavailableSince === undefined
       ? {}
       : {

@@ -201,6 +201,8 @@ export interface HostView {
   queue: string;
   via: string;
   boundAt: string;
+  /** The workspace's path on this host, when a move between hosts with different roots mapped it. */
+  workspace?: string;
   /** While its workers take no calls: since when, and what a human can do. */
   unavailableSince?: string;
   actions?: string[];
