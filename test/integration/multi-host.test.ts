@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError, ApplicationFailure } from '@temporalio/client';
@@ -89,6 +90,16 @@ before(async () => {
           // Time for the test to stop this goal's host between the two calls.
           { delayMs: 3000, toolCalls: [write('second.txt', 'two')] },
           { text: 'lost writes done' },
+        ],
+      },
+      {
+        name: 'carry',
+        match: 'CARRY-GOAL',
+        turns: [
+          { toolCalls: [write('first.txt', 'one')] },
+          // Waits for approval (approvalPolicy ask): the test moves the goal meanwhile.
+          { toolCalls: [write('second.txt', 'two')] },
+          { text: 'carry done' },
         ],
       },
       {
@@ -522,6 +533,69 @@ test(
     const rebound = (await handle.query(ledgerQuery)).find((event) => event.kind === 'host.rebound');
     assert.deepEqual(rebound?.data, { from: 'h-a', host: 'h-b', via: 'rebound', by: 'ops', workspace: onB });
     await startHost('h-a');
+  },
+);
+
+test(
+  "a goal moved while its host is alive carries its workspace to the new host, under that host's root",
+  { timeout: 240_000 },
+  async () => {
+    const name = `carry-${Date.now()}`;
+    const workspace = workspaceOn('h-a', name);
+    writeFileSync(path.join(workspace, 'README.md'), 'before the goal\n');
+    const workflowId = `mh-carry-${Date.now()}`;
+    await startGoal(client, {
+      input: goalInput('CARRY-GOAL', workspace, { approvalPolicy: 'ask' }),
+      taskQueue,
+      workflowId,
+    });
+    const handle = goalHandle(client, workflowId);
+    const approveNext = async (file: string) => {
+      const pending = await eventually(async () =>
+        (await goalStatus(handle)).pendingApprovals.find((approval) => approval.summary.includes(file)),
+      );
+      await decideApproval(handle, {
+        callId: pending.callId,
+        approved: true,
+        approver: 'test',
+        via: 'update',
+      });
+    };
+    await approveNext('first.txt');
+    await eventually(async () =>
+      (await goalStatus(handle)).pendingApprovals.some((a) => a.summary.includes('second.txt')),
+    );
+
+    // Too large to pass through the goal's history: refused in one line, and the goal stays.
+    writeFileSync(path.join(workspace, 'big.bin'), randomBytes(5 * 1024 * 1024));
+    const tooLarge = await keel(['rebind', workflowId, '--host', 'h-b', '--carry']);
+    assert.notEqual(tooLarge.code, 0);
+    assert.equal(tooLarge.stderr.trim().split('\n').length, 1, tooLarge.stderr);
+    assert.match(
+      tooLarge.stderr,
+      /^keel: refused: the workspace could not be carried to host h-b: host h-a: the workspace \S+ packs to 5\.0 MB or more, above the 4\.0 MB a move can carry/,
+    );
+    assert.equal((await goalStatus(handle)).host?.id, 'h-a');
+    rmSync(path.join(workspace, 'big.bin'));
+    // h-a is alive: a carrying rebind moves the goal with its files (a plain one is refused, above).
+    const moved = await keel(['rebind', workflowId, '--host', 'h-b', '--by', 'ops', '--carry']);
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.equal(moved.stdout.trim(), `moved ${workflowId} to host h-b (workspace carried there)`);
+    await approveNext('second.txt');
+
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed', result.reason);
+    const onB = path.join(root, 'b', name);
+    assert.equal(readFileSync(path.join(onB, 'README.md'), 'utf8'), 'before the goal\n');
+    assert.equal(readFileSync(path.join(onB, 'first.txt'), 'utf8'), 'one');
+    assert.equal(readFileSync(path.join(onB, 'second.txt'), 'utf8'), 'two');
+    assert.equal(existsSync(path.join(workspace, 'second.txt')), false, 'the old copy is left as it was');
+    assert.deepEqual(result.counters.toolCallsByHost, { 'h-a': 1, 'h-b': 1 });
+    assert.equal(result.workspaceLoss, undefined, 'nothing lost');
+    const rebound = (await handle.query(ledgerQuery)).find((event) => event.kind === 'host.rebound');
+    assert.equal((rebound?.data as { via?: string }).via, 'carried');
+    assert.deepEqual((rebound?.data as { carried?: { files: number } }).carried?.files, 2);
+    assert.equal((rebound?.data as { workspace?: string }).workspace, onB);
   },
 );
 

@@ -23,6 +23,7 @@ import {
   workspaceLossNote,
   workspaceLossOf,
 } from '../hosts/workspace-writes';
+import type { WorkspacePack } from '../hosts/workspace-carry';
 
 /** Hosts answer the binding question within this (a listed host that cannot is not chosen). */
 const BIND_QUESTION_TIMEOUT_MS = 15_000;
@@ -38,6 +39,10 @@ const LONGEST_QUESTION_WAIT_MS = 10 * 60_000;
 export class GoalHost {
   private waiting: Promise<void> | undefined;
   private rebinding = false;
+  /** Set while a carried move runs: no workspace call starts until the goal is on the new host. */
+  private moving = false;
+  /** Workspace activities under way (run), which a carried move waits out before it packs. */
+  private inFlight = 0;
   /** The hosts asked at the binding, until the binding is in the ledger. */
   private asked: string[] | undefined;
 
@@ -125,13 +130,17 @@ export class GoalHost {
     onAway?: (host: string, error: unknown) => void,
   ): Promise<T> {
     for (;;) {
+      if (this.moving) await wf.condition(() => !this.moving);
       const queue = this.queue;
       const host = this.id;
+      this.inFlight += 1;
       try {
         return await call(queue);
       } catch (error) {
         if (queue === undefined || host === undefined || !isScheduleToStartTimeout(error)) throw error;
         onAway?.(host, error);
+      } finally {
+        this.inFlight -= 1;
       }
       await this.awaitHost();
     }
@@ -198,10 +207,14 @@ export class GoalHost {
   }
 
   /** Whether a human may move the goal now; the reason when not. */
-  rebindRefusal(hostId: string): string | undefined {
+  rebindRefusal(hostId: string, carry = false): string | undefined {
     if (this.state.host === undefined) return 'this goal is not bound to a host yet';
     if (this.rebinding) return 'a rebind of this goal is already in progress';
     if (hostId === this.state.host.id) return `the goal is already bound to host ${hostId}`;
+    if (carry)
+      return this.state.host.unavailableSince === undefined
+        ? undefined
+        : `host ${this.state.host.id} is unavailable, so it cannot hand over the workspace: rebind without carrying it`;
     if (this.state.host.unavailableSince === undefined)
       return `host ${this.state.host.id} is available: a goal moves only while its host is unavailable`;
     return undefined;
@@ -211,9 +224,10 @@ export class GoalHost {
    * A human moves the goal to another host (Update rebindHost): that host must have the
    * workspace, or recreate it from the goal's git source. Throws when it cannot.
    */
-  async rebind(hostId: string, by: string): Promise<HostBinding> {
+  async rebind(hostId: string, by: string, carry = false): Promise<HostBinding> {
     this.rebinding = true;
     try {
+      if (carry) return await this.carryTo(hostId, by);
       // The path under the old host's root lets a host with other roots find the workspace.
       const relative = this.state.host?.relative;
       const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS, relative);
@@ -237,28 +251,110 @@ export class GoalHost {
           FailureType.WorkspaceNotFound,
         );
       }
-      const from = this.state.host?.id;
-      this.state.host = {
-        ...this.binding(hostId, via),
-        ...placeOf(answer.probe, this.state.config.workspace),
-      };
-      this.goal.visibility.record(
-        LedgerEventKind.HostRebound,
-        `moved from host ${from} to ${hostId} by ${by}`,
-        {
-          from,
-          host: hostId,
-          via,
-          by,
-          ...(this.state.host.workspace === undefined ? {} : { workspace: this.state.host.workspace }),
-        },
-      );
+      const binding = this.moveTo({ hostId, by, via, probe: answer.probe });
       if (via === 'cloned' && source !== undefined) this.recordRecreation(hostId, sourceText(source));
       this.goal.visibility.show();
-      return this.state.host;
+      return binding;
     } finally {
       this.rebinding = false;
     }
+  }
+
+  /**
+   * Moves the goal while its host is alive, with its workspace: no workspace call starts from
+   * now on, the ones under way finish, the old host packs the workspace, the workflow carries it
+   * chunk by chunk to the new host (activity results and inputs, bounded: workspace-carry.ts),
+   * which unpacks it at the goal's path there; then the goal is bound to the new host.
+   */
+  private async carryTo(hostId: string, by: string): Promise<HostBinding> {
+    const from = this.state.host as HostBinding;
+    const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS, from.relative);
+    if (answer.probe === undefined) {
+      throw ApplicationFailure.nonRetryable(
+        `host ${hostId} did not answer: no worker of that host polls ${this.queueOf(hostId)}`,
+        FailureType.UnknownHost,
+      );
+    }
+    const there = answer.probe.workspace ?? this.state.config.workspace;
+    if (answer.probe.state !== WorkspaceProbeState.Missing) {
+      throw ApplicationFailure.nonRetryable(
+        answer.probe.state === WorkspaceProbeState.Present
+          ? `host ${hostId} already has a workspace at ${there}: carrying would replace it (remove it there, or move without carrying once host ${from.id} is stopped)`
+          : `host ${hostId} cannot take the workspace at ${there} (${answer.probe.state})`,
+        FailureType.WorkspaceUnpreparable,
+      );
+    }
+    this.moving = true;
+    try {
+      await wf.condition(() => this.inFlight === 0);
+      return await this.carryAndMove(from, hostId, by, answer.probe);
+    } catch (error) {
+      // The human reads why (a workspace too large, a host gone midway), not "activity failed".
+      if (wf.isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
+      const cause = error.cause;
+      throw ApplicationFailure.nonRetryable(
+        `the workspace could not be carried to host ${hostId}: ${describeFailure(error)}`,
+        cause instanceof ApplicationFailure ? cause.type : FailureType.WorkspaceUnpreparable,
+      );
+    } finally {
+      this.moving = false;
+    }
+  }
+
+  /** Packs on the old host, carries chunk by chunk, unpacks on the new one, then binds the goal there. */
+  private async carryAndMove(
+    from: HostBinding,
+    hostId: string,
+    by: string,
+    probe: WorkspaceProbe,
+  ): Promise<HostBinding> {
+    const here = this.workspace;
+    const there = probe.workspace ?? this.state.config.workspace;
+    const packId = `carry-${Date.now()}`;
+    const old = this.goal.activities.onHost(from.queue, BIND_QUESTION_TIMEOUT_MS).carry;
+    const next = this.goal.activities.onHost(this.queueOf(hostId), BIND_QUESTION_TIMEOUT_MS).carry;
+    const pack = await old.packWorkspace.executeWithOptions(
+      { summary: `pack the workspace on host ${from.id}` },
+      [{ workspace: here, packId }],
+    );
+    for (let index = 0; index < pack.chunks; index += 1) {
+      const chunk = await old.readPackChunk({ workspace: here, packId, index });
+      await next.writePackChunk({ workspace: there, packId, index, data: chunk.data });
+    }
+    await next.unpackWorkspace.executeWithOptions({ summary: `unpack the workspace on host ${hostId}` }, [
+      { workspace: there, packId, bytes: pack.bytes, digest: pack.digest },
+    ]);
+    await old.dropPack({ workspace: here, packId }).catch(() => undefined); // a leftover file, no more
+    const binding = this.moveTo({ hostId, by, via: 'carried', probe, carried: pack });
+    this.goal.visibility.show();
+    return binding;
+  }
+
+  /** Binds the goal to its new host and records the move in the ledger. */
+  private moveTo(move: {
+    hostId: string;
+    by: string;
+    via: HostBinding['via'];
+    probe: WorkspaceProbe;
+    carried?: WorkspacePack;
+  }): HostBinding {
+    const { hostId, by, via, carried } = move;
+    const from = this.state.host?.id;
+    const binding = { ...this.binding(hostId, via), ...placeOf(move.probe, this.state.config.workspace) };
+    this.state.host = binding;
+    this.goal.visibility.record(
+      LedgerEventKind.HostRebound,
+      `moved from host ${from} to ${hostId} by ${by}`,
+      {
+        from,
+        host: hostId,
+        via,
+        by,
+        ...(binding.workspace === undefined ? {} : { workspace: binding.workspace }),
+        ...(carried === undefined ? {} : { carried: { bytes: carried.bytes, files: carried.files } }),
+      },
+    );
+    return binding;
   }
 
   /**

@@ -185,13 +185,15 @@ export const rebindPayloadSchema = z
   .object({
     host: hostIdSchema,
     by: z.string().trim().min(1).default('unknown'),
+    /** Move while the old host is alive, carrying the workspace to the new one (bounded in size). */
+    carry: z.boolean().optional(),
   })
   .strict();
 export type RebindPayload = z.input<typeof rebindPayloadSchema>;
 export interface RebindReceipt {
   host: string;
   /** rebound: the host had the workspace; cloned: it was recreated there from the goal's git source. */
-  via: 'rebound' | 'cloned' | 'probe' | 'named';
+  via: 'rebound' | 'cloned' | 'probe' | 'named' | 'carried';
 }
 export const rebindHostUpdate = defineUpdate<RebindReceipt, [RebindPayload]>('rebindHost');
 

@@ -11,8 +11,11 @@ export const hostBindingSchema = z.object({
   /** The task queue of that host's workers: tool calls, backups and the journal go there. */
   queue: z.string(),
   boundAt: z.string(),
-  /** probe: the host had the workspace; named: chosen by the goal input; cloned: recreated there. */
-  via: z.enum(['probe', 'named', 'cloned', 'rebound']),
+  /**
+   * probe: the host had the workspace; named: chosen by the goal input; cloned: recreated there;
+   * rebound: moved to a host that had it; carried: moved with its workspace from a live host.
+   */
+  via: z.enum(['probe', 'named', 'cloned', 'rebound', 'carried']),
   /** Set while the host does not take the goal's calls (schedule-to-start timeouts). */
   unavailableSince: z.string().optional(),
   /**
