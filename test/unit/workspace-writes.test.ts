@@ -9,6 +9,9 @@ import {
   workspaceLossNote,
   workspaceLossOf,
 } from '../../src/workflows/hosts/workspace-writes';
+import { describeResult } from '../../src/cli/follow-goal';
+import type { GoalResult } from '../../src/workflows/goal/goal-result';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
 
 const effects = (created: string[], modified: string[] = [], deleted: string[] = []) => ({
   created,
@@ -76,4 +79,26 @@ test('a recreation names what is lost for the model, the ledger and a human', ()
   const nothing = workspaceLossOf(undefined, { at: 'now', host: 'h-c', source: sourceText({ git: 'g' }) });
   assert.equal(hasLoss(nothing), false);
   assert.match(workspaceLossNote(nothing), /from g@HEAD; you had not changed it before/);
+});
+
+test('keel run --wait prints a lost-writes line for each recreation that lost writes', () => {
+  const loss = workspaceLossOf(noteWrites(undefined, call('write a', { effects: effects(['a.txt']) })), {
+    at: '2026-01-01T00:00:00.000Z',
+    host: 'h-c',
+    source: 'file:///repo@main',
+  });
+  const result: GoalResult = {
+    status: 'completed',
+    counters: emptyCounters(),
+    usage: emptyUsage(),
+    tasks: 1,
+    stats: {} as GoalResult['stats'],
+  };
+  assert.equal(describeResult(result).filter((line) => line.startsWith('lost writes')).length, 0);
+  assert.deepEqual(
+    describeResult({ ...result, workspaceLoss: [loss] }).filter((line) => line.startsWith('lost writes')),
+    [
+      'lost writes: workspace recreated on host h-c from file:///repo@main at 2026-01-01T00:00:00.000Z: 1 write of the goal lost (a.txt)',
+    ],
+  );
 });
