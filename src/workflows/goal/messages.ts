@@ -180,7 +180,7 @@ export type ReviewPayload = z.input<typeof reviewPayloadSchema>;
 /** A human's review of the goal's output, for goals whose reflection asks for one. */
 export const submitReviewUpdate = defineUpdate<{ accepted: boolean }, [ReviewPayload]>('submitReview');
 
-/** Move a goal whose host is unavailable to another host (see docs/several-machines.md). */
+/** Move a goal whose host is unavailable (or, carrying its workspace, alive) to another host (see docs/several-machines.md). */
 export const rebindPayloadSchema = z
   .object({
     host: hostIdSchema,
@@ -229,5 +229,5 @@ export const DESCRIPTIONS = {
   assessNow: 'Run a self-assessment at the next turn boundary',
   submitReview: 'Accept or reject the goal output (when its reflection asks for a human review)',
   rebindHost:
-    'Move a goal whose workspace host is unavailable to another host that has (or can clone) the workspace: {"host": "...", "by": "..."}',
+    'Move a goal whose workspace host is unavailable to another host that has (or can clone) the workspace: {"host": "...", "by": "..."}; with "carry": true, move a goal whose host is alive and take its workspace along',
 } as const;
