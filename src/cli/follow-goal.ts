@@ -4,6 +4,7 @@ import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView, PendingApprovalView } from '../workflows/goal/messages';
 import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
 import { finalTextLabel } from './final-text-label';
+import { workspaceLossLine } from '../workflows/hosts/workspace-writes';
 
 export interface FollowOptions {
   print: (line: string) => void;
@@ -84,5 +85,6 @@ export function describeResult(result: GoalResult): string[] {
     ...(result.finalText ? [`${finalTextLabel(result.status)}: ${result.finalText}`] : []),
     `model turns ${counters.modelTurns}; tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}); approvals granted ${counters.approvalsGranted}, denied ${counters.approvalsDenied}, timed out ${counters.approvalsTimedOut}${autoDeniedClause(counters)}`,
     `tokens in ${result.usage.inputTokens}, out ${result.usage.outputTokens}`,
+    ...(result.workspaceLoss ?? []).map((loss) => `lost writes: ${workspaceLossLine(loss)}`),
   ];
 }

@@ -34,6 +34,7 @@ import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail, tokenUsageText } from '../workflows/goal/goal-details';
 import { modelInput } from './model-flags';
 import { finalTextLabel } from './final-text-label';
+import { workspaceLossLine } from '../workflows/hosts/workspace-writes';
 import { budgetLines } from './budget-lines';
 import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
 import { visibleJson } from '../workflows/tools/call-text';
@@ -321,6 +322,7 @@ export function buildProgram(): Command {
           print(`workspace host ${view.host.id} unavailable since ${view.host.unavailableSince}; you can:`);
           for (const action of view.host.actions ?? []) print(`  ${action}`);
         } else if (view.host) print(`host: ${view.host.id}`);
+        for (const loss of view.workspaceLoss ?? []) print(`lost writes: ${workspaceLossLine(loss)}`);
         if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
         for (const approval of view.pendingApprovals) {
           print(`awaiting approval: ${approval.callId} ${labelText(approval.summary)}`);

@@ -4,12 +4,18 @@ import { goalHandle, rebindHost } from './lazy-modules';
 import { CliError } from './cli-error';
 import { hostIdSchema } from '../workflows/hosts/host-queues';
 
+const VIA_NOTE: Partial<Record<string, string>> = {
+  cloned: ' (workspace cloned there)',
+  carried: ' (workspace carried there)',
+};
+
 type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) => Promise<T>;
 
 /**
  * `keel rebind <workflowId> --host <id>`: moves a goal whose workspace host is unavailable to
  * another host, through the `rebindHost` Update. The goal refuses unless its host is away and the
  * new host has the workspace or can clone it from the goal's git source (`keel run --git`).
+ * With `--carry` the goal moves while its host is alive, and takes its workspace along.
  */
 export function registerRebindCommand(
   program: Command,
@@ -22,17 +28,27 @@ export function registerRebindCommand(
     .argument('<workflowId>')
     .requiredOption('--host <id>', 'the host to move to (`keel hosts` lists them)')
     .option('--by <name>', 'who moves it (default $USER)')
-    .action(async (workflowId: string, options: { host: string; by?: string }, command: Command) => {
-      const host = hostIdSchema.safeParse(options.host);
-      if (!host.success) throw new CliError(`--host: ${host.error.issues[0]?.message ?? 'invalid host id'}`);
-      await withClient(command, async (client) => {
-        const receipt = await rebindHost(goalHandle(client, workflowId), {
-          host: host.data,
-          by: options.by ?? process.env.USER ?? 'unknown',
+    .option(
+      '--carry',
+      'move it while its host is alive, carrying the workspace there (up to 4 MB packed; see docs/several-machines.md)',
+    )
+    .action(
+      async (
+        workflowId: string,
+        options: { host: string; by?: string; carry?: boolean },
+        command: Command,
+      ) => {
+        const host = hostIdSchema.safeParse(options.host);
+        if (!host.success)
+          throw new CliError(`--host: ${host.error.issues[0]?.message ?? 'invalid host id'}`);
+        await withClient(command, async (client) => {
+          const receipt = await rebindHost(goalHandle(client, workflowId), {
+            host: host.data,
+            by: options.by ?? process.env.USER ?? 'unknown',
+            ...(options.carry === true ? { carry: true } : {}),
+          });
+          print(`moved ${workflowId} to host ${receipt.host}${VIA_NOTE[receipt.via] ?? ''}`);
         });
-        print(
-          `moved ${workflowId} to host ${receipt.host}${receipt.via === 'cloned' ? ' (workspace cloned there)' : ''}`,
-        );
-      });
-    });
+      },
+    );
 }

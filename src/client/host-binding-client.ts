@@ -61,10 +61,15 @@ async function closedBinding(handle: GoalHandle): Promise<BindingWait> {
   }
 }
 
-/** Moves a goal whose host is unavailable to another host (the rebindHost Update). */
+/**
+ * Moves a goal whose host is unavailable to another host (the rebindHost Update); with `carry`,
+ * a goal whose host is alive, with its workspace.
+ */
 export function rebindHost(
   handle: GoalHandle,
-  options: { host: string; by: string },
+  options: { host: string; by: string; carry?: boolean },
 ): Promise<RebindReceipt> {
-  return handle.executeUpdate(rebindHostUpdate, { args: [{ host: options.host, by: options.by }] });
+  return handle.executeUpdate(rebindHostUpdate, {
+    args: [{ host: options.host, by: options.by, ...(options.carry === true ? { carry: true } : {}) }],
+  });
 }

@@ -1,7 +1,8 @@
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError, ApplicationFailure } from '@temporalio/client';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
@@ -10,7 +11,7 @@ import {
   startScriptedMessagesServer,
   type ScriptedMessagesServer,
 } from '../../src/scripted-model/scripted-messages-server';
-import { ledgerQuery } from '../../src/workflows/goal/messages';
+import { ledgerQuery, rebindHostUpdate } from '../../src/workflows/goal/messages';
 import type { GoalInput } from '../../src/workflows/goal/goal-input';
 import { hostIdOfIdentity, hostTaskQueue } from '../../src/workflows/hosts/host-queues';
 import {
@@ -82,6 +83,36 @@ before(async () => {
         ],
       },
       {
+        name: 'lost-writes',
+        match: 'LOST-WRITES-GOAL',
+        turns: [
+          { toolCalls: [write('first.txt', 'one')] },
+          // Time for the test to stop this goal's host between the two calls.
+          { delayMs: 3000, toolCalls: [write('second.txt', 'two')] },
+          { text: 'lost writes done' },
+        ],
+      },
+      {
+        name: 'carry',
+        match: 'CARRY-GOAL',
+        turns: [
+          { toolCalls: [write('first.txt', 'one')] },
+          // Waits for approval (approvalPolicy ask): the test moves the goal meanwhile.
+          { toolCalls: [write('second.txt', 'two')] },
+          { text: 'carry done' },
+        ],
+      },
+      {
+        name: 'approved-move',
+        match: 'APPROVED-MOVE-GOAL',
+        turns: [
+          // Irreversible (the goal allows the network): it waits for a human, and the test
+          // kills the goal's host meanwhile.
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo once >> effects.txt' } }] },
+          { text: 'approved move done' },
+        ],
+      },
+      {
         name: 'moving',
         match: 'MOVING-GOAL',
         turns: [
@@ -94,6 +125,11 @@ before(async () => {
     ],
   });
   await Promise.all(HOSTS.map((hostId) => startHost(hostId)));
+});
+
+/** A test that stops h-a brings it back, also when it fails, so the next tests find it. */
+afterEach(async () => {
+  if (!workers.has('h-a')) await startHost('h-a');
 });
 
 after(async () => {
@@ -352,7 +388,215 @@ test(
       (event) => event.kind === 'host.rebound',
     );
     assert.deepEqual(rebound?.data, { from: 'h-a', host: 'h-c', via: 'cloned', by: 'ops' });
-    await startHost('h-a');
+  },
+);
+
+test(
+  'a goal with a git source moved after its host died is told, records and reports the writes it lost',
+  { timeout: 240_000 },
+  async () => {
+    const origin = path.join(root, 'origin-lost');
+    mkdirSync(origin);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: origin, stdio: 'pipe' });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(path.join(origin, 'README.md'), 'from git\n');
+    git('add', '.');
+    git('-c', 'user.name=keel', '-c', 'user.email=keel@example.invalid', 'commit', '-q', '-m', 'start');
+    const workspace = path.join(root, 'moving', `lost-${Date.now()}`);
+    const workflowId = `mh-lost-writes-${Date.now()}`;
+    const source = { git: `file://${origin}`, ref: 'main' };
+    await startGoal(client, {
+      input: goalInput('LOST-WRITES-GOAL', workspace, { host: 'h-a', workspaceSource: source }),
+      taskQueue,
+      workflowId,
+    });
+    const handle = goalHandle(client, workflowId);
+    await eventually(async () => (await goalStatus(handle)).counters.toolCallsByHost['h-a'] === 1);
+    assert.equal(readFileSync(path.join(workspace, 'first.txt'), 'utf8'), 'one');
+    await workers.get('h-a')?.kill9();
+    workers.delete('h-a');
+    await eventually(async () => (await goalStatus(handle)).phase === 'host-unavailable', 60_000);
+    // h-a's disk went with it: h-c recreates the workspace from git, without first.txt.
+    rmSync(workspace, { recursive: true, force: true });
+    const receipt = await handle.executeUpdate(rebindHostUpdate, { args: [{ host: 'h-c', by: 'ops' }] });
+    assert.equal(receipt.via, 'cloned');
+
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed', result.reason);
+    assert.equal(existsSync(path.join(workspace, 'first.txt')), false, 'the write is lost');
+    assert.equal(readFileSync(path.join(workspace, 'second.txt'), 'utf8'), 'two');
+    // The result carries the loss, and its reason says it.
+    assert.deepEqual(
+      result.workspaceLoss?.map((loss) => [loss.host, loss.source, loss.lost]),
+      [['h-c', `file://${origin}@main`, ['first.txt']]],
+    );
+    assert.match(
+      result.reason ?? '',
+      /^final answer given; workspace recreated on host h-c from file:\/\/\S+@main at .*: 1 write of the goal lost \(first\.txt\)$/,
+    );
+    // The ledger records it.
+    const recreated = (await handle.query(ledgerQuery)).filter(
+      (event) => event.kind === 'host.workspace_recreated',
+    );
+    assert.equal(recreated.length, 1);
+    assert.deepEqual(recreated[0]?.data, {
+      host: 'h-c',
+      source: `file://${origin}@main`,
+      lost: ['first.txt'],
+      omitted: 0,
+      unreported: [],
+    });
+    // The model was told in its next turn.
+    const told = scripted.requests.some(
+      (request) =>
+        request.scenario === 'lost-writes' &&
+        JSON.stringify(request.body.messages).includes(
+          `The workspace was recreated on host h-c from file://${origin}@main: these writes of yours are missing: first.txt.`,
+        ),
+    );
+    assert.ok(told, 'the model read which of its writes are missing');
+    // keel status prints it.
+    const status = await keel(['status', workflowId]);
+    assert.match(status.stdout, /^lost writes: workspace recreated on host h-c .*\(first\.txt\)$/m);
+  },
+);
+
+test(
+  'an irreversible call approved after its host died, and never started, runs once on the host the goal moved to',
+  { timeout: 240_000 },
+  async () => {
+    // Both h-a and h-c hold "moving" (shared storage): the workspace, and the journal beside it.
+    const workspace = path.join(root, 'moving', `approved-${Date.now()}`);
+    mkdirSync(workspace, { recursive: true });
+    const workflowId = `mh-approved-move-${Date.now()}`;
+    await startGoal(client, {
+      input: goalInput('APPROVED-MOVE-GOAL', workspace, { host: 'h-a', sandbox: { network: true } }),
+      taskQueue,
+      workflowId,
+    });
+    const handle = goalHandle(client, workflowId);
+    const pending = await eventually(async () => (await goalStatus(handle)).pendingApprovals[0]);
+    await workers.get('h-a')?.kill9();
+    workers.delete('h-a');
+    await decideApproval(handle, { callId: pending.callId, approved: true, approver: 'test', via: 'update' });
+    // The approved call waits in h-a's queue, where no worker takes it: it never starts there.
+    await eventually(async () => (await goalStatus(handle)).phase === 'host-unavailable', 60_000);
+    const receipt = await handle.executeUpdate(rebindHostUpdate, { args: [{ host: 'h-c', by: 'ops' }] });
+    assert.equal(receipt.host, 'h-c');
+
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed', result.reason);
+    assert.equal(readFileSync(path.join(workspace, 'effects.txt'), 'utf8'), 'once\n', 'it ran, once');
+    assert.equal(result.counters.unknownOutcomes, 0);
+    assert.deepEqual(result.counters.toolCallsByHost, { 'h-c': 1 });
+    const ledger = await handle.query(ledgerQuery);
+    assert.deepEqual(
+      ledger.filter((event) => event.kind === 'tool.outcome_unknown'),
+      [],
+      'not reported as an unknown outcome',
+    );
+    assert.deepEqual([...(await hostsThatRanActivities(workflowId)).hosts], ['h-c']);
+    // The journal the two hosts share recorded the one run, finished.
+    const journal = path.join(root, 'moving', '.keel-state', path.basename(workspace), 'journal');
+    const markers = readdirSync(journal).filter((name) => name.endsWith('.json'));
+    assert.equal(markers.length, 1);
+    assert.match(readFileSync(path.join(journal, markers[0] ?? ''), 'utf8'), /"finishedAt"/);
+  },
+);
+
+test(
+  'a goal moves between hosts with different workspace roots to the same path under the new root, and keeps its writes',
+  { timeout: 240_000 },
+  async () => {
+    // h-a serves <root>/a, h-b serves <root>/b: the workspace is "roots-<n>" under either.
+    const name = `roots-${Date.now()}`;
+    const workspace = workspaceOn('h-a', name);
+    const workflowId = `mh-roots-${Date.now()}`;
+    await startGoal(client, { input: goalInput('AWAY-GOAL', workspace), taskQueue, workflowId });
+    const handle = goalHandle(client, workflowId);
+    await eventually(async () => (await goalStatus(handle)).counters.toolCallsByHost['h-a'] === 1);
+    await workers.get('h-a')?.kill9();
+    workers.delete('h-a');
+    await eventually(async () => (await goalStatus(handle)).phase === 'host-unavailable', 60_000);
+    // The operator brings the workspace over to h-b's disk (a restored copy, a synced volume).
+    const onB = path.join(root, 'b', name);
+    cpSync(workspace, onB, { recursive: true });
+    const receipt = await handle.executeUpdate(rebindHostUpdate, { args: [{ host: 'h-b', by: 'ops' }] });
+    assert.deepEqual(receipt, { host: 'h-b', via: 'rebound' });
+
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed', result.reason);
+    // Its first write came along; the second was made on h-b, at h-b's path.
+    assert.equal(readFileSync(path.join(onB, 'first.txt'), 'utf8'), 'one');
+    assert.equal(readFileSync(path.join(onB, 'second.txt'), 'utf8'), 'two');
+    assert.equal(existsSync(path.join(workspace, 'second.txt')), false, 'nothing written on the old path');
+    assert.deepEqual(result.counters.toolCallsByHost, { 'h-a': 1, 'h-b': 1 });
+    assert.equal((await goalStatus(handle)).host?.workspace, onB);
+    const rebound = (await handle.query(ledgerQuery)).find((event) => event.kind === 'host.rebound');
+    assert.deepEqual(rebound?.data, { from: 'h-a', host: 'h-b', via: 'rebound', by: 'ops', workspace: onB });
+  },
+);
+
+test(
+  "a goal moved while its host is alive carries its workspace to the new host, under that host's root",
+  { timeout: 240_000 },
+  async () => {
+    const name = `carry-${Date.now()}`;
+    const workspace = workspaceOn('h-a', name);
+    writeFileSync(path.join(workspace, 'README.md'), 'before the goal\n');
+    const workflowId = `mh-carry-${Date.now()}`;
+    await startGoal(client, {
+      input: goalInput('CARRY-GOAL', workspace, { approvalPolicy: 'ask' }),
+      taskQueue,
+      workflowId,
+    });
+    const handle = goalHandle(client, workflowId);
+    const approveNext = async (file: string) => {
+      const pending = await eventually(async () =>
+        (await goalStatus(handle)).pendingApprovals.find((approval) => approval.summary.includes(file)),
+      );
+      await decideApproval(handle, {
+        callId: pending.callId,
+        approved: true,
+        approver: 'test',
+        via: 'update',
+      });
+    };
+    await approveNext('first.txt');
+    await eventually(async () =>
+      (await goalStatus(handle)).pendingApprovals.some((a) => a.summary.includes('second.txt')),
+    );
+
+    // Too large to pass through the goal's history: refused in one line, and the goal stays.
+    writeFileSync(path.join(workspace, 'big.bin'), randomBytes(5 * 1024 * 1024));
+    const tooLarge = await keel(['rebind', workflowId, '--host', 'h-b', '--carry']);
+    assert.notEqual(tooLarge.code, 0);
+    assert.equal(tooLarge.stderr.trim().split('\n').length, 1, tooLarge.stderr);
+    assert.match(
+      tooLarge.stderr,
+      /^keel: refused: the workspace could not be carried to host h-b: host h-a: the workspace \S+ packs to 5\.0 MB or more, above the 4\.0 MB a move can carry/,
+    );
+    assert.equal((await goalStatus(handle)).host?.id, 'h-a');
+    rmSync(path.join(workspace, 'big.bin'));
+    // h-a is alive: a carrying rebind moves the goal with its files (a plain one is refused, above).
+    const moved = await keel(['rebind', workflowId, '--host', 'h-b', '--by', 'ops', '--carry']);
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.equal(moved.stdout.trim(), `moved ${workflowId} to host h-b (workspace carried there)`);
+    await approveNext('second.txt');
+
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed', result.reason);
+    const onB = path.join(root, 'b', name);
+    assert.equal(readFileSync(path.join(onB, 'README.md'), 'utf8'), 'before the goal\n');
+    assert.equal(readFileSync(path.join(onB, 'first.txt'), 'utf8'), 'one');
+    assert.equal(readFileSync(path.join(onB, 'second.txt'), 'utf8'), 'two');
+    assert.equal(existsSync(path.join(workspace, 'second.txt')), false, 'the old copy is left as it was');
+    assert.deepEqual(result.counters.toolCallsByHost, { 'h-a': 1, 'h-b': 1 });
+    assert.equal(result.workspaceLoss, undefined, 'nothing lost');
+    const rebound = (await handle.query(ledgerQuery)).find((event) => event.kind === 'host.rebound');
+    assert.equal((rebound?.data as { via?: string }).via, 'carried');
+    assert.deepEqual((rebound?.data as { carried?: { files: number } }).carried?.files, 2);
+    assert.equal((rebound?.data as { workspace?: string }).workspace, onB);
   },
 );
 

@@ -48,7 +48,11 @@ test('a missing workspace is cloned from its source (file:// URL, a ref), nothin
   assert.equal(readFileSync(path.join(workspace, 'feature.txt'), 'utf8'), 'feature\n');
   assert.deepEqual(readdirSync(path.join(root, 'projects')).sort(), ['.keel-state', 'app']);
   assert.deepEqual(readdirSync(path.join(root, 'projects', '.keel-state', 'app')), [], 'no staging left');
-  assert.deepEqual(await hosts.probeWorkspace({ workspace }), { hostId: 'h2', state: 'present' });
+  assert.deepEqual(await hosts.probeWorkspace({ workspace }), {
+    hostId: 'h2',
+    state: 'present',
+    relative: path.join('projects', 'app'),
+  });
 });
 
 test('a present workspace is left untouched, even with another source', async () => {

@@ -56,3 +56,41 @@ test('a relative workspace is a bad input, not retried', async () => {
       /absolute path/.test(error.message),
   );
 });
+
+test('a host answers, with roots, where under them the workspace is', async () => {
+  const { probe } = setup((base) => [path.join(base, 'elsewhere'), path.join(base, 'root')]);
+  assert.deepEqual(await probe('root/present'), { hostId: 'h1', state: 'present', relative: 'present' });
+  assert.deepEqual(await probe('root/absent/deeper'), {
+    hostId: 'h1',
+    state: 'missing',
+    relative: path.join('absent', 'deeper'),
+  });
+});
+
+test("a workspace from a host with other roots is found at the same place under this host's roots", async () => {
+  const { base, activities } = setup((base) => [path.join(base, 'elsewhere'), path.join(base, 'root')]);
+  const moved = (relative: string) =>
+    activities.probeWorkspace({ workspace: path.join(base, 'other-host-root', relative), relative });
+  // Under the second root: the first that holds it wins.
+  assert.deepEqual(await moved('present'), {
+    hostId: 'h1',
+    state: 'present',
+    workspace: path.join(base, 'root', 'present'),
+    relative: 'present',
+  });
+  // Under no root yet: where it would be recreated, under the first.
+  assert.deepEqual(await moved('absent'), {
+    hostId: 'h1',
+    state: 'missing',
+    workspace: path.join(base, 'elsewhere', 'absent'),
+    relative: 'absent',
+  });
+  // A path that climbs out of the roots is never mapped.
+  assert.deepEqual(await moved('../../etc'), { hostId: 'h1', state: 'outside-roots' });
+  assert.deepEqual(await moved('present/../../x'), { hostId: 'h1', state: 'outside-roots' });
+  // Without the relative path (a goal's start), a path outside the roots stays outside.
+  assert.deepEqual(
+    await activities.probeWorkspace({ workspace: path.join(base, 'other-host-root', 'present') }),
+    { hostId: 'h1', state: 'outside-roots' },
+  );
+});

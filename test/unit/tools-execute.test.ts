@@ -313,9 +313,63 @@ test('an attempt after one that used another journal is OutcomeUnknown without r
       { heartbeatDetails: { journalId: 'journal-of-another-host', details: undefined } },
       attempt,
     ),
-    isOutcomeUnknown(/journal \(journal-of-another-host\) this worker cannot read/, 'unknown'),
+    isOutcomeUnknown(/journal \(journal-of-another-host\), which this worker cannot read/, 'unknown'),
   );
   assert.equal(existsSync(path.join(workspace, 'ran.txt')), false);
+});
+
+test('a moved call that provably never started on the host it left runs once on the new one', async () => {
+  const { workspace, executeTool, call } = setup();
+  const moved = call({
+    toolName: 'run_command',
+    input: { command: 'echo ran >> ran.txt' },
+    idempotencyKey: 'goal-1/call-12',
+    reversibility: 'irreversible',
+    earlierAttempts: [{ host: 'h-a', mayHaveStarted: false }],
+  });
+  const first = await executeTool(moved);
+  assert.equal(first.ok, true, first.content);
+  // A repeat (a lost completion) finds the claim and returns its recorded result.
+  const again = await executeTool(moved);
+  assert.match(again.content, /Not run again/);
+  assert.equal(readFileSync(path.join(workspace, 'ran.txt'), 'utf8'), 'ran\n');
+});
+
+test('a moved call that may have begun where this journal cannot see is OutcomeUnknown without running', async () => {
+  const { workspace, executeTool, call } = setup();
+  await assert.rejects(
+    executeTool(
+      call({
+        toolName: 'run_command',
+        input: { command: 'echo ran >> ran.txt' },
+        idempotencyKey: 'goal-1/call-13',
+        reversibility: 'irreversible',
+        earlierAttempts: [{ host: 'h-a', mayHaveStarted: true }],
+      }),
+    ),
+    isOutcomeUnknown(/may have begun on host h-a, with a journal it never named/, 'unknown'),
+  );
+  assert.equal(existsSync(path.join(workspace, 'ran.txt')), false);
+});
+
+test('a moved call that may have begun is decided by the journal when the old host used the same one', async () => {
+  const { workspace, journalDirectory, executeTool, call, now } = setup();
+  const journalId = await createIrreversibleJournal({ directory: journalDirectory, now }).id();
+  const moved = (key: string, earlierJournal: string) =>
+    call({
+      toolName: 'run_command',
+      input: { command: 'echo ran >> ran.txt' },
+      idempotencyKey: key,
+      reversibility: 'irreversible',
+      earlierAttempts: [{ host: 'h-a', mayHaveStarted: true, journalId: earlierJournal }],
+    });
+  // The same journal has no marker: it never began, so it runs.
+  assert.equal((await executeTool(moved('goal-1/call-14', journalId))).ok, true);
+  assert.equal(readFileSync(path.join(workspace, 'ran.txt'), 'utf8'), 'ran\n');
+  // Another journal, but this one holds the finished call: its recorded result, not a second run.
+  const recorded = await executeTool(moved('goal-1/call-14', 'journal-of-the-old-host'));
+  assert.match(recorded.content, /Not run again/);
+  assert.equal(readFileSync(path.join(workspace, 'ran.txt'), 'utf8'), 'ran\n');
 });
 
 test('an irreversible call names its journal in its heartbeats before it begins', async () => {

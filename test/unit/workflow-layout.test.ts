@@ -18,8 +18,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   tools: ['tools'],
   /** `keel tools`: a worker's catalogue, asked through Temporal. */
   catalogue: ['catalogue', 'common', 'tools'],
-  /** Workspace affinity: host naming and the binding choice, pure. */
-  hosts: ['hosts'],
+  /** Workspace affinity: host naming, the binding choice and the writes a move can lose (read off tool outcomes), pure. */
+  hosts: ['hosts', 'tools'],
 };
 
 function workflowFiles(directory = ROOT): string[] {

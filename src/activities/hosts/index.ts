@@ -1,5 +1,6 @@
 import { createListHostsActivity, type HostListing } from './list-hosts';
 import { createPrepareWorkspaceActivity } from './prepare-workspace';
+import { createCarryWorkspaceActivities } from './carry-workspace';
 import { createProbeWorkspaceActivity, type HostIdentity } from './probe-workspace';
 
 export type { HostIdentity } from './probe-workspace';
@@ -21,6 +22,7 @@ export function createHostActivities(options: HostIdentity & { listing?: HostLis
   return {
     ...createProbeWorkspaceActivity(host),
     ...createPrepareWorkspaceActivity(host),
+    ...createCarryWorkspaceActivities(host),
     ...createListHostsActivity(options.listing),
   };
 }

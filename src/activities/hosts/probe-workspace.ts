@@ -3,8 +3,18 @@ import { z } from 'zod';
 import { WorkspaceProbeState, type WorkspaceProbe } from '../../workflows/hosts/host-queues';
 import { parseHostActivityInput, workspacePathSchema } from './host-activity-input';
 import { isUnderRoots } from './workspace-roots';
+import { pathUnderRoots, workspaceCandidates } from './workspace-mapping';
 
-export const probeWorkspaceInputSchema = z.object({ workspace: workspacePathSchema }).strict();
+export const probeWorkspaceInputSchema = z
+  .object({
+    workspace: workspacePathSchema,
+    /**
+     * The workspace's path under its root on the host the goal leaves: a host whose roots do not
+     * hold `workspace` looks for it at that path under its own roots (workspace-mapping.ts).
+     */
+    relative: z.string().optional(),
+  })
+  .strict();
 export type ProbeWorkspaceInput = z.infer<typeof probeWorkspaceInputSchema>;
 
 export interface HostIdentity {
@@ -21,9 +31,32 @@ export function createProbeWorkspaceActivity(host: HostIdentity) {
   return {
     async probeWorkspace(raw: ProbeWorkspaceInput): Promise<WorkspaceProbe> {
       const input = parseHostActivityInput(probeWorkspaceInputSchema, raw, 'probeWorkspace');
-      return { hostId: host.hostId, state: await workspaceState(input.workspace, host.workspaceRoots) };
+      const roots = host.workspaceRoots;
+      const state = await workspaceState(input.workspace, roots);
+      if (state !== WorkspaceProbeState.OutsideRoots) {
+        const relative = await pathUnderRoots(input.workspace, roots);
+        return { hostId: host.hostId, state, ...(relative === undefined ? {} : { relative }) };
+      }
+      if (input.relative === undefined) return { hostId: host.hostId, state };
+      return mappedProbe(host.hostId, input.relative, roots);
     },
   };
+}
+
+/** A workspace from a host with other roots: the first of this host's candidates that holds it. */
+async function mappedProbe(
+  hostId: string,
+  relative: string,
+  roots: readonly string[],
+): Promise<WorkspaceProbe> {
+  const candidates = workspaceCandidates(relative, roots);
+  const first = candidates[0];
+  if (first === undefined) return { hostId, state: WorkspaceProbeState.OutsideRoots };
+  for (const candidate of candidates) {
+    const state = await workspaceState(candidate, roots);
+    if (state === WorkspaceProbeState.Present) return { hostId, state, workspace: candidate, relative };
+  }
+  return { hostId, state: await workspaceState(first, roots), workspace: first, relative };
 }
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 
 /** What keel keeps of a workspace on its host: the irreversible-call journal, backups, or copy-on-write layers. */
-export type WorkspaceStateKind = 'journal' | 'backups' | 'layers';
+export type WorkspaceStateKind = 'journal' | 'backups' | 'layers' | 'carry';
 
 /**
  * Where keel keeps a workspace's state when no shared store is configured: on the workspace's own

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { link, mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { access, link, mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { toolOutcomeSchema, type ToolOutcome } from '../../workflows/tools/tool-outcome';
@@ -50,6 +50,20 @@ export function createIrreversibleJournal(options: { directory: string; now?: ()
     id(): Promise<string> {
       journalId ??= readOrCreateId(options.directory);
       return journalId;
+    },
+
+    /**
+     * The marker of a call, without claiming it: undefined when none exists. `earlier` is
+     * undefined when a marker exists but cannot be read (cut off mid-write).
+     */
+    async peek(idempotencyKey: string): Promise<{ earlier: JournalRecord | undefined } | undefined> {
+      const markerPath = markerPathFor(idempotencyKey);
+      try {
+        await access(markerPath);
+      } catch {
+        return undefined;
+      }
+      return { earlier: await readRecord(markerPath) };
     },
 
     async claim(call: { idempotencyKey: string; toolName: string; summary: string }): Promise<JournalClaim> {

@@ -22,6 +22,11 @@ import { capOutcome } from './outcome-cap';
 import { parseActivityInput } from '../activity-input';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
 import { escalation, failure } from './tool-outcomes';
+import {
+  claimVerdict,
+  earlierAttemptSchema,
+  type EarlierAttempt,
+} from '../../workflows/tools/earlier-attempts';
 
 /** Failure types the tool activities throw; everything else comes back as a ToolOutcome. */
 export const ToolActivityFailureType = {
@@ -57,6 +62,11 @@ export const executeToolInputSchema = z.object({
   sandbox: z.object({ network: z.boolean() }).default({ network: false }),
   /** The goal's workspace host: a worker of another host refuses the call (WrongHost). */
   host: z.string().optional(),
+  /**
+   * An irreversible call's attempts on hosts the goal has since left (earlier-attempts.ts): this
+   * worker's journal decides only if every one that may have begun used it.
+   */
+  earlierAttempts: z.array(earlierAttemptSchema).optional(),
 });
 export type ExecuteToolInput = z.input<typeof executeToolInputSchema>;
 
@@ -210,11 +220,25 @@ export function createToolActivities(options: {
   }): Promise<ToolOutcome> {
     const { call, summary, journal, journalId } = attempt;
     const earlierJournal = journalOfEarlierAttempt(attempt.activity);
-    if (earlierJournal !== undefined && earlierJournal !== journalId) {
-      throw outcomeUnknown(
-        `an earlier attempt ran on a worker whose journal (${earlierJournal}) this worker cannot read, so whether it began is not known here`,
-        { began: 'unknown' },
-      );
+    const earlier: EarlierAttempt[] = [
+      ...(call.earlierAttempts ?? []),
+      // An earlier attempt of this same activity, on this host's queue, named its journal.
+      ...(earlierJournal === undefined
+        ? []
+        : [{ host: call.host ?? hostId ?? 'this host', mayHaveStarted: true, journalId: earlierJournal }]),
+    ];
+    const verdict = claimVerdict({ ownJournalId: journalId, earlier });
+    if (verdict.kind === 'cannot-tell') {
+      // This journal cannot prove the call never began; a marker here can still say it did.
+      const marker = await journal.peek(call.idempotencyKey);
+      if (marker?.earlier?.outcome !== undefined)
+        return recordedOutcome(marker.earlier.outcome, marker.earlier.finishedAt);
+      if (marker !== undefined)
+        throw outcomeUnknown(describeUnknownAttempt(marker.earlier), {
+          began: true,
+          ...(marker.earlier === undefined ? {} : { startedAt: marker.earlier.startedAt }),
+        });
+      throw outcomeUnknown(verdict.reason, { began: 'unknown' });
     }
     attempt.beat(); // names this journal on the server before the call can begin
     const claim = await journal.claim({

@@ -16,6 +16,8 @@ export const LedgerEventKind = {
   HostAvailable: 'host.available',
   /** A human moved the goal to another host (Update rebindHost). */
   HostRebound: 'host.rebound',
+  /** The host the goal moved to recreated its workspace from git; `lost` lists the goal's writes it lacks. */
+  HostWorkspaceRecreated: 'host.workspace_recreated',
   PlanCreated: 'plan.created',
   PlanFailed: 'plan.failed',
   PlanBacktracked: 'plan.backtracked',

@@ -193,6 +193,22 @@ function hostProxiesFor(options: { taskQueue: string; scheduleToStartTimeout: nu
       startToCloseTimeout: '30s',
       retry: { maximumAttempts: 1 },
     }),
+    /** Carrying a workspace on a move (workspace-carry.ts): short steps, retried on trouble. */
+    carry: wf.proxyActivities<
+      Pick<
+        KeelActivities,
+        'packWorkspace' | 'readPackChunk' | 'writePackChunk' | 'unpackWorkspace' | 'dropPack'
+      >
+    >({
+      ...options,
+      startToCloseTimeout: '5m',
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumAttempts: 5,
+        nonRetryableErrorTypes: [FailureType.WorkspaceUnpreparable, 'InvalidHostActivityInput'],
+      },
+    }),
     workspace: wf.proxyActivities<
       Pick<KeelActivities, 'prepareWorkspace' | 'backupWorkspace' | 'restoreWorkspace'>
     >({

@@ -7,6 +7,7 @@ import { FailureType } from '../common/failure-types';
 import { outcomeUnknownDetailsSchema, type OutcomeUnknownDetails } from '../tools/outcome-unknown';
 import { unexecutedToolCallNote } from '../reflection/reflection-response';
 import { cutCallResult } from './stop-reasons';
+import { earlierAttemptOf, type EarlierAttempt } from '../tools/earlier-attempts';
 
 /** A call held back under hard enforcement: returned unexecuted with a request for the answer. */
 export function heldBack(call: NamedCall): ToolCallRecord {
@@ -55,6 +56,30 @@ export function outcomeUnknownDetailsOf(error: unknown): OutcomeUnknownDetails |
   if (error.cause.type !== FailureType.OutcomeUnknown) return undefined;
   const parsed = outcomeUnknownDetailsSchema.safeParse(error.cause.details?.[0]);
   return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * What the failure of a call on a host that went away says of its attempts there (see
+ * earlierAttemptOf): the cause Temporal attaches is an earlier attempt's failure, and the
+ * heartbeat details an irreversible attempt sends before it begins name its journal.
+ */
+export function earlierAttemptOnAwayHost(host: string, error: unknown): EarlierAttempt {
+  const timeout = error instanceof ActivityFailure ? error.cause : undefined;
+  const scheduleToStart = timeout instanceof TimeoutFailure && timeout.timeoutType === 'SCHEDULE_TO_START';
+  const details: unknown = timeout instanceof TimeoutFailure ? timeout.lastHeartbeatDetails : undefined;
+  const journalId =
+    typeof details === 'object' &&
+    details !== null &&
+    'journalId' in details &&
+    typeof details.journalId === 'string'
+      ? details.journalId
+      : undefined;
+  return earlierAttemptOf({
+    host,
+    scheduleToStart,
+    earlierFailure: timeout?.cause !== undefined,
+    heartbeatJournalId: journalId,
+  });
 }
 
 /** A model call that failed for good fails the goal with the same, non-retryable type. */

@@ -284,9 +284,9 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     rebindHostUpdate,
     async (raw) => {
       const payload = rebindPayloadSchema.parse(raw);
-      const refusal = target.host.rebindRefusal(payload.host);
+      const refusal = target.host.rebindRefusal(payload.host, payload.carry === true);
       if (refusal !== undefined) throw ApplicationFailure.nonRetryable(refusal, 'RebindRefused');
-      const binding = await target.host.rebind(payload.host, payload.by);
+      const binding = await target.host.rebind(payload.host, payload.by, payload.carry === true);
       return { host: binding.id, via: binding.via };
     },
     {
@@ -295,7 +295,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       validator: (raw) => {
         const parsed = rebindPayloadSchema.safeParse(raw);
         if (!parsed.success) throw new Error(`invalid rebind: ${parsed.error.issues[0]?.message ?? ''}`);
-        const refusal = target.host.rebindRefusal(parsed.data.host);
+        const refusal = target.host.rebindRefusal(parsed.data.host, parsed.data.carry === true);
         if (refusal !== undefined) throw new Error(refusal);
       },
     },

@@ -7,13 +7,23 @@ import type { GoalVisibility } from './goal-visibility';
 import { LedgerEventKind } from '../common/ledger';
 import { FailureType } from '../common/failure-types';
 import {
+  bindingWorkspace,
   chooseBinding,
+  placeOf,
   unavailableActions,
   unavailableText,
   type HostAnswer,
   type HostBinding,
 } from '../hosts/host-binding';
 import { hostTaskQueue, WorkspaceProbeState, type WorkspaceProbe } from '../hosts/host-queues';
+import {
+  hasLoss,
+  sourceText,
+  workspaceLossLine,
+  workspaceLossNote,
+  workspaceLossOf,
+} from '../hosts/workspace-writes';
+import type { WorkspacePack } from '../hosts/workspace-carry';
 
 /** Hosts answer the binding question within this (a listed host that cannot is not chosen). */
 const BIND_QUESTION_TIMEOUT_MS = 15_000;
@@ -29,6 +39,10 @@ const LONGEST_QUESTION_WAIT_MS = 10 * 60_000;
 export class GoalHost {
   private waiting: Promise<void> | undefined;
   private rebinding = false;
+  /** Set while a carried move runs: no workspace call starts until the goal is on the new host. */
+  private moving = false;
+  /** Workspace activities under way (run), which a carried move waits out before it packs. */
+  private inFlight = 0;
   /** The hosts asked at the binding, until the binding is in the ledger. */
   private asked: string[] | undefined;
 
@@ -52,6 +66,11 @@ export class GoalHost {
 
   get id(): string | undefined {
     return this.state.host?.id;
+  }
+
+  /** The workspace's path on the bound host (a move between hosts with different roots maps it). */
+  get workspace(): string {
+    return bindingWorkspace(this.state.host, this.state.config.workspace);
   }
 
   /**
@@ -80,8 +99,12 @@ export class GoalHost {
     if (choice.kind === 'fail') {
       throw ApplicationFailure.nonRetryable(choice.message, FailureType[choice.type]);
     }
-    if (choice.kind === 'clone') await this.recreateOn(choice.hostId);
-    this.state.host = this.binding(choice.hostId, choice.kind === 'clone' ? 'cloned' : choice.via);
+    if (choice.kind === 'clone') await this.recreateOn(choice.hostId, config.workspace);
+    const probe = answers.find((answer) => answer.hostId === choice.hostId)?.probe;
+    this.state.host = {
+      ...this.binding(choice.hostId, choice.kind === 'clone' ? 'cloned' : choice.via),
+      ...placeOf(probe, config.workspace),
+    };
     this.asked = candidates;
   }
 
@@ -101,13 +124,23 @@ export class GoalHost {
    * Runs a workspace activity on the goal's host; while the host takes no calls, waits for it
    * (or for a rebind) and asks again. Goals without a host run `call` on the shared queue.
    */
-  async run<T>(call: (hostQueue: string | undefined) => Promise<T>): Promise<T> {
+  async run<T>(
+    call: (hostQueue: string | undefined) => Promise<T>,
+    /** Told of each attempt no worker of the host took (`host` is the host it waited for). */
+    onAway?: (host: string, error: unknown) => void,
+  ): Promise<T> {
     for (;;) {
+      if (this.moving) await wf.condition(() => !this.moving);
       const queue = this.queue;
+      const host = this.id;
+      this.inFlight += 1;
       try {
         return await call(queue);
       } catch (error) {
-        if (queue === undefined || !isScheduleToStartTimeout(error)) throw error;
+        if (queue === undefined || host === undefined || !isScheduleToStartTimeout(error)) throw error;
+        onAway?.(host, error);
+      } finally {
+        this.inFlight -= 1;
       }
       await this.awaitHost();
     }
@@ -174,10 +207,14 @@ export class GoalHost {
   }
 
   /** Whether a human may move the goal now; the reason when not. */
-  rebindRefusal(hostId: string): string | undefined {
+  rebindRefusal(hostId: string, carry = false): string | undefined {
     if (this.state.host === undefined) return 'this goal is not bound to a host yet';
     if (this.rebinding) return 'a rebind of this goal is already in progress';
     if (hostId === this.state.host.id) return `the goal is already bound to host ${hostId}`;
+    if (carry)
+      return this.state.host.unavailableSince === undefined
+        ? undefined
+        : `host ${this.state.host.id} is unavailable, so it cannot hand over the workspace: rebind without carrying it`;
     if (this.state.host.unavailableSince === undefined)
       return `host ${this.state.host.id} is available: a goal moves only while its host is unavailable`;
     return undefined;
@@ -187,10 +224,13 @@ export class GoalHost {
    * A human moves the goal to another host (Update rebindHost): that host must have the
    * workspace, or recreate it from the goal's git source. Throws when it cannot.
    */
-  async rebind(hostId: string, by: string): Promise<HostBinding> {
+  async rebind(hostId: string, by: string, carry = false): Promise<HostBinding> {
     this.rebinding = true;
     try {
-      const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS);
+      if (carry) return await this.carryTo(hostId, by);
+      // The path under the old host's root lets a host with other roots find the workspace.
+      const relative = this.state.host?.relative;
+      const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS, relative);
       const source = this.state.config.workspaceSource;
       if (answer.probe === undefined) {
         throw ApplicationFailure.nonRetryable(
@@ -199,53 +239,167 @@ export class GoalHost {
         );
       }
       let via: HostBinding['via'] = 'rebound';
+      const there = answer.probe.workspace ?? this.state.config.workspace;
       if (answer.probe.state === WorkspaceProbeState.Missing && source !== undefined) {
-        await this.recreateOn(hostId);
+        await this.recreateOn(hostId, there);
         via = 'cloned';
       } else if (answer.probe.state !== WorkspaceProbeState.Present) {
         throw ApplicationFailure.nonRetryable(
-          `host ${hostId} does not have the workspace ${this.state.config.workspace} (${answer.probe.state})${
+          `host ${hostId} does not have the workspace ${there} (${answer.probe.state})${
             source === undefined ? ' and the goal has no git source to recreate it' : ''
           }`,
           FailureType.WorkspaceNotFound,
         );
       }
-      const from = this.state.host?.id;
-      this.state.host = this.binding(hostId, via);
-      this.goal.visibility.record(
-        LedgerEventKind.HostRebound,
-        `moved from host ${from} to ${hostId} by ${by}`,
-        {
-          from,
-          host: hostId,
-          via,
-          by,
-        },
-      );
+      const binding = this.moveTo({ hostId, by, via, probe: answer.probe });
+      if (via === 'cloned' && source !== undefined) this.recordRecreation(hostId, sourceText(source));
       this.goal.visibility.show();
-      return this.state.host;
+      return binding;
     } finally {
       this.rebinding = false;
     }
   }
 
-  private async recreateOn(hostId: string): Promise<void> {
+  /**
+   * Moves the goal while its host is alive, with its workspace: no workspace call starts from
+   * now on, the ones under way finish, the old host packs the workspace, the workflow carries it
+   * chunk by chunk to the new host (activity results and inputs, bounded: workspace-carry.ts),
+   * which unpacks it at the goal's path there; then the goal is bound to the new host.
+   */
+  private async carryTo(hostId: string, by: string): Promise<HostBinding> {
+    const from = this.state.host as HostBinding;
+    const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS, from.relative);
+    if (answer.probe === undefined) {
+      throw ApplicationFailure.nonRetryable(
+        `host ${hostId} did not answer: no worker of that host polls ${this.queueOf(hostId)}`,
+        FailureType.UnknownHost,
+      );
+    }
+    const there = answer.probe.workspace ?? this.state.config.workspace;
+    if (answer.probe.state !== WorkspaceProbeState.Missing) {
+      throw ApplicationFailure.nonRetryable(
+        answer.probe.state === WorkspaceProbeState.Present
+          ? `host ${hostId} already has a workspace at ${there}: carrying would replace it (remove it there, or move without carrying once host ${from.id} is stopped)`
+          : `host ${hostId} cannot take the workspace at ${there} (${answer.probe.state})`,
+        FailureType.WorkspaceUnpreparable,
+      );
+    }
+    this.moving = true;
+    try {
+      await wf.condition(() => this.inFlight === 0);
+      return await this.carryAndMove(from, hostId, by, answer.probe);
+    } catch (error) {
+      // The human reads why (a workspace too large, a host gone midway), not "activity failed".
+      if (wf.isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
+      const cause = error.cause;
+      throw ApplicationFailure.nonRetryable(
+        `the workspace could not be carried to host ${hostId}: ${describeFailure(error)}`,
+        cause instanceof ApplicationFailure ? cause.type : FailureType.WorkspaceUnpreparable,
+      );
+    } finally {
+      this.moving = false;
+    }
+  }
+
+  /** Packs on the old host, carries chunk by chunk, unpacks on the new one, then binds the goal there. */
+  private async carryAndMove(
+    from: HostBinding,
+    hostId: string,
+    by: string,
+    probe: WorkspaceProbe,
+  ): Promise<HostBinding> {
+    const here = this.workspace;
+    const there = probe.workspace ?? this.state.config.workspace;
+    const packId = `carry-${Date.now()}`;
+    const old = this.goal.activities.onHost(from.queue, BIND_QUESTION_TIMEOUT_MS).carry;
+    const next = this.goal.activities.onHost(this.queueOf(hostId), BIND_QUESTION_TIMEOUT_MS).carry;
+    const pack = await old.packWorkspace.executeWithOptions(
+      { summary: `pack the workspace on host ${from.id}` },
+      [{ workspace: here, packId }],
+    );
+    for (let index = 0; index < pack.chunks; index += 1) {
+      const chunk = await old.readPackChunk({ workspace: here, packId, index });
+      await next.writePackChunk({ workspace: there, packId, index, data: chunk.data });
+    }
+    await next.unpackWorkspace.executeWithOptions({ summary: `unpack the workspace on host ${hostId}` }, [
+      { workspace: there, packId, bytes: pack.bytes, digest: pack.digest },
+    ]);
+    await old.dropPack({ workspace: here, packId }).catch(() => undefined); // a leftover file, no more
+    const binding = this.moveTo({ hostId, by, via: 'carried', probe, carried: pack });
+    this.goal.visibility.show();
+    return binding;
+  }
+
+  /** Binds the goal to its new host and records the move in the ledger. */
+  private moveTo(move: {
+    hostId: string;
+    by: string;
+    via: HostBinding['via'];
+    probe: WorkspaceProbe;
+    carried?: WorkspacePack;
+  }): HostBinding {
+    const { hostId, by, via, carried } = move;
+    const from = this.state.host?.id;
+    const binding = { ...this.binding(hostId, via), ...placeOf(move.probe, this.state.config.workspace) };
+    this.state.host = binding;
+    this.goal.visibility.record(
+      LedgerEventKind.HostRebound,
+      `moved from host ${from} to ${hostId} by ${by}`,
+      {
+        from,
+        host: hostId,
+        via,
+        by,
+        ...(binding.workspace === undefined ? {} : { workspace: binding.workspace }),
+        ...(carried === undefined ? {} : { carried: { bytes: carried.bytes, files: carried.files } }),
+      },
+    );
+    return binding;
+  }
+
+  /**
+   * The workspace the goal moved to was recreated from git: the goal's writes since the last
+   * (re)creation are not in it. The model is told in its next turn, the ledger records it, and
+   * the goal's result carries it (goal-view.ts), so the goal cannot end looking whole.
+   */
+  private recordRecreation(hostId: string, source: string): void {
+    const loss = workspaceLossOf(this.state.workspaceWrites, {
+      at: new Date().toISOString(),
+      host: hostId,
+      source,
+    });
+    delete this.state.workspaceWrites; // the recreated workspace is the new starting point
+    this.state.notes.push(workspaceLossNote(loss));
+    if (hasLoss(loss)) this.state.workspaceLoss = [...(this.state.workspaceLoss ?? []), loss];
+    this.goal.visibility.record(
+      LedgerEventKind.HostWorkspaceRecreated,
+      hasLoss(loss)
+        ? workspaceLossLine(loss)
+        : `workspace recreated on host ${hostId} from ${source}; nothing lost`,
+      { host: hostId, source, lost: loss.lost, omitted: loss.omitted, unreported: loss.unreported },
+    );
+  }
+
+  private async recreateOn(hostId: string, workspace: string): Promise<void> {
     const source = this.state.config.workspaceSource;
     if (source === undefined) return;
     await this.goal.activities
       .onHost(this.queueOf(hostId), BIND_QUESTION_TIMEOUT_MS)
       .workspace.prepareWorkspace.executeWithOptions({ summary: `clone ${source.git} on host ${hostId}` }, [
-        { workspace: this.state.config.workspace, source },
+        { workspace, source },
       ]);
   }
 
   /** Asks one host about the workspace; no answer (the host is away, or failed to answer) is undefined. */
-  private async ask(hostId: string, timeoutMs: number): Promise<HostAnswer> {
+  private async ask(hostId: string, timeoutMs: number, relative?: string): Promise<HostAnswer> {
+    // The bound host is asked about its own path; any other about the goal input's (and, on a
+    // move, about the path under its roots).
+    const workspace = hostId === this.id ? this.workspace : this.state.config.workspace;
     try {
       const probe = await this.goal.activities
         .onHost(this.queueOf(hostId), timeoutMs)
         .questions.probeWorkspace.executeWithOptions({ summary: `does host ${hostId} have the workspace?` }, [
-          { workspace: this.state.config.workspace },
+          { workspace, ...(relative === undefined ? {} : { relative }) },
         ]);
       return { hostId, probe };
     } catch (error) {

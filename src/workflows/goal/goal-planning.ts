@@ -1,3 +1,4 @@
+import { bindingWorkspace } from '../hosts/host-binding';
 import type { GoalContext } from './goal-context';
 import { LedgerEventKind } from '../common/ledger';
 import {
@@ -187,13 +188,18 @@ export class GoalPlanning {
     return this.planAttempt(decision.nextAttempt, failedPlan, failureReason ?? reason);
   }
 
+  /** The workspace's path on the goal's host (a move may have mapped it). */
+  private workspace(): string {
+    return bindingWorkspace(this.goal.state.host, this.goal.state.config.workspace);
+  }
+
   /** rollbackOnBacktrack: put the files back as they were before the failed plan mutated them. */
   private async rollbackIfAsked(failed: Plan): Promise<void> {
     const snapshotId = this.planning.snapshotId;
     this.planning.snapshotId = undefined;
     if (!this.goal.state.config.planning.rollbackOnBacktrack || !snapshotId) return;
     const restored = await this.goal.onWorkspaceHost((workspace) =>
-      workspace.restoreWorkspace({ workspace: this.goal.state.config.workspace, backupId: snapshotId }),
+      workspace.restoreWorkspace({ workspace: this.workspace(), backupId: snapshotId }),
     );
     this.goal.record(
       LedgerEventKind.PlanRolledBack,
@@ -212,7 +218,7 @@ export class GoalPlanning {
     if (!this.goal.state.config.planning.rollbackOnBacktrack || !plan || this.planning.snapshotId) return;
     const backupId = `${this.goal.workflowId}-attempt-${plan.attempt}`;
     await this.goal.onWorkspaceHost((workspace) =>
-      workspace.backupWorkspace({ workspace: this.goal.state.config.workspace, backupId }),
+      workspace.backupWorkspace({ workspace: this.workspace(), backupId }),
     );
     this.planning.snapshotId = backupId;
   }

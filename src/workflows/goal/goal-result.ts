@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { GoalInput } from './goal-input';
+import { workspaceLossSchema, type WorkspaceLoss } from '../hosts/workspace-writes';
 import { goalCountersSchema, GoalStatus, tokenUsageSchema, type GoalState } from './goal-state';
 
 /** Numbers that show how the harness principles acted on this goal. */
@@ -38,6 +39,8 @@ export interface GoalResult {
   stats: GoalStats;
   planAttempt?: number;
   reflection?: string;
+  /** The goal moved and its workspace was recreated without some of its writes (workspace-writes.ts). */
+  workspaceLoss?: WorkspaceLoss[];
 }
 
 /** Checks a result read back from a failure's details (a boundary: the payload is just JSON). */
@@ -51,6 +54,7 @@ export const goalResultSchema = z.looseObject({
   stats: z.looseObject({}),
   planAttempt: z.number().int().optional(),
   reflection: z.string().optional(),
+  workspaceLoss: z.array(workspaceLossSchema).optional(),
 });
 
 /** The result in a value read back from Temporal, or undefined when it is not one. */

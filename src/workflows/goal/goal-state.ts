@@ -10,6 +10,7 @@ import { toolCatalogueSchema } from '../tools/tool-catalogue';
 import { toolImageSchema, workspaceEffectsSchema } from '../tools/tool-outcome';
 import { transcriptMessageSchema } from '../common/transcript';
 import { hostBindingSchema } from '../hosts/host-binding';
+import { workspaceLossSchema, workspaceWritesSchema } from '../hosts/workspace-writes';
 import { carriedModelRequestSchema } from './carried-model-request';
 import { rememberedDenialsSchema } from './remembered-denials';
 import { approvalRulesStateSchema, ruleSpecSchema } from '../approvals/approval-rule';
@@ -283,6 +284,10 @@ export const goalStateSchema = z.object({
   lastToolInstance: z.object({ host: z.string().optional(), instance: z.string() }).optional(),
   /** The host holding the workspace, bound at the goal's start; absent in goals from before. */
   host: hostBindingSchema.optional(),
+  /** What the goal's calls changed in the workspace since it was last (re)created (workspace-writes.ts). */
+  workspaceWrites: workspaceWritesSchema.optional(),
+  /** Each recreation of the workspace after the goal moved, with the writes it lost; absent if none. */
+  workspaceLoss: z.array(workspaceLossSchema).optional(),
   /**
    * Carried over continue-as-new only: the model request the worker stored after the last turn,
    * which the transcript's first `messageCount` messages still are, so the new run's first turn

@@ -1,11 +1,15 @@
 import * as wf from '@temporalio/workflow';
-import { ApplicationFailure } from '@temporalio/workflow';
 import type { KeelActivities } from '../../activities';
 
 type ExecuteToolInput = Parameters<KeelActivities['executeTool']>[0];
 import { LOCAL_READ_MAX_TIMEOUT_MS, type ActivityProxies } from './activity-proxies';
 import type { DecisionRefusal } from './approval-decision';
-import { describeFailure, isFailureOfType, outcomeUnknownDetailsOf } from './goal-failures';
+import {
+  describeFailure,
+  earlierAttemptOnAwayHost,
+  isFailureOfType,
+  outcomeUnknownDetailsOf,
+} from './goal-failures';
 import type { GoalHost } from './goal-host';
 import { FailureType } from '../common/failure-types';
 import type { GoalGuards } from './goal-guards';
@@ -30,6 +34,8 @@ import { RuleEffect, RuleSource, type RuleScope } from '../approvals/approval-ru
 import type { RuleVerdict } from '../approvals/rule-book';
 import { decisionByRule, namedRule } from '../approvals/rule-decisions';
 import { whyItWaits } from '../approvals/why-it-waits';
+import { attemptsElsewhere, type EarlierAttempt } from '../tools/earlier-attempts';
+import { noteWrites } from '../hosts/workspace-writes';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -436,7 +442,7 @@ export class GoalToolCalls {
     const input = {
       toolName: call.toolName,
       input: call.input,
-      workspace: this.state.config.workspace,
+      workspace: this.goal.host.workspace,
       callId: call.callId,
       // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
       idempotencyKey: this.idempotencyKey(call),
@@ -484,6 +490,12 @@ export class GoalToolCalls {
       ...(outcome.host === undefined ? {} : { host: outcome.host }),
       ...(outcome.instance === undefined ? {} : { instance: outcome.instance }),
     };
+    this.state.workspaceWrites = noteWrites(this.state.workspaceWrites, {
+      summary: call.summary,
+      readOnly: call.reversibility === 'read-only',
+      ok: outcome.ok,
+      effects: outcome.effects,
+    });
     if (outcome.host !== undefined) {
       const byHost = counters.toolCallsByHost;
       byHost[outcome.host] = (byHost[outcome.host] ?? 0) + 1;
@@ -559,7 +571,7 @@ export class GoalToolCalls {
             },
             [
               {
-                workspace: this.state.config.workspace,
+                workspace: this.goal.host.workspace,
                 idempotencyKey: this.idempotencyKey(call),
                 keep,
                 ...(this.goal.host.id === undefined ? {} : { host: this.goal.host.id }),
@@ -602,29 +614,31 @@ export class GoalToolCalls {
       }
     }
     const irreversible = call.reversibility === 'irreversible';
-    let firstQueue: string | undefined;
-    return this.goal.host.run((hostQueue) => {
-      firstQueue ??= hostQueue;
-      if (irreversible && hostQueue !== firstQueue) {
-        // An earlier attempt may have begun on the host that went away, whose journal no other
-        // host can read: reported as unknown, never run a second time elsewhere.
-        throw ApplicationFailure.nonRetryable(
-          `the goal moved to another host while this call waited; whether it began on the host it left is not known`,
-          FailureType.OutcomeUnknown,
+    // Attempts on hosts the goal left: the host it moved to is told, and its journal decides
+    // whether the call may run there (earlier-attempts.ts), as it does after a crash.
+    const earlier: EarlierAttempt[] = [];
+    return this.goal.host.run(
+      (hostQueue) => {
+        const proxies = this.goal.activities.toolsWithTimeout(timeoutMs, hostQueue);
+        const tools = irreversible ? proxies.onceOnlyTools : proxies.tools;
+        const elsewhere = attemptsElsewhere(earlier, this.goal.host.id);
+        const onHost = this.onHost(input);
+        return tools.executeTool.executeWithOptions(
+          { summary: call.summary, priority: this.goal.priority() },
+          [elsewhere.length === 0 ? onHost : { ...onHost, earlierAttempts: elsewhere }],
         );
-      }
-      const proxies = this.goal.activities.toolsWithTimeout(timeoutMs, hostQueue);
-      const tools = irreversible ? proxies.onceOnlyTools : proxies.tools;
-      return tools.executeTool.executeWithOptions({ summary: call.summary, priority: this.goal.priority() }, [
-        this.onHost(input),
-      ]);
-    });
+      },
+      (host, error) => {
+        if (irreversible) earlier.push(earlierAttemptOnAwayHost(host, error));
+      },
+    );
   }
 
-  /** The call's input naming the goal's host as it is now (a rebind moves it between attempts). */
+  /** The call's input naming the goal's host and its path there as they are now (a rebind moves them between attempts). */
   private onHost(input: ExecuteToolInput): ExecuteToolInput {
     const host = this.goal.host.id;
-    return host === undefined ? input : { ...input, host };
+    // The workspace's path too: a move between hosts with different roots maps it.
+    return host === undefined ? input : { ...input, host, workspace: this.goal.host.workspace };
   }
 
   /** Quick read-only calls run as local activities (see activity-proxies.ts, localReads). */

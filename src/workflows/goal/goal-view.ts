@@ -15,6 +15,7 @@ import type {
   RuleView,
 } from './messages';
 import { unavailableActions } from '../hosts/host-binding';
+import { workspaceLossLine } from '../hosts/workspace-writes';
 import { costPicture } from '../principles/principles';
 import { explorationRatio, reflectionResponseRate } from '../reflection/reflection-response';
 import { rawFallbackRate } from '../common/structured-output';
@@ -104,9 +105,16 @@ export function goalStats(state: GoalState, nowMs: number): GoalStats {
 
 /** How the goal ended, as the workflow returns it (or carries it in its failure's details). */
 export function goalResultOf(state: GoalState, nowMs: number): GoalResult {
+  const loss = state.workspaceLoss ?? [];
+  // A goal that lost writes when it moved says so in its reason, which every client prints.
+  const reasons = [
+    ...(state.endReason === undefined ? [] : [state.endReason]),
+    ...loss.map(workspaceLossLine),
+  ];
+  const reason = reasons.length === 0 ? undefined : reasons.join('; ');
   return {
     status: state.status,
-    ...(state.endReason !== undefined ? { reason: state.endReason } : {}),
+    ...(reason !== undefined ? { reason } : {}),
     ...(state.finalText !== undefined ? { finalText: state.finalText } : {}),
     counters: state.counters,
     usage: state.usage,
@@ -114,6 +122,7 @@ export function goalResultOf(state: GoalState, nowMs: number): GoalResult {
     stats: goalStats(state, nowMs),
     ...(state.planning.plan ? { planAttempt: state.planning.plan.attempt } : {}),
     ...(state.reflection.outcome ? { reflection: state.reflection.outcome } : {}),
+    ...(loss.length > 0 ? { workspaceLoss: loss } : {}),
   };
 }
 
@@ -138,6 +147,7 @@ export function hostView(state: GoalState, workflowId: string): HostView | undef
     queue: host.queue,
     via: host.via,
     boundAt: host.boundAt,
+    ...(host.workspace === undefined ? {} : { workspace: host.workspace }),
     ...(host.unavailableSince === undefined
       ? {}
       : {
@@ -190,6 +200,7 @@ export function statusView(
     ...(state.status !== GoalStatus.Running ? { result: goalResultOf(state, options.nowMs) } : {}),
     ...(guards ? { guards } : {}),
     ...(host ? { host } : {}),
+    ...(state.workspaceLoss ? { workspaceLoss: state.workspaceLoss } : {}),
     ...(rules.length > 0 ? { rules } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
 import type { ToolCatalogue } from '../tools/tool-catalogue';
 import { hostIdSchema } from '../hosts/host-queues';
+import type { WorkspaceLoss } from '../hosts/workspace-writes';
 import { decisionRuleSchema, type ApprovalRule } from '../approvals/approval-rule';
 import type { AddRulePayload, RevokeRulePayload } from '../approvals/rule-changes';
 
@@ -146,6 +147,8 @@ export interface GoalStatusView {
   host?: HostView;
   /** The approval rules in force (`keel rules` lists revoked and expired ones too); absent when none. */
   rules?: RuleView[];
+  /** Each recreation of the workspace after a move that lost writes of the goal; absent when none. */
+  workspaceLoss?: WorkspaceLoss[];
 }
 
 /** A rule in force as the status and the Web UI show it. */
@@ -177,18 +180,20 @@ export type ReviewPayload = z.input<typeof reviewPayloadSchema>;
 /** A human's review of the goal's output, for goals whose reflection asks for one. */
 export const submitReviewUpdate = defineUpdate<{ accepted: boolean }, [ReviewPayload]>('submitReview');
 
-/** Move a goal whose host is unavailable to another host (see docs/several-machines.md). */
+/** Move a goal whose host is unavailable (or, carrying its workspace, alive) to another host (see docs/several-machines.md). */
 export const rebindPayloadSchema = z
   .object({
     host: hostIdSchema,
     by: z.string().trim().min(1).default('unknown'),
+    /** Move while the old host is alive, carrying the workspace to the new one (bounded in size). */
+    carry: z.boolean().optional(),
   })
   .strict();
 export type RebindPayload = z.input<typeof rebindPayloadSchema>;
 export interface RebindReceipt {
   host: string;
   /** rebound: the host had the workspace; cloned: it was recreated there from the goal's git source. */
-  via: 'rebound' | 'cloned' | 'probe' | 'named';
+  via: 'rebound' | 'cloned' | 'probe' | 'named' | 'carried';
 }
 export const rebindHostUpdate = defineUpdate<RebindReceipt, [RebindPayload]>('rebindHost');
 
@@ -198,6 +203,8 @@ export interface HostView {
   queue: string;
   via: string;
   boundAt: string;
+  /** The workspace's path on this host, when a move between hosts with different roots mapped it. */
+  workspace?: string;
   /** While its workers take no calls: since when, and what a human can do. */
   unavailableSince?: string;
   actions?: string[];
@@ -222,5 +229,5 @@ export const DESCRIPTIONS = {
   assessNow: 'Run a self-assessment at the next turn boundary',
   submitReview: 'Accept or reject the goal output (when its reflection asks for a human review)',
   rebindHost:
-    'Move a goal whose workspace host is unavailable to another host that has (or can clone) the workspace: {"host": "...", "by": "..."}',
+    'Move a goal whose workspace host is unavailable to another host that has (or can clone) the workspace: {"host": "...", "by": "..."}; with "carry": true, move a goal whose host is alive and take its workspace along',
 } as const;

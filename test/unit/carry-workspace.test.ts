@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { createCarryWorkspaceActivities } from '../../src/activities/hosts/carry-workspace';
+import { tempDirectory } from '../support/temp-directory';
+
+function twoHosts(limitBytes?: number) {
+  const base = tempDirectory('keel-carry-');
+  const roots = { old: path.join(base, 'a'), next: path.join(base, 'b') };
+  mkdirSync(roots.old);
+  mkdirSync(roots.next);
+  const old = createCarryWorkspaceActivities(
+    { hostId: 'h-a', workspaceRoots: [roots.old] },
+    ...(limitBytes === undefined ? [] : [{ limitBytes }]),
+  );
+  const next = createCarryWorkspaceActivities({ hostId: 'h-b', workspaceRoots: [roots.next] });
+  return { roots, old, next };
+}
+
+test('a workspace is packed on one host, carried in chunks and unpacked whole under another root', async () => {
+  const { roots, old, next } = twoHosts();
+  const here = path.join(roots.old, 'app');
+  mkdirSync(path.join(here, 'src', 'deep'), { recursive: true });
+  mkdirSync(path.join(here, '.git'));
+  writeFileSync(path.join(here, 'src', 'deep', 'a.txt'), 'hello\n');
+  writeFileSync(path.join(here, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  writeFileSync(path.join(here, 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+  const large = randomBytes(600 * 1024); // incompressible: three chunks
+  writeFileSync(path.join(here, 'large.bin'), large);
+  symlinkSync('src/deep/a.txt', path.join(here, 'link'));
+
+  const pack = await old.packWorkspace({ workspace: here, packId: 'p1' });
+  assert.equal(pack.chunks, 3);
+  assert.equal(pack.files, 4);
+  const there = path.join(roots.next, 'app');
+  // Out of order, and one twice (a retried activity): the chunks land at their places.
+  for (const index of [2, 0, 1, 1]) {
+    const chunk = await old.readPackChunk({ workspace: here, packId: 'p1', index });
+    await next.writePackChunk({ workspace: there, packId: 'p1', index, data: chunk.data });
+  }
+  assert.deepEqual(
+    await next.unpackWorkspace({ workspace: there, packId: 'p1', bytes: pack.bytes, digest: pack.digest }),
+    { files: 4 },
+  );
+  assert.equal(readFileSync(path.join(there, 'src', 'deep', 'a.txt'), 'utf8'), 'hello\n');
+  assert.equal(readFileSync(path.join(there, '.git', 'HEAD'), 'utf8'), 'ref: refs/heads/main\n');
+  assert.ok(readFileSync(path.join(there, 'large.bin')).equals(large));
+  assert.equal(statSync(path.join(there, 'run.sh')).mode & 0o777, 0o755);
+  assert.equal(readlinkSync(path.join(there, 'link')), 'src/deep/a.txt');
+  await old.dropPack({ workspace: here, packId: 'p1' });
+  assert.equal(existsSync(path.join(roots.old, '.keel-state', 'app', 'carry', 'p1.pack')), false);
+});
+
+test('a damaged pack is refused before anything is unpacked; a workspace already there is never replaced', async () => {
+  const { roots, old, next } = twoHosts();
+  const here = path.join(roots.old, 'app');
+  mkdirSync(here);
+  writeFileSync(path.join(here, 'a.txt'), 'a');
+  const pack = await old.packWorkspace({ workspace: here, packId: 'p2' });
+  const there = path.join(roots.next, 'app');
+  await next.writePackChunk({
+    workspace: there,
+    packId: 'p2',
+    index: 0,
+    data: Buffer.from('junk').toString('base64'),
+  });
+  await assert.rejects(
+    next.unpackWorkspace({ workspace: there, packId: 'p2', bytes: pack.bytes, digest: pack.digest }),
+    (error: unknown) =>
+      error instanceof ApplicationFailure &&
+      error.type === 'WorkspaceUnpreparable' &&
+      /arrived damaged/.test(error.message),
+  );
+  assert.equal(existsSync(there), false);
+  mkdirSync(there);
+  await assert.rejects(
+    next.unpackWorkspace({ workspace: there, packId: 'p2', bytes: pack.bytes, digest: pack.digest }),
+    /it is present/,
+  );
+});
+
+test('a workspace above the carry limit is refused in one line, naming its size and what to do', async () => {
+  const { roots, old } = twoHosts(100 * 1024);
+  const here = path.join(roots.old, 'app');
+  mkdirSync(here);
+  writeFileSync(path.join(here, 'large.bin'), randomBytes(300 * 1024));
+  await assert.rejects(old.packWorkspace({ workspace: here, packId: 'p3' }), (error: unknown) => {
+    assert.ok(error instanceof ApplicationFailure);
+    assert.equal(error.nonRetryable, true);
+    assert.equal(error.message.split('\n').length, 1);
+    assert.match(
+      error.message,
+      /^host h-a: the workspace \S+app packs to 0\.3 MB or more, above the 0\.1 MB a move can carry .*copy it to the new host yourself/,
+    );
+    return true;
+  });
+});
