@@ -17,6 +17,8 @@ export const KEEL_SEARCH_ATTRIBUTES = {
   KeelPlanAttempt: 'Int',
   KeelPendingApprovals: 'Int',
   KeelPriority: 'Double',
+  /** The goal's workspace host: `keel hosts` and the host watcher find the running goals bound to each. */
+  KeelHost: 'Keyword',
 } as const;
 
 type AttributeType = (typeof KEEL_SEARCH_ATTRIBUTES)[keyof typeof KEEL_SEARCH_ATTRIBUTES];

@@ -255,5 +255,6 @@ export function searchAttributeValuesOf(state: GoalState): SearchAttributeValues
     planAttempt: state.planning.plan?.attempt ?? 0,
     pendingApprovals: pendingApprovals(state).length,
     priority: state.assessment.priority,
+    ...(state.host === undefined ? {} : { host: state.host.id }),
   };
 }
