@@ -18,7 +18,7 @@ import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { parseRuleText } from '../workflows/approvals/approval-rule';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
-import { awaitHostBinding, describeResult, followGoal, hostsServing } from './lazy-modules';
+import { awaitHostBinding, describeResult, followGoal, hostsServing, servingHostIds } from './lazy-modules';
 import { registerRebindCommand } from './rebind-command';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
@@ -512,13 +512,15 @@ interface RunOptions {
 
 /** A named host must have a worker polling now; a typo should not start a goal that waits for nobody. */
 async function mustBeServing(client: Client, settings: ConnectionSettings, hostId: string): Promise<void> {
-  const hosts = await hostsServing({
-    connection: client.connection,
-    namespace: settings.namespace,
-    taskQueue: settings.taskQueue,
-  });
-  if (hosts.some((host) => host.hostId === hostId)) return;
-  const known = hosts.length === 0 ? 'none' : hosts.map((host) => host.hostId).join(', ');
+  const hosts = servingHostIds(
+    await hostsServing({
+      connection: client.connection,
+      namespace: settings.namespace,
+      taskQueue: settings.taskQueue,
+    }),
+  );
+  if (hosts.includes(hostId)) return;
+  const known = hosts.length === 0 ? 'none' : hosts.join(', ');
   throw new CliError(
     `unknown host "${hostId}": no keel worker of that host polls task queue ${settings.taskQueue} (hosts now: ${known})`,
   );

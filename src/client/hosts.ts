@@ -1,9 +1,70 @@
 import { temporal } from '@temporalio/proto';
 import { hostIdOfIdentity, hostTaskQueue } from '../workflows/hosts/host-queues';
+import { hostsLiveness, liveHostIds, type HostLiveness } from './host-liveness';
+import { runningGoalsByHost } from './host-goals';
+import { listKeelWorkers } from './worker-heartbeats';
 
 /** Both the client's Connection and the worker's NativeConnection have one. */
 export interface TaskQueueConnection {
-  workflowService: Pick<temporal.api.workflowservice.v1.WorkflowService, 'describeTaskQueue'>;
+  workflowService: Pick<
+    temporal.api.workflowservice.v1.WorkflowService,
+    'describeTaskQueue' | 'listWorkers' | 'listWorkflowExecutions'
+  >;
+}
+
+/** What `keel hosts` shows: hosts judged by their heartbeats, or, where the server has none, by their polls. */
+export type HostsListing =
+  { source: 'heartbeats'; hosts: HostLiveness[] } | { source: 'pollers'; hosts: ServingHost[]; note: string };
+
+/**
+ * The keel hosts of a shared task queue, judged by Temporal's worker heartbeats (ListWorkers):
+ * each with its instances and whether it is live, missing or stopped (host-liveness.ts), and,
+ * with `countGoals`, the running goals bound to it (search attribute KeelHost), which keeps a
+ * missing host listed as long as a goal needs it. On a server that cannot list workers (or lists
+ * none while pollers are there: heartbeats turned off), the hosts seen polling instead, with a
+ * note saying why.
+ */
+export async function hostsServing(options: {
+  connection: TaskQueueConnection;
+  namespace: string;
+  taskQueue: string;
+  countGoals?: boolean;
+  /** For workers whose identity names no interval (older keel): the SDK's own default. */
+  fallbackIntervalMs?: number;
+  nowMs?: number;
+}): Promise<HostsListing> {
+  const { connection, namespace, taskQueue } = options;
+  let unavailable: string | undefined;
+  try {
+    const [beats, goals] = await Promise.all([
+      listKeelWorkers({ connection, namespace, taskQueue }),
+      options.countGoals ? runningGoalsByHost({ connection, namespace, taskQueue }) : undefined,
+    ]);
+    const hosts = hostsLiveness({
+      beats,
+      sharedTaskQueue: taskQueue,
+      nowMs: options.nowMs ?? Date.now(),
+      fallbackIntervalMs: options.fallbackIntervalMs ?? 60_000,
+      ...(goals === undefined ? {} : { runningGoalsByHost: goals }),
+    });
+    if (beats.length > 0 || hosts.length > 0) return { source: 'heartbeats', hosts };
+    unavailable = 'the server lists no worker heartbeats';
+  } catch (error) {
+    unavailable = `the server cannot list workers: ${firstLine(error)}`;
+  }
+  const polling = await hostsPolling({ connection, namespace, taskQueue });
+  if (polling.length === 0 && unavailable === 'the server lists no worker heartbeats')
+    return { source: 'heartbeats', hosts: [] };
+  return {
+    source: 'pollers',
+    hosts: polling,
+    note: `${unavailable}: hosts read off the task queue's pollers, where a host that went away stays listed for about five minutes`,
+  };
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] ?? message;
 }
 
 /** A keel host seen polling a task queue. */
@@ -20,14 +81,20 @@ export interface ServingHost {
 
 const { TaskQueueType, TaskQueueKind } = temporal.api.enums.v1;
 
+/** The hosts that serve now: the live ones, or, judged by polls, every one seen polling. */
+export function servingHostIds(listing: HostsListing): string[] {
+  if (listing.source === 'pollers') return listing.hosts.map((host) => host.hostId);
+  return liveHostIds(listing.hosts);
+}
+
 /**
- * The keel hosts serving a shared task queue, sorted by host id: read off the pollers of its
+ * The keel hosts polling a shared task queue (where worker heartbeats cannot be read), sorted by host id: read off the pollers of its
  * workflow and activity tasks (DescribeTaskQueue), whose identities name their host
  * (workerIdentity). Pollers of other programs are left out. The server forgets a poller about
  * five minutes after its last poll, so a host that just went away may still be listed.
  */
-export async function hostsServing(options: {
-  connection: TaskQueueConnection;
+export async function hostsPolling(options: {
+  connection: { workflowService: Pick<TaskQueueConnection['workflowService'], 'describeTaskQueue'> };
   namespace: string;
   taskQueue: string;
 }): Promise<ServingHost[]> {

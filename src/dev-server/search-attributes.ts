@@ -21,6 +21,9 @@ export const KEEL_SEARCH_ATTRIBUTES = {
   KeelHost: 'Keyword',
 } as const;
 
+/** The name clients query goals by their workspace host with. */
+export const KEEL_HOST_SEARCH_ATTRIBUTE = 'KeelHost' satisfies keyof typeof KEEL_SEARCH_ATTRIBUTES;
+
 type AttributeType = (typeof KEEL_SEARCH_ATTRIBUTES)[keyof typeof KEEL_SEARCH_ATTRIBUTES];
 const { IndexedValueType } = temporal.api.enums.v1;
 const INDEXED_TYPE: Record<AttributeType, temporal.api.enums.v1.IndexedValueType> = {

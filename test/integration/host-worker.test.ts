@@ -75,7 +75,7 @@ test(
       const listing = { connection, namespace: 'default', taskQueue };
       const hostActivities = createHostActivities({ hostId: 'elsewhere', workspaceRoots: [], listing });
       await worker.runUntil(async () => {
-        // The listHosts activity, called directly: the host is read off the shared queue's pollers.
+        // The listHosts activity, called directly: the live hosts, by their worker heartbeats.
         assert.deepEqual(
           await eventually(async () => {
             const { hosts } = await hostActivities.listHosts({});
@@ -103,29 +103,47 @@ test(
           hostPollers.map((poller) => poller.identity),
           [identity],
         );
-        const [served] = await hostsServing({
-          connection: clientConnection,
-          namespace: 'default',
-          taskQueue,
+        // Its worker heartbeats say it is live (a listing keel hosts and listHosts share).
+        const beating = await eventually(async () => {
+          const listed = await hostsServing({
+            connection: clientConnection,
+            namespace: 'default',
+            taskQueue,
+          });
+          return listed.source === 'heartbeats' && listed.hosts.length > 0 ? listed.hosts : undefined;
         });
-        assert.equal(served?.hostTaskQueue, queue);
-        assert.ok(served?.lastPolledAt, 'the server says when the host last polled');
+        assert.deepEqual(
+          beating.map((served) => [
+            served.hostId,
+            served.hostTaskQueue,
+            served.state,
+            served.instances.length,
+          ]),
+          [['h-test', queue, 'live', 1]],
+        );
+        assert.equal(beating[0]?.instances[0]?.instanceId, WORKER_INSTANCE_ID);
 
         // `keel hosts` lists it the same way, and says when no host serves a queue.
-        assert.deepEqual(await keel(['hosts', '--task-queue', taskQueue], address), {
-          code: 0,
-          stdout: `h-test  queue "${queue}"\n`,
-          stderr: '',
-        });
+        const listed = await keel(['hosts', '--task-queue', taskQueue], address);
+        assert.equal(listed.code, 0, listed.stderr);
+        assert.match(
+          listed.stdout,
+          new RegExp(
+            `^h-test  live     last beat \\d+s ago  0 running goals  queue "${queue}"\n  instance ${WORKER_INSTANCE_ID}  ${process.pid}@`,
+          ),
+        );
         const json = await keel(['hosts', '--json', '--task-queue', taskQueue], address);
         assert.deepEqual(
-          (JSON.parse(json.stdout) as Array<{ hostId: string }>).map((entry) => entry.hostId),
-          ['h-test'],
+          (JSON.parse(json.stdout) as Array<{ hostId: string; state: string }>).map((entry) => [
+            entry.hostId,
+            entry.state,
+          ]),
+          [['h-test', 'live']],
         );
         assert.deepEqual(await keel(['hosts', '--task-queue', `${taskQueue}-nobody`], address), {
           code: 1,
           stdout: '',
-          stderr: `keel: no keel worker polls task queue ${taskQueue}-nobody\n`,
+          stderr: `keel: no keel worker serves task queue ${taskQueue}-nobody\n`,
         });
 
         // Goals still run on the shared queue.
