@@ -32,6 +32,13 @@ export interface HostLiveness {
   runningGoals?: number;
 }
 
+/** What a client saw of one goal's host in the heartbeats (keel status, keel pending). */
+export interface SeenHost {
+  state: WorkerLiveness;
+  /** Its newest beat, when it is not live. */
+  missingSince?: string;
+}
+
 /**
  * A missing host that no running goal needs is listed this long after its last beat, so a loss
  * stays in sight a while, and then drops off; a host that stopped gracefully drops off at once.

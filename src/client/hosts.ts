@@ -1,8 +1,8 @@
 import { temporal } from '@temporalio/proto';
 import { hostIdOfIdentity, hostTaskQueue } from '../workflows/hosts/host-queues';
-import { hostsLiveness, liveHostIds, type HostLiveness } from './host-liveness';
+import { hostsLiveness, liveHostIds, type HostLiveness, type SeenHost } from './host-liveness';
 import { runningGoalsByHost } from './host-goals';
-import { listKeelWorkers } from './worker-heartbeats';
+import { listKeelWorkers, type KeelWorkerBeat } from './worker-heartbeats';
 
 /** Both the client's Connection and the worker's NativeConnection have one. */
 export interface TaskQueueConnection {
@@ -132,4 +132,42 @@ function millisecondsOf(
 ): number | undefined {
   if (!timestamp?.seconds) return undefined;
   return Number(timestamp.seconds) * 1000 + Math.floor((timestamp.nanos ?? 0) / 1e6);
+}
+
+/**
+ * Reads the worker heartbeats once and tells, for a goal's host, whether it is live: what
+ * `keel status` and `keel pending` check themselves, so they are right before a host watcher's
+ * signal reaches the goal. undefined when the heartbeats cannot be read or the server lists none
+ * at all (heartbeats off): then only what the goal recorded is known.
+ */
+export async function hostSightings(options: {
+  connection: { workflowService: Pick<TaskQueueConnection['workflowService'], 'listWorkers'> };
+  namespace: string;
+  nowMs?: number;
+}): Promise<(host: { id: string; queue: string }) => SeenHost | 'no-worker' | undefined> {
+  let beats: KeelWorkerBeat[];
+  try {
+    beats = await listKeelWorkers({ connection: options.connection, namespace: options.namespace });
+  } catch {
+    return () => undefined;
+  }
+  if (beats.length === 0) return () => undefined;
+  const nowMs = options.nowMs ?? Date.now();
+  return (host) => {
+    const sharedTaskQueue = host.queue.endsWith(`@${host.id}`)
+      ? host.queue.slice(0, -`@${host.id}`.length)
+      : host.queue;
+    const [seen] = hostsLiveness({
+      beats: beats.filter((beat) => beat.hostId === host.id),
+      sharedTaskQueue,
+      nowMs,
+      fallbackIntervalMs: 60_000,
+      runningGoalsByHost: { [host.id]: 1 }, // the goal asking needs it: listed however long dead
+    });
+    if (seen === undefined || seen.instances.length === 0) return 'no-worker';
+    return {
+      state: seen.state,
+      ...(seen.missingSince === undefined ? {} : { missingSince: seen.missingSince }),
+    };
+  };
 }

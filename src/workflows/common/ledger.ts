@@ -16,6 +16,10 @@ export const LedgerEventKind = {
   HostAvailable: 'host.available',
   /** A human moved the goal to another host (Update rebindHost). */
   HostRebound: 'host.rebound',
+  /** A host watcher saw the goal's host stop beating (signal hostLiveness): nothing moved or ran elsewhere. */
+  HostMissing: 'host.missing',
+  /** The host beats again. */
+  HostBack: 'host.back',
   PlanCreated: 'plan.created',
   PlanFailed: 'plan.failed',
   PlanBacktracked: 'plan.backtracked',

@@ -10,6 +10,7 @@ import { toolCatalogueSchema } from '../tools/tool-catalogue';
 import { toolImageSchema, workspaceEffectsSchema } from '../tools/tool-outcome';
 import { transcriptMessageSchema } from '../common/transcript';
 import { hostBindingSchema } from '../hosts/host-binding';
+import { hostMissingSchema } from '../hosts/host-loss';
 import { carriedModelRequestSchema } from './carried-model-request';
 import { rememberedDenialsSchema } from './remembered-denials';
 import { approvalRulesStateSchema, ruleSpecSchema } from '../approvals/approval-rule';
@@ -274,6 +275,8 @@ export const goalStateSchema = z.object({
   callsNamed: z.number().int().nonnegative().default(0),
   /** The host holding the workspace, bound at the goal's start; absent in goals from before. */
   host: hostBindingSchema.optional(),
+  /** Set while a host watcher says the bound host stopped beating (hosts/host-loss.ts). */
+  hostMissing: hostMissingSchema.optional(),
   /**
    * Carried over continue-as-new only: the model request the worker stored after the last turn,
    * which the transcript's first `messageCount` messages still are, so the new run's first turn

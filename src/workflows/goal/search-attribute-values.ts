@@ -49,7 +49,9 @@ const fieldsInOrder = [
 
 /** Every attribute that has a value, for the first upsert of a run. */
 export function searchAttributeUpdates(values: SearchAttributeValues): SearchAttributeUpdatePair[] {
-  return fieldsInOrder.filter((field) => values[field] !== undefined).map((field) => updatePair(field, values));
+  return fieldsInOrder
+    .filter((field) => values[field] !== undefined)
+    .map((field) => updatePair(field, values));
 }
 
 /**
