@@ -123,3 +123,93 @@ function secondsSince(atMs: number, nowMs: number): number {
 export function liveHostIds(hosts: readonly HostLiveness[]): string[] {
   return hosts.filter((host) => host.state === 'live').map((host) => host.hostId);
 }
+
+/** Whether each host seen in the beats serves now, and since when it does not (its newest beat). */
+export type HostServing = { state: 'live' } | { state: 'missing'; since: string };
+
+/**
+ * Each host's serving state for the host watcher: live when any of its workers on the shared
+ * queue beats; missing otherwise, however long ago it died or whether it stopped gracefully (its
+ * goals wait either way).
+ */
+export function hostServingStates(options: {
+  beats: readonly KeelWorkerBeat[];
+  sharedTaskQueue: string;
+  nowMs: number;
+  fallbackIntervalMs: number;
+}): Map<string, HostServing> {
+  const states = new Map<string, HostServing>();
+  const newest = new Map<string, number>();
+  for (const beat of options.beats) {
+    if (beat.taskQueue !== options.sharedTaskQueue) continue;
+    const at = beat.heartbeatAtMs ?? beat.startedAtMs ?? 0;
+    newest.set(beat.hostId, Math.max(newest.get(beat.hostId) ?? 0, at));
+    if (workerLiveness(beat, options.nowMs, options.fallbackIntervalMs) === 'live')
+      states.set(beat.hostId, { state: 'live' });
+  }
+  for (const [hostId, at] of newest)
+    if (!states.has(hostId)) states.set(hostId, { state: 'missing', since: new Date(at).toISOString() });
+  return states;
+}
+
+/**
+ * The worker whose host watcher acts: the first live one by instance id on the shared queue.
+ * Every worker computes the same answer from the same listing, so exactly one acts (two for a
+ * round at most, while their listings differ: the goals ignore the repeat), and when it dies the
+ * next one takes over within a heartbeat interval.
+ */
+export function watcherLeader(options: {
+  beats: readonly KeelWorkerBeat[];
+  sharedTaskQueue: string;
+  nowMs: number;
+  fallbackIntervalMs: number;
+}): string | undefined {
+  const live = options.beats
+    .filter((beat) => beat.taskQueue === options.sharedTaskQueue && beat.instanceId !== undefined)
+    .filter((beat) => workerLiveness(beat, options.nowMs, options.fallbackIntervalMs) === 'live')
+    .map((beat) => beat.instanceId as string)
+    .sort();
+  return live[0];
+}
+
+export interface HostTransition {
+  host: string;
+  state: 'missing' | 'live';
+  since: string;
+}
+
+/**
+ * What changed since the last round: hosts that turned missing, and missing ones that came back.
+ * A watcher with no earlier round (it just started) reports every missing host, not the live
+ * ones: telling every goal of every live host that it is live would be a signal per goal, and a
+ * goal can only have recorded a loss that a watcher saw, which this one then remembers.
+ */
+export function hostTransitions(
+  previous: ReadonlyMap<string, HostServing> | undefined,
+  now: ReadonlyMap<string, HostServing>,
+  nowMs: number,
+): HostTransition[] {
+  const transitions: HostTransition[] = [];
+  for (const [host, serving] of [...now].sort(([one], [other]) => one.localeCompare(other))) {
+    const before = previous?.get(host);
+    if (serving.state === 'missing' && before?.state !== 'missing')
+      transitions.push({ host, state: 'missing', since: serving.since });
+    if (serving.state === 'live' && before?.state === 'missing')
+      transitions.push({ host, state: 'live', since: new Date(nowMs).toISOString() });
+  }
+  return transitions;
+}
+
+/**
+ * What a watcher remembers for its next round: the states now, and the missing hosts the server
+ * no longer lists at all (it forgets dead workers), so their return is still seen as one.
+ */
+export function rememberedStates(
+  previous: ReadonlyMap<string, HostServing> | undefined,
+  now: ReadonlyMap<string, HostServing>,
+): Map<string, HostServing> {
+  const remembered = new Map(now);
+  for (const [host, serving] of previous ?? [])
+    if (serving.state === 'missing' && !remembered.has(host)) remembered.set(host, serving);
+  return remembered;
+}

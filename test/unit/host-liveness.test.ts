@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FORGET_MISSING_AFTER_MS, hostsLiveness, liveHostIds } from '../../src/client/host-liveness';
+import {
+  FORGET_MISSING_AFTER_MS,
+  hostServingStates,
+  hostsLiveness,
+  hostTransitions,
+  liveHostIds,
+  rememberedStates,
+  watcherLeader,
+} from '../../src/client/host-liveness';
 import { hostsExitCode, HostsExitCode } from '../../src/client/hosts-exit-code';
 import { HEARTBEAT_GRACE_MS, type KeelWorkerBeat } from '../../src/client/worker-heartbeats';
 import { hostLines, neededLine } from '../../src/cli/hosts-command';
@@ -119,4 +127,63 @@ test('keel hosts prints a line per host and per instance, and says why it exits 
     neededLine(hosts[1]!),
     'host host-b is missing and 1 running goal is bound to it: their calls wait for it (keel status <goal> says what you can do)',
   );
+});
+
+const watched = (beats: KeelWorkerBeat[], nowMs = NOW) => ({
+  beats,
+  sharedTaskQueue: 'keel',
+  nowMs,
+  fallbackIntervalMs: 60_000,
+});
+
+test('the watcher: a host turns missing (stopped too: its goals wait) and back, each said once', () => {
+  const alive = [beat('h1'), beat('h2')];
+  const first = hostServingStates(watched(alive));
+  assert.deepEqual(hostTransitions(undefined, first, NOW), [], 'a fresh watcher tells live hosts nothing');
+  const deadAt = NOW - 5_000;
+  const dead = hostServingStates(watched([beat('h1'), beat('h2', { heartbeatAtMs: deadAt })]));
+  assert.deepEqual(hostTransitions(first, dead, NOW), [
+    { host: 'h2', state: 'missing', since: new Date(deadAt).toISOString() },
+  ]);
+  assert.deepEqual(hostTransitions(dead, dead, NOW), [], 'not again while it stays missing');
+  const stopped = hostServingStates(watched([beat('h1', { status: 'shutdown' }), beat('h2')]));
+  assert.deepEqual(
+    hostTransitions(dead, stopped, NOW).map((transition) => [transition.host, transition.state]),
+    [
+      ['h1', 'missing'],
+      ['h2', 'live'],
+    ],
+  );
+  assert.deepEqual(
+    hostTransitions(undefined, dead, NOW).map((transition) => transition.host),
+    ['h2'],
+    'a fresh watcher tells the missing',
+  );
+});
+
+test('the watcher remembers a missing host the server forgot, so its return is still told', () => {
+  const deadAt = NOW - 5_000;
+  const missing = rememberedStates(
+    undefined,
+    hostServingStates(watched([beat('h2', { heartbeatAtMs: deadAt })])),
+  );
+  const forgotten = rememberedStates(missing, hostServingStates(watched([])));
+  assert.equal(forgotten.get('h2')?.state, 'missing');
+  const back = hostServingStates(watched([beat('h2', { instanceId: 'new' })]));
+  assert.deepEqual(
+    hostTransitions(forgotten, back, NOW).map((transition) => transition.state),
+    ['live'],
+  );
+});
+
+test('the first live worker by instance id leads; a dead or stopped one does not', () => {
+  const beats = [
+    beat('h1', { instanceId: 'b' }),
+    beat('h2', { instanceId: 'a', heartbeatAtMs: NOW - 10_000 }),
+    beat('h3', { instanceId: 'aa', status: 'shutting-down' }),
+    beat('h4', { instanceId: '0', taskQueue: 'keel@h4' }),
+    beat('h5', { instanceId: 'c' }),
+  ];
+  assert.equal(watcherLeader(watched(beats)), 'b');
+  assert.equal(watcherLeader(watched([])), undefined);
 });

@@ -110,7 +110,6 @@ function hostSection(host: HostView | undefined, pendingApprovals: number): stri
     return [
       `#### Workspace host ${inlineCode(host.id)} missing since ${host.missingSince}`,
       hostLossText({ host: host.id, since: host.missingSince, pendingApprovals }),
-      '',
       ...actions,
     ].join('\n');
   return `**Host:** ${inlineCode(host.id)} (${host.via})`;
