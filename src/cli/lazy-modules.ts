@@ -62,7 +62,7 @@ export const runWorker: typeof Worker.runWorker = (...args) => worker().runWorke
 
 export const hostsServing: typeof Hosts.hostsServing = (...args) => hosts().hostsServing(...args);
 export const hostSightings: typeof Hosts.hostSightings = (...args) => hosts().hostSightings(...args);
-export const servingHostIds: typeof Hosts.servingHostIds = (...args) => hosts().servingHostIds(...args);
+export const hostsToAsk: typeof Hosts.hostsToAsk = (...args) => hosts().hostsToAsk(...args);
 export const workerTools: typeof WorkerTools.workerTools = (...args) =>
   workerToolsModule().workerTools(...args);
 

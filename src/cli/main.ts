@@ -18,14 +18,7 @@ import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { parseRuleText } from '../workflows/approvals/approval-rule';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
-import {
-  awaitHostBinding,
-  describeResult,
-  followGoal,
-  hostSightings,
-  hostsServing,
-  servingHostIds,
-} from './lazy-modules';
+import { awaitHostBinding, describeResult, followGoal, hostSightings, hostsToAsk } from './lazy-modules';
 import { hostLossLines } from './host-loss-lines';
 import { registerRebindCommand } from './rebind-command';
 import { registerCodecServerCommand } from './codec-server-command';
@@ -549,13 +542,11 @@ interface RunOptions {
 
 /** A named host must have a worker polling now; a typo should not start a goal that waits for nobody. */
 async function mustBeServing(client: Client, settings: ConnectionSettings, hostId: string): Promise<void> {
-  const hosts = servingHostIds(
-    await hostsServing({
-      connection: client.connection,
-      namespace: settings.namespace,
-      taskQueue: settings.taskQueue,
-    }),
-  );
+  const hosts = await hostsToAsk({
+    connection: client.connection,
+    namespace: settings.namespace,
+    taskQueue: settings.taskQueue,
+  });
   if (hosts.includes(hostId)) return;
   const known = hosts.length === 0 ? 'none' : hosts.join(', ');
   throw new CliError(

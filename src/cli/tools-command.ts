@@ -5,7 +5,7 @@ import type { ToolCatalogue } from '../workflows/tools/tool-catalogue';
 import { goalToolsQuery } from '../workflows/goal/messages';
 import { CliError } from './cli-error';
 import { parseDuration } from './duration';
-import { goalHandle, hostsServing, servingHostIds, workerTools } from './lazy-modules';
+import { goalHandle, hostsToAsk, workerTools } from './lazy-modules';
 import { approvalRule, toolLines } from './tool-lines';
 
 type WithClient = <T>(
@@ -56,7 +56,7 @@ async function workerCatalogue(
 ): Promise<ToolCatalogue> {
   const { taskQueue, namespace } = settings;
   // Asked first: without a worker the answer is one line now, not a wait for the timeout.
-  const hosts = servingHostIds(await hostsServing({ connection: client.connection, namespace, taskQueue }));
+  const hosts = await hostsToAsk({ connection: client.connection, namespace, taskQueue });
   if (hosts.length === 0) {
     throw new CliError(
       `no keel worker polls task queue "${taskQueue}" (namespace ${namespace}): start one (keel worker), or name its queue with --task-queue`,

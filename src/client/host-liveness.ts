@@ -119,13 +119,12 @@ function secondsSince(atMs: number, nowMs: number): number {
   return Math.max(0, Math.floor((nowMs - atMs) / 1000));
 }
 
-/** The ids of the live hosts (what a goal at its start may ask about its workspace). */
-export function liveHostIds(hosts: readonly HostLiveness[]): string[] {
-  return hosts.filter((host) => host.state === 'live').map((host) => host.hostId);
-}
-
-/** Whether each host seen in the beats serves now, and since when it does not (its newest beat). */
-export type HostServing = { state: 'live' } | { state: 'missing'; since: string };
+/**
+ * Whether each host seen in the beats serves now, and since when it does not (its newest beat);
+ * a live one says whether a worker of it is listed dead or stopped beside the live ones (it may
+ * have just come back).
+ */
+export type HostServing = { state: 'live'; withLostInstances: boolean } | { state: 'missing'; since: string };
 
 /**
  * Each host's serving state for the host watcher: live when any of its workers on the shared
@@ -140,15 +139,22 @@ export function hostServingStates(options: {
 }): Map<string, HostServing> {
   const states = new Map<string, HostServing>();
   const newest = new Map<string, number>();
+  const lost = new Set<string>();
+  const live = new Set<string>();
   for (const beat of options.beats) {
     if (beat.taskQueue !== options.sharedTaskQueue) continue;
     const at = beat.heartbeatAtMs ?? beat.startedAtMs ?? 0;
     newest.set(beat.hostId, Math.max(newest.get(beat.hostId) ?? 0, at));
-    if (workerLiveness(beat, options.nowMs, options.fallbackIntervalMs) === 'live')
-      states.set(beat.hostId, { state: 'live' });
+    if (workerLiveness(beat, options.nowMs, options.fallbackIntervalMs) === 'live') live.add(beat.hostId);
+    else lost.add(beat.hostId);
   }
   for (const [hostId, at] of newest)
-    if (!states.has(hostId)) states.set(hostId, { state: 'missing', since: new Date(at).toISOString() });
+    states.set(
+      hostId,
+      live.has(hostId)
+        ? { state: 'live', withLostInstances: lost.has(hostId) }
+        : { state: 'missing', since: new Date(at).toISOString() },
+    );
   return states;
 }
 
@@ -180,9 +186,10 @@ export interface HostTransition {
 
 /**
  * What changed since the last round: hosts that turned missing, and missing ones that came back.
- * A watcher with no earlier round (it just started) reports every missing host, not the live
- * ones: telling every goal of every live host that it is live would be a signal per goal, and a
- * goal can only have recorded a loss that a watcher saw, which this one then remembers.
+ * A watcher with no earlier round (it just started, maybe as the host that came back, and leads
+ * at once) cannot know which goals were told of a loss: it reports every missing host, and the
+ * live hosts that have a dead or stopped worker listed beside the live one (they may have just
+ * come back), not all of them: that would be a signal to every goal. The goals ignore repeats.
  */
 export function hostTransitions(
   previous: ReadonlyMap<string, HostServing> | undefined,
@@ -194,7 +201,11 @@ export function hostTransitions(
     const before = previous?.get(host);
     if (serving.state === 'missing' && before?.state !== 'missing')
       transitions.push({ host, state: 'missing', since: serving.since });
-    if (serving.state === 'live' && before?.state === 'missing')
+    const cameBack =
+      previous === undefined
+        ? serving.state === 'live' && serving.withLostInstances
+        : before?.state === 'missing';
+    if (serving.state === 'live' && cameBack)
       transitions.push({ host, state: 'live', since: new Date(nowMs).toISOString() });
   }
   return transitions;

@@ -1,6 +1,6 @@
 import { temporal } from '@temporalio/proto';
-import { hostIdOfIdentity, hostTaskQueue } from '../workflows/hosts/host-queues';
-import { hostsLiveness, liveHostIds, type HostLiveness, type SeenHost } from './host-liveness';
+import { hostIdOfIdentity, hostTaskQueue, parseWorkerIdentity } from '../workflows/hosts/host-queues';
+import { hostServingStates, hostsLiveness, type HostLiveness, type SeenHost } from './host-liveness';
 import { runningGoalsByHost } from './host-goals';
 import { listKeelWorkers, type KeelWorkerBeat } from './worker-heartbeats';
 
@@ -81,12 +81,6 @@ export interface ServingHost {
 
 const { TaskQueueType, TaskQueueKind } = temporal.api.enums.v1;
 
-/** The hosts that serve now: the live ones, or, judged by polls, every one seen polling. */
-export function servingHostIds(listing: HostsListing): string[] {
-  if (listing.source === 'pollers') return listing.hosts.map((host) => host.hostId);
-  return liveHostIds(listing.hosts);
-}
-
 /**
  * The keel hosts polling a shared task queue (where worker heartbeats cannot be read), sorted by host id: read off the pollers of its
  * workflow and activity tasks (DescribeTaskQueue), whose identities name their host
@@ -98,19 +92,9 @@ export async function hostsPolling(options: {
   namespace: string;
   taskQueue: string;
 }): Promise<ServingHost[]> {
-  const { connection, namespace, taskQueue } = options;
-  const types = [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
-  const responses = await Promise.all(
-    types.map((taskQueueType) =>
-      connection.workflowService.describeTaskQueue({
-        namespace,
-        taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        taskQueueType,
-      }),
-    ),
-  );
+  const { taskQueue } = options;
   const lastPolled = new Map<string, number | undefined>();
-  for (const poller of responses.flatMap((response) => response.pollers ?? [])) {
+  for (const poller of await pollersOf(options)) {
     const hostId = hostIdOfIdentity(poller.identity ?? '');
     if (hostId === undefined) continue;
     const at = millisecondsOf(poller.lastAccessTime);
@@ -125,6 +109,63 @@ export async function hostsPolling(options: {
       ...(at === undefined ? {} : { lastPolledAt: new Date(at).toISOString() }),
     };
   });
+}
+
+/** The pollers of a task queue's workflow and activity tasks (DescribeTaskQueue). */
+async function pollersOf(options: {
+  connection: { workflowService: Pick<TaskQueueConnection['workflowService'], 'describeTaskQueue'> };
+  namespace: string;
+  taskQueue: string;
+}): Promise<temporal.api.taskqueue.v1.IPollerInfo[]> {
+  const { connection, namespace, taskQueue } = options;
+  const types = [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
+  const responses = await Promise.all(
+    types.map((taskQueueType) =>
+      connection.workflowService.describeTaskQueue({
+        namespace,
+        taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        taskQueueType,
+      }),
+    ),
+  );
+  return responses.flatMap((response) => response.pollers ?? []);
+}
+
+/**
+ * The hosts a goal asks about its workspace as it starts (the listHosts activity): the live ones.
+ * A worker polls before its first beat reaches the server, so a worker instance seen polling that
+ * the heartbeats do not list yet counts as live; a host whose every listed worker is dead or
+ * stopped is left out, although the server still lists its polls for minutes. Where heartbeats
+ * cannot be read, every host seen polling.
+ */
+export async function hostsToAsk(options: {
+  connection: TaskQueueConnection;
+  namespace: string;
+  taskQueue: string;
+  nowMs?: number;
+}): Promise<string[]> {
+  const { connection, namespace, taskQueue } = options;
+  const [beats, pollers] = await Promise.all([
+    listKeelWorkers({ connection, namespace, taskQueue }).catch(() => undefined),
+    pollersOf(options),
+  ]);
+  const polling = pollers
+    .map((poller) => parseWorkerIdentity(poller.identity ?? ''))
+    .filter((identity) => identity !== undefined);
+  if (beats === undefined) return [...new Set(polling.map((identity) => identity.hostId))].sort();
+  const states = hostServingStates({
+    beats,
+    sharedTaskQueue: taskQueue,
+    nowMs: options.nowMs ?? Date.now(),
+    fallbackIntervalMs: 60_000,
+  });
+  const beating = new Set(beats.map((beat) => beat.instanceId));
+  const hosts = new Set(
+    [...states].filter(([, serving]) => serving.state === 'live').map(([hostId]) => hostId),
+  );
+  for (const identity of polling)
+    if (identity.instanceId === undefined || !beating.has(identity.instanceId)) hosts.add(identity.hostId);
+  return [...hosts].sort();
 }
 
 function millisecondsOf(

@@ -103,9 +103,13 @@ test(
     assert.equal((await handle.query(goalStatusQuery)).host?.id, 'h-b');
 
     // Both live; the goal counts for h-b (KeelHost), so keel hosts exits 0.
+    let lastListing: unknown;
     const healthy = await eventually(async () => {
       const listed = await hosts();
+      lastListing = listed;
       return stateOf(listed, 'h-b')?.runningGoals === 1 ? listed : undefined;
+    }).catch((error: unknown) => {
+      throw new Error(`${String(error)}; keel hosts said ${JSON.stringify(lastListing)}`);
     });
     assert.equal(healthy.code, 0, healthy.stderr);
     assert.deepEqual(

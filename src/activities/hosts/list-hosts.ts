@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { hostsServing, servingHostIds, type TaskQueueConnection } from '../../client/hosts';
+import { hostsToAsk, type TaskQueueConnection } from '../../client/hosts';
 import { parseHostActivityInput } from './host-activity-input';
 
 export const listHostsInputSchema = z.object({ taskQueue: z.string().min(1).optional() }).strict();
@@ -30,13 +30,13 @@ export function createListHostsActivity(listing: HostListing | undefined) {
           'this worker has no Temporal connection to list hosts',
           HOSTS_UNLISTABLE,
         );
-      const listed = await hostsServing({
+      // A missing host would take the goal's question only once it is back: not asked.
+      const hosts = await hostsToAsk({
         connection: listing.connection,
         namespace: listing.namespace,
         taskQueue: input.taskQueue ?? listing.taskQueue,
       });
-      // A missing host would take the goal's question only once it is back: not asked.
-      return { hosts: servingHostIds(listed) };
+      return { hosts };
     },
   };
 }
