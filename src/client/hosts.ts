@@ -34,7 +34,10 @@ export async function hostsServing(options: {
   nowMs?: number;
 }): Promise<HostsListing> {
   const { connection, namespace, taskQueue } = options;
-  let unavailable: string | undefined;
+  let unavailable: string;
+  // When no worker beats at all, the goals' hosts are all missing, unless pollers show that the
+  // server only has heartbeats turned off.
+  let noneBeating: HostLiveness[] | undefined;
   try {
     const [beats, goals] = await Promise.all([
       listKeelWorkers({ connection, namespace, taskQueue }),
@@ -47,14 +50,14 @@ export async function hostsServing(options: {
       fallbackIntervalMs: options.fallbackIntervalMs ?? 60_000,
       ...(goals === undefined ? {} : { runningGoalsByHost: goals }),
     });
-    if (beats.length > 0 || hosts.length > 0) return { source: 'heartbeats', hosts };
+    if (beats.length > 0) return { source: 'heartbeats', hosts };
+    noneBeating = hosts;
     unavailable = 'the server lists no worker heartbeats';
   } catch (error) {
     unavailable = `the server cannot list workers: ${firstLine(error)}`;
   }
   const polling = await hostsPolling({ connection, namespace, taskQueue });
-  if (polling.length === 0 && unavailable === 'the server lists no worker heartbeats')
-    return { source: 'heartbeats', hosts: [] };
+  if (polling.length === 0 && noneBeating !== undefined) return { source: 'heartbeats', hosts: noneBeating };
   return {
     source: 'pollers',
     hosts: polling,

@@ -85,6 +85,27 @@ test('without ListWorkers, keel hosts lists the pollers and says why in a note',
   );
 });
 
+test("no worker beats: the goals' hosts are missing, unless pollers show heartbeats are off", async () => {
+  const list = (pollers: string[]) =>
+    hostsServing({
+      connection: server({ workersInfo: [], pollers, goalHosts: ['h1'] }),
+      namespace: 'default',
+      taskQueue: 'keel',
+      countGoals: true,
+    });
+  const nobody = await list([]);
+  assert.deepEqual(
+    nobody.source === 'heartbeats' ? nobody.hosts.map((host) => [host.hostId, host.state]) : nobody,
+    [['h1', 'missing']],
+  );
+  const heartbeatsOff = await list(['keel-host=h1 1@m instance=a heartbeat=1000']);
+  assert.equal(heartbeatsOff.source, 'pollers');
+  assert.match(
+    heartbeatsOff.source === 'pollers' ? heartbeatsOff.note : '',
+    /^the server lists no worker heartbeats: /,
+  );
+});
+
 test('a goal asks live hosts and workers polling before their first beat, not hosts whose workers are dead', async () => {
   const hosts = await hostsToAsk({
     connection: server({
