@@ -1,5 +1,10 @@
 import { hostTaskQueue } from '../workflows/hosts/host-queues';
-import { workerLiveness, type KeelWorkerBeat, type WorkerLiveness } from './worker-heartbeats';
+import {
+  HEARTBEAT_GRACE_MS,
+  workerLiveness,
+  type KeelWorkerBeat,
+  type WorkerLiveness,
+} from './worker-heartbeats';
 
 /**
  * Which keel hosts are alive, judged from Temporal's worker heartbeats (ListWorkers) alone: pure,
@@ -223,4 +228,27 @@ export function rememberedStates(
   for (const [host, serving] of previous ?? [])
     if (serving.state === 'missing' && !remembered.has(host)) remembered.set(host, serving);
   return remembered;
+}
+
+/**
+ * Whether a worker instance seen polling is alive although its beats do not say so: it has none
+ * yet (a worker polls before its first beat reaches the server), or it polled after its last beat
+ * could have been its last (a worker made again in the same process keeps its instance id, and
+ * its predecessor's beat says shutdown). A dead worker's polls, which the server keeps listing for
+ * minutes, began before it died, so within its last beat's interval.
+ */
+export function pollsBeyondItsBeats(
+  poller: { instanceId?: string; lastPollMs?: number },
+  beats: readonly KeelWorkerBeat[],
+): boolean {
+  const own = beats.filter((beat) => beat.instanceId !== undefined && beat.instanceId === poller.instanceId);
+  if (own.length === 0) return true;
+  if (poller.lastPollMs === undefined) return false;
+  const lastPollMs = poller.lastPollMs;
+  return own.every((beat) => {
+    if (beat.heartbeatAtMs === undefined) return true;
+    const mayStillBeat =
+      beat.status === 'running' ? (beat.heartbeatIntervalMs ?? 60_000) + HEARTBEAT_GRACE_MS : 0;
+    return lastPollMs > beat.heartbeatAtMs + mayStillBeat;
+  });
 }

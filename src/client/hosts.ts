@@ -1,6 +1,12 @@
 import { temporal } from '@temporalio/proto';
 import { hostIdOfIdentity, hostTaskQueue, parseWorkerIdentity } from '../workflows/hosts/host-queues';
-import { hostServingStates, hostsLiveness, type HostLiveness, type SeenHost } from './host-liveness';
+import {
+  hostServingStates,
+  hostsLiveness,
+  pollsBeyondItsBeats,
+  type HostLiveness,
+  type SeenHost,
+} from './host-liveness';
 import { runningGoalsByHost } from './host-goals';
 import { listKeelWorkers, type KeelWorkerBeat } from './worker-heartbeats';
 
@@ -152,9 +158,13 @@ export async function hostsToAsk(options: {
     listKeelWorkers({ connection, namespace, taskQueue }).catch(() => undefined),
     pollersOf(options),
   ]);
-  const polling = pollers
-    .map((poller) => parseWorkerIdentity(poller.identity ?? ''))
-    .filter((identity) => identity !== undefined);
+  const polling = pollers.flatMap((poller) => {
+    const identity = parseWorkerIdentity(poller.identity ?? '');
+    const lastPollMs = millisecondsOf(poller.lastAccessTime);
+    return identity === undefined
+      ? []
+      : [{ ...identity, ...(lastPollMs === undefined ? {} : { lastPollMs }) }];
+  });
   if (beats === undefined) return [...new Set(polling.map((identity) => identity.hostId))].sort();
   const states = hostServingStates({
     beats,
@@ -162,12 +172,10 @@ export async function hostsToAsk(options: {
     nowMs: options.nowMs ?? Date.now(),
     fallbackIntervalMs: 60_000,
   });
-  const beating = new Set(beats.map((beat) => beat.instanceId));
   const hosts = new Set(
     [...states].filter(([, serving]) => serving.state === 'live').map(([hostId]) => hostId),
   );
-  for (const identity of polling)
-    if (identity.instanceId === undefined || !beating.has(identity.instanceId)) hosts.add(identity.hostId);
+  for (const poller of polling) if (pollsBeyondItsBeats(poller, beats)) hosts.add(poller.hostId);
   return [...hosts].sort();
 }
 

@@ -7,13 +7,18 @@ const { WorkerStatus } = temporal.api.enums.v1;
 const NOW_SECONDS = 1_000;
 
 /** A worker heartbeat as ListWorkers returns it. */
-function workerInfo(hostId: string, instanceId: string, secondsAgo: number) {
+function workerInfo(
+  hostId: string,
+  instanceId: string,
+  secondsAgo: number,
+  status = WorkerStatus.WORKER_STATUS_RUNNING,
+) {
   return {
     workerHeartbeat: {
       workerIdentity: `keel-host=${hostId} 1@m instance=${instanceId} heartbeat=1000`,
       workerInstanceKey: `key-${instanceId}`,
       taskQueue: 'keel',
-      status: WorkerStatus.WORKER_STATUS_RUNNING,
+      status,
       heartbeatTime: { seconds: NOW_SECONDS - secondsAgo },
     },
   };
@@ -22,7 +27,7 @@ function workerInfo(hostId: string, instanceId: string, secondsAgo: number) {
 /** A server with these beats (or none: ListWorkers refused), these pollers and these goals' hosts. */
 function server(options: {
   workersInfo?: ReturnType<typeof workerInfo>[];
-  pollers?: string[];
+  pollers?: Array<string | { identity: string; secondsAgo: number }>;
   goalHosts?: string[];
 }): TaskQueueConnection {
   const keyword = (text: string) => ({ data: Buffer.from(JSON.stringify(text)) });
@@ -33,7 +38,13 @@ function server(options: {
           ? Promise.reject(new Error('12 UNIMPLEMENTED: ListWorkers is not enabled\nmore'))
           : Promise.resolve({ workersInfo: options.workersInfo }),
       describeTaskQueue: () =>
-        Promise.resolve({ pollers: (options.pollers ?? []).map((identity) => ({ identity })) }),
+        Promise.resolve({
+          pollers: (options.pollers ?? []).map((poller) =>
+            typeof poller === 'string'
+              ? { identity: poller }
+              : { identity: poller.identity, lastAccessTime: { seconds: NOW_SECONDS - poller.secondsAgo } },
+          ),
+        }),
       listWorkflowExecutions: (request: { query?: string | null }) => {
         assert.match(
           request.query ?? '',
@@ -113,10 +124,16 @@ test('a goal asks live hosts and workers polling before their first beat, not ho
         workerInfo('h-live', 'a', 0),
         workerInfo('h-dead', 'b', 30),
         workerInfo('h-back', 'c', 30),
+        workerInfo('h-again', 'f', 20, WorkerStatus.WORKER_STATUS_SHUTDOWN),
+        workerInfo('h-quit', 'g', 20, WorkerStatus.WORKER_STATUS_SHUTDOWN),
       ],
       pollers: [
         'keel-host=h-live 1@m instance=a heartbeat=1000',
-        'keel-host=h-dead 1@m instance=b heartbeat=1000', // the server keeps a dead poller for minutes
+        // The server keeps a dead or stopped worker's polls for minutes: they began before it died.
+        { identity: 'keel-host=h-dead 1@m instance=b heartbeat=1000', secondsAgo: 30 },
+        { identity: 'keel-host=h-quit 1@m instance=g heartbeat=1000', secondsAgo: 25 },
+        // A worker made again in the same process (same instance id) polls after its predecessor stopped.
+        { identity: 'keel-host=h-again 1@m instance=f heartbeat=1000', secondsAgo: 1 },
         'keel-host=h-back 1@m instance=d heartbeat=1000', // a new instance, not beating yet
         'keel-host=h-new 1@m instance=e heartbeat=1000',
       ],
@@ -125,7 +142,7 @@ test('a goal asks live hosts and workers polling before their first beat, not ho
     taskQueue: 'keel',
     nowMs: NOW_SECONDS * 1000,
   });
-  assert.deepEqual(hosts, ['h-back', 'h-live', 'h-new']);
+  assert.deepEqual(hosts, ['h-again', 'h-back', 'h-live', 'h-new']);
   const withoutHeartbeats = await hostsToAsk({
     connection: server({ pollers: ['keel-host=h-dead 1@m instance=b heartbeat=1000'] }),
     namespace: 'default',
