@@ -47,7 +47,10 @@ export async function hostsServing(options: {
   try {
     const [beats, goals] = await Promise.all([
       listKeelWorkers({ connection, namespace, taskQueue }),
-      options.countGoals ? runningGoalsByHost({ connection, namespace, taskQueue }) : undefined,
+      // Uncounted when visibility cannot say (KeelHost not registered): the hosts are still listed.
+      options.countGoals
+        ? runningGoalsByHost({ connection, namespace, taskQueue }).catch(() => undefined)
+        : undefined,
     ]);
     const hosts = hostsLiveness({
       beats,
