@@ -7,6 +7,8 @@ import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
 import { hostLossLines } from '../../src/cli/host-loss-lines';
 import { pendingLines } from '../../src/cli/approval-lines';
 import { unavailableActions } from '../../src/workflows/hosts/host-binding';
+import { newGoalState } from '../../src/workflows/goal/goal-start';
+import { hostView, searchAttributeValuesOf } from '../../src/workflows/goal/goal-view';
 
 const SINCE = '2030-01-01T00:00:00.000Z';
 const missing = { host: 'h-b', state: 'missing' as const, since: SINCE, by: 'watcher-1' };
@@ -121,4 +123,19 @@ test("keel status and pending: the CLI's own reading of the heartbeats wins over
     },
   ]);
   assert.equal(printed.at(-4), `    ! ${dead[0] ?? ''}`);
+});
+
+test("a goal's views: KeelHost once bound, and a recorded loss only while it is about the bound host", () => {
+  const state = newGoalState({ goal: 'g', workspace: '/srv/work/app' });
+  assert.equal(searchAttributeValuesOf(state).host, undefined);
+  state.host = { id: 'h-b', queue: 'keel@h-b', boundAt: SINCE, via: 'probe' };
+  assert.equal(searchAttributeValuesOf(state).host, 'h-b');
+  assert.equal(hostView(state, 'goal-1')?.actions, undefined, 'a healthy host: no actions');
+  state.hostMissing = { host: 'h-b', since: SINCE, by: 'watcher-1' };
+  const view = hostView(state, 'goal-1');
+  assert.equal(view?.missingSince, SINCE);
+  assert.deepEqual(view?.actions, unavailableActions({ workflowId: 'goal-1', canRecreate: false }));
+  state.host = { id: 'h-c', queue: 'keel@h-c', boundAt: SINCE, via: 'rebound' };
+  assert.equal(hostView(state, 'goal-1')?.missingSince, undefined, 'moved: the old host is no concern');
+  assert.equal(searchAttributeValuesOf(state).host, 'h-c');
 });
