@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createActivities } from './activities';
 import { hostSettings, type HostSettings } from './config/host-settings';
 import { HostActivityWorker, keelHostOf, runWithHostWorker, type KeelHost } from './host-worker';
+import { watchHostsWhileRunning } from './host-watcher';
 import { hostTaskQueue, workerIdentity } from './workflows/hosts/host-queues';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
 import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
@@ -278,6 +279,13 @@ async function createWorkerOn(
       replicaOf: claim.joined,
     });
     recheckClaimWhenRunning(worker, { ...claimOptions, ...claim });
+    watchHostsWhileRunning(worker, {
+      namespace,
+      taskQueue,
+      instanceId: WORKER_INSTANCE_ID,
+      intervalMs: options.heartbeatIntervalMs,
+      log: workerLog,
+    });
     registries.set(worker, toolRegistry);
     if (mcp !== undefined) closeWhenStopped(worker, () => mcp.close());
     if (modelRequestStore !== undefined) closeWhenStopped(worker, () => modelRequestStore.close());

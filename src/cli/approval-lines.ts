@@ -79,6 +79,8 @@ export interface PendingEntry {
   /** Why it waits for a human, and the changes it holds (applied on approval), when it holds any. */
   reason?: string;
   heldChanges?: WorkspaceEffects;
+  /** The goal's host is missing: the line saying so and the actions (host-loss-lines.ts). */
+  hostLoss?: string[];
 }
 
 export function pendingEntries(
@@ -117,8 +119,8 @@ export function pendingEntries(
 export function pendingLines(entries: readonly PendingEntry[]): string[] {
   if (entries.length === 0) return ['no tool calls or outputs are awaiting a human'];
   return entries.flatMap(
-    ({ workflowId, callId, reversibility, summary, deadline, input, reason, heldChanges }) =>
-      callId === 'review'
+    ({ workflowId, callId, reversibility, summary, deadline, input, reason, heldChanges, hostLoss }) => [
+      ...(callId === 'review'
         ? [`${workflowId}  review  ${summary}  (keel review ${workflowId} --accept | --reject)`]
         : [
             `${workflowId}  ${callId}  ${reversibility}  ${labelText(summary)}  (until ${deadline})`,
@@ -127,6 +129,9 @@ export function pendingLines(entries: readonly PendingEntry[]): string[] {
               ...(reason === undefined ? {} : { reason }),
               ...(heldChanges === undefined ? {} : { heldChanges }),
             }),
-          ],
+          ]),
+      // A parked goal makes no calls, so its host's loss would not show anywhere else.
+      ...(hostLoss ?? []).map((line) => `${CALL_INDENT}! ${line.trimStart()}`),
+    ],
   );
 }

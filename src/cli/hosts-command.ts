@@ -2,6 +2,9 @@ import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { ConnectionSettings } from '../connection-settings';
 import { hostsServing } from './lazy-modules';
+import type { HostLiveness } from '../client/host-liveness';
+import { hostsExitCode, HostsExitCode } from '../client/hosts-exit-code';
+import type { ServingHost } from '../client/hosts';
 
 type WithClient = <T>(
   command: Command,
@@ -9,9 +12,9 @@ type WithClient = <T>(
 ) => Promise<T>;
 
 /**
- * `keel hosts`: the keel hosts polling the task queue (issue 9), one line each with the queue of
- * its own, where the workspace tools of the goals bound to it run. The same list a goal asks for
- * when it looks for its workspace (the listHosts activity).
+ * `keel hosts`: the keel hosts of the task queue as Temporal's worker heartbeats show them (issue
+ * 23): each live, missing or stopped, with its instances and the running goals bound to it. It
+ * exits 3 when a host a running goal needs is missing, so a script or a monitor sees the loss.
  */
 export function registerHostsCommand(
   program: Command,
@@ -20,35 +23,95 @@ export function registerHostsCommand(
 ): void {
   program
     .command('hosts')
-    .description('list the keel hosts serving the task queue, each with its own queue')
-    .option('--json', 'print one JSON array of {hostId, hostTaskQueue, lastPolledAt}')
+    .description(
+      'the keel hosts of the task queue: live, missing or stopped, their instances and running goals (exit 3: a host a running goal needs is missing)',
+    )
+    .option(
+      '--json',
+      'print one JSON array of {hostId, hostTaskQueue, state, secondsSinceBeat, missingSince, instances, runningGoals}',
+    )
     .action(async (options: { json?: boolean }, command: Command) => {
       await withClient(command, async (client, settings) => {
-        const hosts = await hostsServing({
+        const listing = await hostsServing({
           connection: client.connection,
           namespace: settings.namespace,
           taskQueue: settings.taskQueue,
+          countGoals: true,
         });
-        if (hosts.length === 0) process.exitCode = 1;
-        if (options.json) return print(JSON.stringify(hosts, null, 2));
+        if (listing.source === 'pollers') {
+          process.stderr.write(`keel: ${listing.note}\n`);
+          return printPolling(listing.hosts, options.json === true, settings.taskQueue, print);
+        }
+        const hosts = listing.hosts;
+        process.exitCode = hostsExitCode(hosts);
+        if (options.json) print(JSON.stringify(hosts, null, 2));
+        else for (const line of hostLines(hosts)) print(line);
         if (hosts.length === 0)
-          return process.stderr.write(`keel: no keel worker polls task queue ${settings.taskQueue}\n`);
-        const width = Math.max(...hosts.map((host) => host.hostId.length));
+          process.stderr.write(`keel: no keel worker serves task queue ${settings.taskQueue}\n`);
         for (const host of hosts)
-          print(`${host.hostId.padEnd(width)}  queue "${host.hostTaskQueue}"${staleness(host)}`);
+          if (
+            process.exitCode === HostsExitCode.NeededHostMissing &&
+            (host.runningGoals ?? 0) > 0 &&
+            host.state !== 'live'
+          )
+            process.stderr.write(`keel: ${neededLine(host)}\n`);
       });
     });
 }
 
-/**
- * A poll is long (up to a minute), so an idle healthy host's last poll may be that old; past
- * STALE_AFTER_MS its worker is busy (every slot taken) or gone. The server forgets it after ~5 min.
- */
-const STALE_AFTER_MS = 90_000;
+/** One line per host, and one under it per instance. Pure, so tests read what is printed. */
+export function hostLines(hosts: readonly HostLiveness[]): string[] {
+  const width = Math.max(0, ...hosts.map((host) => host.hostId.length));
+  return hosts.flatMap((host) => [
+    [
+      host.hostId.padEnd(width),
+      host.state.padEnd(7),
+      beatText(host),
+      goalsText(host.runningGoals),
+      `queue "${host.hostTaskQueue}"`,
+    ]
+      .filter((part) => part !== '')
+      .join('  '),
+    ...host.instances.map(
+      (instance) =>
+        `  instance ${instance.instanceId ?? '?'}  ${instance.pid ?? '?'}@${instance.machine ?? '?'}  ${instance.state}${
+          instance.secondsSinceBeat === undefined ? '' : `  last beat ${instance.secondsSinceBeat}s ago`
+        }`,
+    ),
+  ]);
+}
 
-function staleness(host: { lastPolledAt?: string }, now = Date.now()): string {
-  if (host.lastPolledAt === undefined) return '';
-  const seconds = Math.round((now - Date.parse(host.lastPolledAt)) / 1000);
-  if (seconds * 1000 < STALE_AFTER_MS) return '';
-  return `  (no poll for ${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s: busy or gone)`;
+function beatText(host: HostLiveness): string {
+  if (host.secondsSinceBeat === undefined) return 'no worker has served it';
+  if (host.state === 'missing')
+    return `no beat for ${host.secondsSinceBeat}s (since ${host.missingSince ?? '?'})`;
+  return `last beat ${host.secondsSinceBeat}s ago`;
+}
+
+function goalsText(count: number | undefined): string {
+  if (count === undefined) return '';
+  return count === 1 ? '1 running goal' : `${count} running goals`;
+}
+
+/** Why `keel hosts` exits 3: which host, how many goals wait for it, where to look. */
+export function neededLine(host: HostLiveness): string {
+  const goals = goalsText(host.runningGoals);
+  return `host ${host.hostId} is ${host.state === 'stopped' ? 'stopped' : 'missing'} and ${goals} ${
+    host.runningGoals === 1 ? 'is' : 'are'
+  } bound to it: their calls wait for it (keel status <goal> says what you can do)`;
+}
+
+/** Hosts seen polling (a server without worker heartbeats): liveness cannot be judged. */
+function printPolling(
+  hosts: readonly ServingHost[],
+  json: boolean,
+  taskQueue: string,
+  print: (line: string) => void,
+): void {
+  if (hosts.length === 0) process.exitCode = HostsExitCode.NoHosts;
+  if (json) return print(JSON.stringify(hosts, null, 2));
+  if (hosts.length === 0)
+    return void process.stderr.write(`keel: no keel worker polls task queue ${taskQueue}\n`);
+  const width = Math.max(...hosts.map((host) => host.hostId.length));
+  for (const host of hosts) print(`${host.hostId.padEnd(width)}  queue "${host.hostTaskQueue}"`);
 }

@@ -61,6 +61,8 @@ export const rebindHost: typeof HostBindingClient.rebindHost = (...args) =>
 export const runWorker: typeof Worker.runWorker = (...args) => worker().runWorker(...args);
 
 export const hostsServing: typeof Hosts.hostsServing = (...args) => hosts().hostsServing(...args);
+export const hostSightings: typeof Hosts.hostSightings = (...args) => hosts().hostSightings(...args);
+export const hostsToAsk: typeof Hosts.hostsToAsk = (...args) => hosts().hostsToAsk(...args);
 export const workerTools: typeof WorkerTools.workerTools = (...args) =>
   workerToolsModule().workerTools(...args);
 

@@ -18,7 +18,8 @@ import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { parseRuleText } from '../workflows/approvals/approval-rule';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
-import { awaitHostBinding, describeResult, followGoal, hostsServing } from './lazy-modules';
+import { awaitHostBinding, describeResult, followGoal, hostSightings, hostsToAsk } from './lazy-modules';
+import { hostLossLines } from './host-loss-lines';
 import { registerRebindCommand } from './rebind-command';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
@@ -304,9 +305,15 @@ export function buildProgram(): Command {
     .argument('<workflowId>')
     .option('--json', 'print the raw status as JSON')
     .action(async (workflowId: string, options: { json?: boolean }, command: Command) => {
-      await withClient(command, async (client) => {
+      await withClient(command, async (client, settings) => {
         const view = await goalStatus(goalHandle(client, workflowId));
         if (options.json) return print(visibleJson(view));
+        const sighting =
+          view.host === undefined || view.status !== 'running'
+            ? undefined
+            : (await hostSightings({ connection: client.connection, namespace: settings.namespace }))(
+                view.host,
+              );
         print(`${workflowId}: ${view.status} (${view.phase})${view.endReason ? ` — ${view.endReason}` : ''}`);
         print(`goal: ${view.goal}`);
         if (view.model)
@@ -321,7 +328,16 @@ export function buildProgram(): Command {
         if (view.host?.unavailableSince !== undefined) {
           print(`workspace host ${view.host.id} unavailable since ${view.host.unavailableSince}; you can:`);
           for (const action of view.host.actions ?? []) print(`  ${action}`);
-        } else if (view.host) print(`host: ${view.host.id}`);
+        } else if (view.host) {
+          const loss = hostLossLines({
+            workflowId,
+            host: view.host,
+            pendingApprovals: view.pendingApprovals.length,
+            seen: sighting,
+          });
+          if (loss.length === 0) print(`host: ${view.host.id}`);
+          for (const line of loss) print(line);
+        }
         for (const loss of view.workspaceLoss ?? []) print(`lost writes: ${workspaceLossLine(loss)}`);
         if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
         for (const approval of view.pendingApprovals) {
@@ -349,9 +365,13 @@ export function buildProgram(): Command {
       'print one JSON array of {workflowId, callId, reversibility, summary, deadline, call, input} (call: the whole call, summary: its short label; a review: callId "review")',
     )
     .action(async (options: { json?: boolean }, command: Command) => {
-      await withClient(command, async (client) => {
+      await withClient(command, async (client, settings) => {
         const pending: PendingEntry[] = [];
-        for (const { workflowId, view } of await statusOfEach(client, await listRunningGoals(client))) {
+        const [goals, sightings] = await Promise.all([
+          listRunningGoals(client),
+          hostSightings({ connection: client.connection, namespace: settings.namespace }),
+        ]);
+        for (const { workflowId, view } of await statusOfEach(client, goals)) {
           if (!view) {
             // A query waits for a worker: a goal whose task queue has none would hold up the list.
             process.stderr.write(
@@ -359,7 +379,17 @@ export function buildProgram(): Command {
             );
             continue;
           }
-          pending.push(...pendingEntries(workflowId, view));
+          const hostLoss = hostLossLines({
+            workflowId,
+            host: view.host,
+            pendingApprovals: view.pendingApprovals.length,
+            seen: view.host === undefined ? undefined : sightings(view.host),
+          });
+          pending.push(
+            ...pendingEntries(workflowId, view).map((entry) =>
+              hostLoss.length === 0 ? entry : { ...entry, hostLoss },
+            ),
+          );
         }
         if (options.json) return print(visibleJson(pending));
         for (const line of pendingLines(pending)) print(line);
@@ -514,13 +544,13 @@ interface RunOptions {
 
 /** A named host must have a worker polling now; a typo should not start a goal that waits for nobody. */
 async function mustBeServing(client: Client, settings: ConnectionSettings, hostId: string): Promise<void> {
-  const hosts = await hostsServing({
+  const hosts = await hostsToAsk({
     connection: client.connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
   });
-  if (hosts.some((host) => host.hostId === hostId)) return;
-  const known = hosts.length === 0 ? 'none' : hosts.map((host) => host.hostId).join(', ');
+  if (hosts.includes(hostId)) return;
+  const known = hosts.length === 0 ? 'none' : hosts.join(', ');
   throw new CliError(
     `unknown host "${hostId}": no keel worker of that host polls task queue ${settings.taskQueue} (hosts now: ${known})`,
   );

@@ -5,7 +5,7 @@ import type { ToolCatalogue } from '../workflows/tools/tool-catalogue';
 import { goalToolsQuery } from '../workflows/goal/messages';
 import { CliError } from './cli-error';
 import { parseDuration } from './duration';
-import { goalHandle, hostsServing, workerTools } from './lazy-modules';
+import { goalHandle, hostsToAsk, workerTools } from './lazy-modules';
 import { approvalRule, toolLines } from './tool-lines';
 
 type WithClient = <T>(
@@ -56,7 +56,7 @@ async function workerCatalogue(
 ): Promise<ToolCatalogue> {
   const { taskQueue, namespace } = settings;
   // Asked first: without a worker the answer is one line now, not a wait for the timeout.
-  const hosts = await hostsServing({ connection: client.connection, namespace, taskQueue });
+  const hosts = await hostsToAsk({ connection: client.connection, namespace, taskQueue });
   if (hosts.length === 0) {
     throw new CliError(
       `no keel worker polls task queue "${taskQueue}" (namespace ${namespace}): start one (keel worker), or name its queue with --task-queue`,
@@ -69,7 +69,7 @@ async function workerCatalogue(
     const cause = (error as { cause?: Error }).cause;
     if (error instanceof Error && error.name === 'WorkflowFailedError' && cause?.name === 'TimeoutFailure') {
       throw new CliError(
-        `no keel worker on task queue "${taskQueue}" answered within ${timeoutMs / 1000} s (seen polling: ${hosts.map((host) => host.hostId).join(', ')}; a worker that went away is listed for a few minutes, and one older than keel tools cannot answer)`,
+        `no keel worker on task queue "${taskQueue}" answered within ${timeoutMs / 1000} s (live hosts: ${hosts.join(', ')}; one older than keel tools cannot answer)`,
       );
     }
     throw error;

@@ -1,9 +1,82 @@
 import { temporal } from '@temporalio/proto';
-import { hostIdOfIdentity, hostTaskQueue } from '../workflows/hosts/host-queues';
+import { hostIdOfIdentity, hostTaskQueue, parseWorkerIdentity } from '../workflows/hosts/host-queues';
+import {
+  hostServingStates,
+  hostsLiveness,
+  pollsBeyondItsBeats,
+  type HostLiveness,
+  type SeenHost,
+} from './host-liveness';
+import { runningGoalsByHost } from './host-goals';
+import { listKeelWorkers, type KeelWorkerBeat } from './worker-heartbeats';
 
 /** Both the client's Connection and the worker's NativeConnection have one. */
 export interface TaskQueueConnection {
-  workflowService: Pick<temporal.api.workflowservice.v1.WorkflowService, 'describeTaskQueue'>;
+  workflowService: Pick<
+    temporal.api.workflowservice.v1.WorkflowService,
+    'describeTaskQueue' | 'listWorkers' | 'listWorkflowExecutions'
+  >;
+}
+
+/** What `keel hosts` shows: hosts judged by their heartbeats, or, where the server has none, by their polls. */
+export type HostsListing =
+  { source: 'heartbeats'; hosts: HostLiveness[] } | { source: 'pollers'; hosts: ServingHost[]; note: string };
+
+/**
+ * The keel hosts of a shared task queue, judged by Temporal's worker heartbeats (ListWorkers):
+ * each with its instances and whether it is live, missing or stopped (host-liveness.ts), and,
+ * with `countGoals`, the running goals bound to it (search attribute KeelHost), which keeps a
+ * missing host listed as long as a goal needs it. On a server that cannot list workers (or lists
+ * none while pollers are there: heartbeats turned off), the hosts seen polling instead, with a
+ * note saying why.
+ */
+export async function hostsServing(options: {
+  connection: TaskQueueConnection;
+  namespace: string;
+  taskQueue: string;
+  countGoals?: boolean;
+  /** For workers whose identity names no interval (older keel): the SDK's own default. */
+  fallbackIntervalMs?: number;
+  nowMs?: number;
+}): Promise<HostsListing> {
+  const { connection, namespace, taskQueue } = options;
+  let unavailable: string;
+  // When no worker beats at all, the goals' hosts are all missing, unless pollers show that the
+  // server only has heartbeats turned off.
+  let noneBeating: HostLiveness[] | undefined;
+  try {
+    const [beats, goals] = await Promise.all([
+      listKeelWorkers({ connection, namespace, taskQueue }),
+      // Uncounted when visibility cannot say (KeelHost not registered): the hosts are still listed.
+      options.countGoals
+        ? runningGoalsByHost({ connection, namespace, taskQueue }).catch(() => undefined)
+        : undefined,
+    ]);
+    const hosts = hostsLiveness({
+      beats,
+      sharedTaskQueue: taskQueue,
+      nowMs: options.nowMs ?? Date.now(),
+      fallbackIntervalMs: options.fallbackIntervalMs ?? 60_000,
+      ...(goals === undefined ? {} : { runningGoalsByHost: goals }),
+    });
+    if (beats.length > 0) return { source: 'heartbeats', hosts };
+    noneBeating = hosts;
+    unavailable = 'the server lists no worker heartbeats';
+  } catch (error) {
+    unavailable = `the server cannot list workers: ${firstLine(error)}`;
+  }
+  const polling = await hostsPolling({ connection, namespace, taskQueue });
+  if (polling.length === 0 && noneBeating !== undefined) return { source: 'heartbeats', hosts: noneBeating };
+  return {
+    source: 'pollers',
+    hosts: polling,
+    note: `${unavailable}: hosts read off the task queue's pollers, where a host that went away stays listed for about five minutes`,
+  };
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] ?? message;
 }
 
 /** A keel host seen polling a task queue. */
@@ -21,29 +94,19 @@ export interface ServingHost {
 const { TaskQueueType, TaskQueueKind } = temporal.api.enums.v1;
 
 /**
- * The keel hosts serving a shared task queue, sorted by host id: read off the pollers of its
+ * The keel hosts polling a shared task queue (where worker heartbeats cannot be read), sorted by host id: read off the pollers of its
  * workflow and activity tasks (DescribeTaskQueue), whose identities name their host
  * (workerIdentity). Pollers of other programs are left out. The server forgets a poller about
  * five minutes after its last poll, so a host that just went away may still be listed.
  */
-export async function hostsServing(options: {
-  connection: TaskQueueConnection;
+export async function hostsPolling(options: {
+  connection: { workflowService: Pick<TaskQueueConnection['workflowService'], 'describeTaskQueue'> };
   namespace: string;
   taskQueue: string;
 }): Promise<ServingHost[]> {
-  const { connection, namespace, taskQueue } = options;
-  const types = [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
-  const responses = await Promise.all(
-    types.map((taskQueueType) =>
-      connection.workflowService.describeTaskQueue({
-        namespace,
-        taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        taskQueueType,
-      }),
-    ),
-  );
+  const { taskQueue } = options;
   const lastPolled = new Map<string, number | undefined>();
-  for (const poller of responses.flatMap((response) => response.pollers ?? [])) {
+  for (const poller of await pollersOf(options)) {
     const hostId = hostIdOfIdentity(poller.identity ?? '');
     if (hostId === undefined) continue;
     const at = millisecondsOf(poller.lastAccessTime);
@@ -60,9 +123,106 @@ export async function hostsServing(options: {
   });
 }
 
+/** The pollers of a task queue's workflow and activity tasks (DescribeTaskQueue). */
+async function pollersOf(options: {
+  connection: { workflowService: Pick<TaskQueueConnection['workflowService'], 'describeTaskQueue'> };
+  namespace: string;
+  taskQueue: string;
+}): Promise<temporal.api.taskqueue.v1.IPollerInfo[]> {
+  const { connection, namespace, taskQueue } = options;
+  const types = [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
+  const responses = await Promise.all(
+    types.map((taskQueueType) =>
+      connection.workflowService.describeTaskQueue({
+        namespace,
+        taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        taskQueueType,
+      }),
+    ),
+  );
+  return responses.flatMap((response) => response.pollers ?? []);
+}
+
+/**
+ * The hosts a goal asks about its workspace as it starts (the listHosts activity): the live ones.
+ * A worker polls before its first beat reaches the server, so a worker instance seen polling that
+ * the heartbeats do not list yet counts as live; a host whose every listed worker is dead or
+ * stopped is left out, although the server still lists its polls for minutes. Where heartbeats
+ * cannot be read, every host seen polling.
+ */
+export async function hostsToAsk(options: {
+  connection: TaskQueueConnection;
+  namespace: string;
+  taskQueue: string;
+  nowMs?: number;
+}): Promise<string[]> {
+  const { connection, namespace, taskQueue } = options;
+  const [beats, pollers] = await Promise.all([
+    listKeelWorkers({ connection, namespace, taskQueue }).catch(() => undefined),
+    pollersOf(options),
+  ]);
+  const polling = pollers.flatMap((poller) => {
+    const identity = parseWorkerIdentity(poller.identity ?? '');
+    const lastPollMs = millisecondsOf(poller.lastAccessTime);
+    return identity === undefined
+      ? []
+      : [{ ...identity, ...(lastPollMs === undefined ? {} : { lastPollMs }) }];
+  });
+  if (beats === undefined) return [...new Set(polling.map((identity) => identity.hostId))].sort();
+  const states = hostServingStates({
+    beats,
+    sharedTaskQueue: taskQueue,
+    nowMs: options.nowMs ?? Date.now(),
+    fallbackIntervalMs: 60_000,
+  });
+  const hosts = new Set(
+    [...states].filter(([, serving]) => serving.state === 'live').map(([hostId]) => hostId),
+  );
+  for (const poller of polling) if (pollsBeyondItsBeats(poller, beats)) hosts.add(poller.hostId);
+  return [...hosts].sort();
+}
+
 function millisecondsOf(
   timestamp: temporal.api.taskqueue.v1.IPollerInfo['lastAccessTime'],
 ): number | undefined {
   if (!timestamp?.seconds) return undefined;
   return Number(timestamp.seconds) * 1000 + Math.floor((timestamp.nanos ?? 0) / 1e6);
+}
+
+/**
+ * Reads the worker heartbeats once and tells, for a goal's host, whether it is live: what
+ * `keel status` and `keel pending` check themselves, so they are right before a host watcher's
+ * signal reaches the goal. undefined when the heartbeats cannot be read or the server lists none
+ * at all (heartbeats off): then only what the goal recorded is known.
+ */
+export async function hostSightings(options: {
+  connection: { workflowService: Pick<TaskQueueConnection['workflowService'], 'listWorkers'> };
+  namespace: string;
+  nowMs?: number;
+}): Promise<(host: { id: string; queue: string }) => SeenHost | 'no-worker' | undefined> {
+  let beats: KeelWorkerBeat[];
+  try {
+    beats = await listKeelWorkers({ connection: options.connection, namespace: options.namespace });
+  } catch {
+    return () => undefined;
+  }
+  if (beats.length === 0) return () => undefined;
+  const nowMs = options.nowMs ?? Date.now();
+  return (host) => {
+    const sharedTaskQueue = host.queue.endsWith(`@${host.id}`)
+      ? host.queue.slice(0, -`@${host.id}`.length)
+      : host.queue;
+    const [seen] = hostsLiveness({
+      beats: beats.filter((beat) => beat.hostId === host.id),
+      sharedTaskQueue,
+      nowMs,
+      fallbackIntervalMs: 60_000,
+      runningGoalsByHost: { [host.id]: 1 }, // the goal asking needs it: listed however long dead
+    });
+    if (seen === undefined || seen.instances.length === 0) return 'no-worker';
+    return {
+      state: seen.state,
+      ...(seen.missingSince === undefined ? {} : { missingSince: seen.missingSince }),
+    };
+  };
 }

@@ -17,7 +17,12 @@ export const KEEL_SEARCH_ATTRIBUTES = {
   KeelPlanAttempt: 'Int',
   KeelPendingApprovals: 'Int',
   KeelPriority: 'Double',
+  /** The goal's workspace host: `keel hosts` and the host watcher find the running goals bound to each. */
+  KeelHost: 'Keyword',
 } as const;
+
+/** The name clients query goals by their workspace host with. */
+export const KEEL_HOST_SEARCH_ATTRIBUTE = 'KeelHost' satisfies keyof typeof KEEL_SEARCH_ATTRIBUTES;
 
 type AttributeType = (typeof KEEL_SEARCH_ATTRIBUTES)[keyof typeof KEEL_SEARCH_ATTRIBUTES];
 const { IndexedValueType } = temporal.api.enums.v1;

@@ -37,6 +37,7 @@ test('missing attributes are registered with their types; present ones are left 
       KeelPlanAttempt: IndexedValueType.INDEXED_VALUE_TYPE_INT,
       KeelPendingApprovals: IndexedValueType.INDEXED_VALUE_TYPE_INT,
       KeelPriority: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+      KeelHost: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
     },
   ]);
   const again = await ensureKeelSearchAttributes({ connection: server.connection, namespace: 'default' });

@@ -48,6 +48,16 @@ test('searchAttributeUpdates sets all six attributes with their typed keys', () 
   assert.equal(pairs.find((pair) => pair.key.name === 'KeelPriority')?.key.type, 'DOUBLE');
 });
 
+test('KeelHost is written once the goal has a host, and again only when it is rebound', () => {
+  assert.equal(asRecord(searchAttributeUpdates(values)).KeelHost, undefined, 'no host: nothing written');
+  const bound = { ...values, host: 'h1' };
+  assert.deepEqual(asRecord(changedSearchAttributes(values, bound)), { KeelHost: 'h1' });
+  assert.deepEqual(changedSearchAttributes(bound, { ...bound }), []);
+  assert.deepEqual(asRecord(changedSearchAttributes(bound, { ...bound, host: 'h2' })), { KeelHost: 'h2' });
+  const carried = new TypedSearchAttributes(searchAttributeUpdates(bound) as SearchAttributePair[]);
+  assert.equal(searchAttributeValuesFrom(carried).host, 'h1');
+});
+
 test('Int attributes get whole numbers and non-finite numbers become 0', () => {
   const record = asRecord(
     searchAttributeUpdates({ ...values, toolCalls: 2.6, planAttempt: Number.NaN, priority: Infinity }),

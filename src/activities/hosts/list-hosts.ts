@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { hostsServing, type TaskQueueConnection } from '../../client/hosts';
+import { hostsToAsk, type TaskQueueConnection } from '../../client/hosts';
 import { parseHostActivityInput } from './host-activity-input';
 
 export const listHostsInputSchema = z.object({ taskQueue: z.string().min(1).optional() }).strict();
@@ -18,8 +18,8 @@ export interface HostListing {
 export const HOSTS_UNLISTABLE = 'HostsUnlistable';
 
 /**
- * The ids of the keel hosts polling a shared task queue, so a goal can ask each whether it holds
- * its workspace. Runs on the shared queue: any worker can answer, none needs the workspace.
+ * The ids of the live keel hosts of a shared task queue (their workers beat: see
+ * client/hosts.ts), so a goal can ask each whether it holds its workspace. Runs on the shared queue: any worker can answer, none needs the workspace.
  */
 export function createListHostsActivity(listing: HostListing | undefined) {
   return {
@@ -30,12 +30,13 @@ export function createListHostsActivity(listing: HostListing | undefined) {
           'this worker has no Temporal connection to list hosts',
           HOSTS_UNLISTABLE,
         );
-      const hosts = await hostsServing({
+      // A missing host would take the goal's question only once it is back: not asked.
+      const hosts = await hostsToAsk({
         connection: listing.connection,
         namespace: listing.namespace,
         taskQueue: input.taskQueue ?? listing.taskQueue,
       });
-      return { hosts: hosts.map((host) => host.hostId) };
+      return { hosts };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { stat, realpath } from 'node:fs/promises';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { z } from 'zod';
 import { FailureType } from '../../workflows/common/failure-types';
 import { Reversibility } from '../../workflows/tools/reversibility';
@@ -149,10 +149,7 @@ export function createToolActivities(options: {
     const call = parseOrFail(executeToolInputSchema, raw, 'executeTool');
     if (call.host !== undefined && hostId !== undefined && call.host !== hostId) {
       // A quick read runs on whichever worker runs the workflow task; only the host's may answer.
-      throw ApplicationFailure.nonRetryable(
-        `this worker serves host ${hostId}, not the goal's workspace host ${call.host}`,
-        ToolActivityFailureType.WrongHost,
-      );
+      throw wrongHost(`this worker serves host ${hostId}, not the goal's workspace host ${call.host}`);
     }
     const workspace = await existingWorkspace(call.workspace);
     const journal = journalFor(call.workspace);
@@ -452,3 +449,19 @@ const consoleLogger: ToolLogger = {
   warn: (message, attributes) => console.warn(message, attributes ?? ''),
   error: (message, attributes) => console.error(message, attributes ?? ''),
 };
+
+/**
+ * A quick read run as a local activity on a worker that is not the goal's host is refused and
+ * goes to the host's queue: a normal re-route, so the failure is BENIGN, which the SDK logs at
+ * debug level without a stack trace (and leaves out of its failure metrics) instead of a warning
+ * with the whole trace per read. On the host's own queue it would be a misrouted call: loud.
+ */
+function wrongHost(message: string): ApplicationFailure {
+  const local = activityContextOrUndefined()?.info.isLocal === true;
+  return ApplicationFailure.create({
+    message,
+    type: ToolActivityFailureType.WrongHost,
+    nonRetryable: true,
+    ...(local ? { category: ApplicationFailureCategory.BENIGN } : {}),
+  });
+}

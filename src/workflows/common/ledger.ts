@@ -18,6 +18,10 @@ export const LedgerEventKind = {
   HostRebound: 'host.rebound',
   /** The host the goal moved to recreated its workspace from git; `lost` lists the goal's writes it lacks. */
   HostWorkspaceRecreated: 'host.workspace_recreated',
+  /** A host watcher saw the goal's host stop beating (signal hostLiveness): nothing moved or ran elsewhere. */
+  HostMissing: 'host.missing',
+  /** The host beats again. */
+  HostBack: 'host.back',
   PlanCreated: 'plan.created',
   PlanFailed: 'plan.failed',
   PlanBacktracked: 'plan.backtracked',

@@ -4,6 +4,7 @@ import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTo
 import type { GuardsView, HostView, PendingApprovalView, RuleView } from './messages';
 import { CONTINUATION_MARK, visibleText } from '../tools/call-text';
 import { heldChangesLines } from '../tools/held-changes-text';
+import { hostLossText } from '../hosts/host-loss';
 
 /**
  * The markdown the Temporal Web UI shows as a goal's "current details": what the goal is doing,
@@ -67,7 +68,7 @@ export function renderGoalDetails(input: GoalDetailsInput): string {
   const sections = [
     heading(input),
     closingReportSection(input),
-    hostSection(input.host),
+    hostSection(input.host, input.pendingApprovals.length),
     pendingApprovalsSection(input),
     rulesSection(input.rules),
     reviewSection(input),
@@ -96,13 +97,22 @@ function closingReportSection(input: GoalDetailsInput): string | undefined {
   return ['#### Closing report', ...stop, codeBlock(wrapped(visibleText(input.closingReport)))].join('\n');
 }
 
-function hostSection(host: HostView | undefined): string | undefined {
+function hostSection(host: HostView | undefined, pendingApprovals: number): string | undefined {
   if (host === undefined) return undefined;
-  if (host.unavailableSince === undefined) return `**Host:** ${inlineCode(host.id)} (${host.via})`;
-  return [
-    `#### Workspace host ${inlineCode(host.id)} unavailable since ${host.unavailableSince}`,
-    ...(host.actions ?? []).map((action) => `- ${action}`),
-  ].join('\n');
+  const actions = (host.actions ?? []).map((action) => `- ${action}`);
+  if (host.unavailableSince !== undefined)
+    return [
+      `#### Workspace host ${inlineCode(host.id)} unavailable since ${host.unavailableSince}`,
+      ...actions,
+    ].join('\n');
+  // A goal parked on an approval makes no calls: without this it would look healthy.
+  if (host.missingSince !== undefined)
+    return [
+      `#### Workspace host ${inlineCode(host.id)} missing since ${host.missingSince}`,
+      hostLossText({ host: host.id, since: host.missingSince, pendingApprovals }),
+      ...actions,
+    ].join('\n');
+  return `**Host:** ${inlineCode(host.id)} (${host.via})`;
 }
 
 function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {

@@ -17,6 +17,8 @@ import {
   DESCRIPTIONS,
   goalStatusQuery,
   goalToolsQuery,
+  hostLivenessPayloadSchema,
+  hostLivenessSignal,
   ledgerQuery,
   planQuery,
   rebindHostUpdate,
@@ -39,6 +41,7 @@ import type { GoalApprovalRules } from './goal-approval-rules';
 import { workflowEd25519Verify } from '../common/ed25519';
 import { FailureType } from '../common/failure-types';
 import type { GoalHost } from './goal-host';
+import type { z } from 'zod';
 
 export interface HandlerTarget {
   state: GoalState;
@@ -54,6 +57,8 @@ export interface HandlerTarget {
   ignore(refusal: DecisionRefusal): void;
   isAwaitingReview(): boolean;
   host: GoalHost;
+  /** A host watcher says the goal's host is missing or back: recorded and shown, nothing moves. */
+  hostLiveness(signal: z.output<typeof hostLivenessPayloadSchema>): void;
 }
 
 /**
@@ -252,6 +257,15 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       else wf.log.warn('ignored malformed user message', { error: payload.error.message });
     },
     { description: DESCRIPTIONS.userMessage },
+  );
+  wf.setHandler(
+    hostLivenessSignal,
+    (raw) => {
+      const payload = hostLivenessPayloadSchema.safeParse(raw);
+      if (payload.success) target.hostLiveness(payload.data);
+      else wf.log.warn('ignored malformed host liveness signal', { error: payload.error.message });
+    },
+    { description: DESCRIPTIONS.hostLiveness },
   );
   wf.setHandler(
     assessNowSignal,

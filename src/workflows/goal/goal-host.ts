@@ -15,6 +15,7 @@ import {
   type HostAnswer,
   type HostBinding,
 } from '../hosts/host-binding';
+import { currentHostLoss } from '../hosts/host-loss';
 import { hostTaskQueue, WorkspaceProbeState, type WorkspaceProbe } from '../hosts/host-queues';
 import {
   hasLoss,
@@ -211,11 +212,16 @@ export class GoalHost {
     if (this.state.host === undefined) return 'this goal is not bound to a host yet';
     if (this.rebinding) return 'a rebind of this goal is already in progress';
     if (hostId === this.state.host.id) return `the goal is already bound to host ${hostId}`;
+    // Away: a call found no worker of the host, or (for a goal parked on a human, which makes no
+    // calls) a host watcher saw the host stop beating (hostLiveness signal).
+    const away =
+      this.state.host.unavailableSince !== undefined ||
+      currentHostLoss(this.state.hostMissing, this.state.host.id) !== undefined;
     if (carry)
-      return this.state.host.unavailableSince === undefined
-        ? undefined
-        : `host ${this.state.host.id} is unavailable, so it cannot hand over the workspace: rebind without carrying it`;
-    if (this.state.host.unavailableSince === undefined)
+      return away
+        ? `host ${this.state.host.id} is unavailable, so it cannot hand over the workspace: rebind without carrying it`
+        : undefined;
+    if (!away)
       return `host ${this.state.host.id} is available: a goal moves only while its host is unavailable`;
     return undefined;
   }

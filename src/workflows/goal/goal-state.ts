@@ -11,6 +11,7 @@ import { toolImageSchema, workspaceEffectsSchema } from '../tools/tool-outcome';
 import { transcriptMessageSchema } from '../common/transcript';
 import { hostBindingSchema } from '../hosts/host-binding';
 import { workspaceLossSchema, workspaceWritesSchema } from '../hosts/workspace-writes';
+import { hostMissingSchema } from '../hosts/host-loss';
 import { carriedModelRequestSchema } from './carried-model-request';
 import { rememberedDenialsSchema } from './remembered-denials';
 import { approvalRulesStateSchema, ruleSpecSchema } from '../approvals/approval-rule';
@@ -288,6 +289,8 @@ export const goalStateSchema = z.object({
   workspaceWrites: workspaceWritesSchema.optional(),
   /** Each recreation of the workspace after the goal moved, with the writes it lost; absent if none. */
   workspaceLoss: z.array(workspaceLossSchema).optional(),
+  /** Set while a host watcher says the bound host stopped beating (hosts/host-loss.ts). */
+  hostMissing: hostMissingSchema.optional(),
   /**
    * Carried over continue-as-new only: the model request the worker stored after the last turn,
    * which the transcript's first `messageCount` messages still are, so the new run's first turn

@@ -16,6 +16,7 @@ import type {
 } from './messages';
 import { unavailableActions } from '../hosts/host-binding';
 import { workspaceLossLine } from '../hosts/workspace-writes';
+import { currentHostLoss } from '../hosts/host-loss';
 import { costPicture } from '../principles/principles';
 import { explorationRatio, reflectionResponseRate } from '../reflection/reflection-response';
 import { rawFallbackRate } from '../common/structured-output';
@@ -138,25 +139,29 @@ export function guardsView(state: GoalState): GuardsView | undefined {
   };
 }
 
-/** The bound host; while it is away, since when and what a human can do. */
+/** The bound host; while it is away or missing, since when and what a human can do. */
 export function hostView(state: GoalState, workflowId: string): HostView | undefined {
   const host = state.host;
   if (host === undefined) return undefined;
+  const missing = currentHostLoss(state.hostMissing, host.id);
+  const away = host.unavailableSince !== undefined || missing !== undefined;
   return {
     id: host.id,
     queue: host.queue,
     via: host.via,
     boundAt: host.boundAt,
     ...(host.workspace === undefined ? {} : { workspace: host.workspace }),
-    ...(host.unavailableSince === undefined
-      ? {}
-      : {
-          unavailableSince: host.unavailableSince,
+    ...(host.unavailableSince === undefined ? {} : { unavailableSince: host.unavailableSince }),
+    ...(missing === undefined ? {} : { missingSince: missing.since, missingSeenBy: missing.by }),
+    ...(state.config.workspaceSource === undefined ? {} : { recreatable: true as const }),
+    ...(away
+      ? {
           actions: unavailableActions({
             workflowId,
             canRecreate: state.config.workspaceSource !== undefined,
           }),
-        }),
+        }
+      : {}),
   };
 }
 
@@ -266,5 +271,6 @@ export function searchAttributeValuesOf(state: GoalState): SearchAttributeValues
     planAttempt: state.planning.plan?.attempt ?? 0,
     pendingApprovals: pendingApprovals(state).length,
     priority: state.assessment.priority,
+    ...(state.host === undefined ? {} : { host: state.host.id }),
   };
 }

@@ -29,6 +29,7 @@ import { cutOff, describeFailure, heldBack } from './goal-failures';
 import { GoalGuards, type GuardStop } from './goal-guards';
 import { GoalHost } from './goal-host';
 import { registerGoalHandlers } from './goal-handlers';
+import { recordHostLiveness } from './goal-host-liveness';
 import type { WorkspaceActivities } from './goal-context';
 import type { GoalConfig, GoalInput } from './goal-input';
 import { timeForNewRun } from './history-limits';
@@ -222,6 +223,8 @@ class GoalRun {
       ignore: (refusal) => this.toolCalls.ignore(refusal),
       isAwaitingReview: () => this.awaitingReview,
       host: this.host,
+      hostLiveness: (signal) =>
+        recordHostLiveness({ state: this.state, visibility: this.visibility }, signal),
     });
   }
 

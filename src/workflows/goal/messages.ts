@@ -197,6 +197,24 @@ export interface RebindReceipt {
 }
 export const rebindHostUpdate = defineUpdate<RebindReceipt, [RebindPayload]>('rebindHost');
 
+/**
+ * A keel worker's host watcher saw a host turn missing (its workers stopped beating) or come
+ * back (src/host-watcher.ts). The goal only records and shows it: nothing moves, nothing runs
+ * elsewhere. Several watchers may say it: a repeat changes nothing.
+ */
+export const hostLivenessPayloadSchema = z
+  .object({
+    host: hostIdSchema,
+    state: z.enum(['missing', 'live']),
+    /** missing: the host's last beat; live: when it was seen beating again (ISO 8601). */
+    since: z.iso.datetime({ offset: true }),
+    /** Who saw it (the watcher's worker instance). */
+    by: z.string().trim().min(1).default('unknown'),
+  })
+  .strict();
+export type HostLivenessPayload = z.input<typeof hostLivenessPayloadSchema>;
+export const hostLivenessSignal = defineSignal<[HostLivenessPayload]>('hostLiveness');
+
 /** The goal's workspace host, as the status query shows it. */
 export interface HostView {
   id: string;
@@ -207,7 +225,13 @@ export interface HostView {
   workspace?: string;
   /** While its workers take no calls: since when, and what a human can do. */
   unavailableSince?: string;
+  /** While a host watcher says its workers stopped beating: their last beat, and who saw it. */
+  missingSince?: string;
+  missingSeenBy?: string;
+  /** What a human can do while it is unavailable or missing. */
   actions?: string[];
+  /** The goal has a git source: a rebind can clone its workspace on another host. */
+  recreatable?: true;
 }
 
 export const DESCRIPTIONS = {
@@ -228,6 +252,8 @@ export const DESCRIPTIONS = {
   tools: 'The tools this goal may use (names, tiers, sources, input schemas), as recorded at its start',
   assessNow: 'Run a self-assessment at the next turn boundary',
   submitReview: 'Accept or reject the goal output (when its reflection asks for a human review)',
+  hostLiveness:
+    'Sent by keel workers when the goal\'s host stops beating or is back: {"host": "...", "state": "missing" | "live", "since": "(ISO time)", "by": "..."}; it is recorded and shown, nothing moves',
   rebindHost:
     'Move a goal whose workspace host is unavailable to another host that has (or can clone) the workspace: {"host": "...", "by": "..."}; with "carry": true, move a goal whose host is alive and take its workspace along',
 } as const;

@@ -21,6 +21,8 @@ export const KeelSearchAttributes = {
   pendingApprovals: defineSearchAttributeKey('KeelPendingApprovals', SearchAttributeType.INT),
   /** A Double: SQL visibility stores allow only three custom Int attributes per namespace. */
   priority: defineSearchAttributeKey('KeelPriority', SearchAttributeType.DOUBLE),
+  /** The workspace host the goal is bound to (written when it binds and when it is rebound). */
+  host: defineSearchAttributeKey('KeelHost', SearchAttributeType.KEYWORD),
 } as const;
 
 export interface SearchAttributeValues {
@@ -30,6 +32,8 @@ export interface SearchAttributeValues {
   planAttempt: number;
   pendingApprovals: number;
   priority: number;
+  /** Absent until the goal binds to a host (and in goals without one): nothing is written then. */
+  host?: string;
 }
 
 /** Fixed order, so the upsert command is the same on every replay. */
@@ -40,11 +44,14 @@ const fieldsInOrder = [
   'planAttempt',
   'pendingApprovals',
   'priority',
+  'host',
 ] as const satisfies ReadonlyArray<keyof SearchAttributeValues>;
 
-/** Every attribute, for the first upsert of a run. */
+/** Every attribute that has a value, for the first upsert of a run. */
 export function searchAttributeUpdates(values: SearchAttributeValues): SearchAttributeUpdatePair[] {
-  return fieldsInOrder.map((field) => updatePair(field, values));
+  return fieldsInOrder
+    .filter((field) => values[field] !== undefined)
+    .map((field) => updatePair(field, values));
 }
 
 /**
@@ -67,8 +74,10 @@ export function changedFields(
   next: SearchAttributeValues,
 ): SearchAttributeField[] {
   return fieldsInOrder.filter((field) => {
+    const value = next[field];
+    if (value === undefined) return false; // no host yet: nothing to write (and never a removal)
     const before = previous?.[field];
-    return before === undefined || normalise(field, before) !== normalise(field, next[field]);
+    return before === undefined || normalise(field, before) !== normalise(field, value);
   });
 }
 
@@ -133,6 +142,8 @@ function updatePair(
       return { key: KeelSearchAttributes[field], value: wholeNumber(values[field]) };
     case 'priority':
       return { key: KeelSearchAttributes.priority, value: finiteNumber(values.priority) };
+    case 'host':
+      return { key: KeelSearchAttributes.host, value: values.host ?? '' };
   }
 }
 
