@@ -56,6 +56,24 @@ function keel(args: string[], address: string): Promise<{ code: number; stdout: 
   });
 }
 
+/** Starts a worker process of one of `roots`' hosts, on the harness's queue (stopped after the file). */
+function hostStarter<Host extends string>(address: string, roots: Record<Host, string>) {
+  return async (hostId: Host): Promise<WorkerProcess> => {
+    const worker = await startWorkerProcess({
+      address,
+      taskQueue: harness.taskQueue,
+      modelBaseUrl: harness.scripted.url,
+      env: {
+        KEEL_HOST_ID: hostId,
+        KEEL_WORKSPACE_ROOTS: roots[hostId],
+        KEEL_HEARTBEAT_MS: String(HEARTBEAT_MS),
+      },
+    });
+    workers.push(worker);
+    return worker;
+  };
+}
+
 test(
   "a parked goal shows its host's loss within a heartbeat interval, and goes on once the host is back",
   { timeout: 120_000 },
@@ -64,20 +82,7 @@ test(
     const roots = { 'h-a': tempDirectory('keel-root-a-'), 'h-b': tempDirectory('keel-root-b-') };
     const workspace = path.join(roots['h-b'], 'app');
     mkdirSync(workspace);
-    const startHost = async (hostId: 'h-a' | 'h-b') => {
-      const worker = await startWorkerProcess({
-        address,
-        taskQueue: harness.taskQueue,
-        modelBaseUrl: harness.scripted.url,
-        env: {
-          KEEL_HOST_ID: hostId,
-          KEEL_WORKSPACE_ROOTS: roots[hostId],
-          KEEL_HEARTBEAT_MS: String(HEARTBEAT_MS),
-        },
-      });
-      workers.push(worker);
-      return worker;
-    };
+    const startHost = hostStarter(address, roots);
     const hostA = await startHost('h-a');
     const hostB = await startHost('h-b');
     const hosts = async () => {
@@ -194,20 +199,7 @@ test(
     const roots = { 'h-c': tempDirectory('keel-root-c-'), 'h-d': tempDirectory('keel-root-d-') };
     const workspace = path.join(roots['h-d'], 'app');
     mkdirSync(workspace);
-    const start = async (hostId: 'h-c' | 'h-d') => {
-      const worker = await startWorkerProcess({
-        address,
-        taskQueue: harness.taskQueue,
-        modelBaseUrl: harness.scripted.url,
-        env: {
-          KEEL_HOST_ID: hostId,
-          KEEL_WORKSPACE_ROOTS: roots[hostId],
-          KEEL_HEARTBEAT_MS: String(HEARTBEAT_MS),
-        },
-      });
-      workers.push(worker);
-      return worker;
-    };
+    const start = hostStarter(address, roots);
     await start('h-c');
     const hostD = await start('h-d');
     const workflowId = `parked-rebound-${Date.now()}`;
