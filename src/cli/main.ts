@@ -311,9 +311,9 @@ export function buildProgram(): Command {
         const sighting =
           view.host === undefined || view.status !== 'running'
             ? undefined
-            : (await hostSightings({ connection: client.connection, namespace: settings.namespace }))(
-                view.host,
-              );
+            : await (
+                await hostSightings({ connection: client.connection, namespace: settings.namespace })
+              )(view.host);
         print(`${workflowId}: ${view.status} (${view.phase})${view.endReason ? ` — ${view.endReason}` : ''}`);
         print(`goal: ${view.goal}`);
         if (view.model)
@@ -383,7 +383,7 @@ export function buildProgram(): Command {
             workflowId,
             host: view.host,
             pendingApprovals: view.pendingApprovals.length,
-            seen: view.host === undefined ? undefined : sightings(view.host),
+            seen: view.host === undefined ? undefined : await sightings(view.host),
           });
           pending.push(
             ...pendingEntries(workflowId, view).map((entry) =>

@@ -193,36 +193,50 @@ function millisecondsOf(
  * Reads the worker heartbeats once and tells, for a goal's host, whether it is live: what
  * `keel status` and `keel pending` check themselves, so they are right before a host watcher's
  * signal reaches the goal. undefined when the heartbeats cannot be read or the server lists none
- * at all (heartbeats off): then only what the goal recorded is known.
+ * at all (heartbeats off): then only what the goal recorded is known. A host the heartbeats call
+ * missing (or do not list) while one of its workers polls its queue beyond its last beat has just
+ * started (its first beat comes one interval after the start): that is no loss either.
  */
 export async function hostSightings(options: {
-  connection: { workflowService: Pick<TaskQueueConnection['workflowService'], 'listWorkers'> };
+  connection: TaskQueueConnection;
   namespace: string;
   nowMs?: number;
-}): Promise<(host: { id: string; queue: string }) => SeenHost | 'no-worker' | undefined> {
+}): Promise<(host: { id: string; queue: string }) => Promise<SeenHost | 'no-worker' | undefined>> {
   let beats: KeelWorkerBeat[];
   try {
     beats = await listKeelWorkers({ connection: options.connection, namespace: options.namespace });
   } catch {
-    return () => undefined;
+    return () => Promise.resolve(undefined);
   }
-  if (beats.length === 0) return () => undefined;
+  if (beats.length === 0) return () => Promise.resolve(undefined);
   const nowMs = options.nowMs ?? Date.now();
-  return (host) => {
+  return async (host) => {
     const sharedTaskQueue = host.queue.endsWith(`@${host.id}`)
       ? host.queue.slice(0, -`@${host.id}`.length)
       : host.queue;
+    const own = beats.filter((beat) => beat.hostId === host.id);
     const [seen] = hostsLiveness({
-      beats: beats.filter((beat) => beat.hostId === host.id),
+      beats: own,
       sharedTaskQueue,
       nowMs,
       fallbackIntervalMs: 60_000,
       runningGoalsByHost: { [host.id]: 1 }, // the goal asking needs it: listed however long dead
     });
-    if (seen === undefined || seen.instances.length === 0) return 'no-worker';
-    return {
-      state: seen.state,
-      ...(seen.missingSince === undefined ? {} : { missingSince: seen.missingSince }),
-    };
+    const sighting: SeenHost | 'no-worker' =
+      seen === undefined || seen.instances.length === 0
+        ? 'no-worker'
+        : {
+            state: seen.state,
+            ...(seen.missingSince === undefined ? {} : { missingSince: seen.missingSince }),
+          };
+    if (sighting !== 'no-worker' && sighting.state !== 'missing') return sighting;
+    const pollers = await pollersOf({ ...options, taskQueue: host.queue }).catch(() => []);
+    const startedSince = pollers.some((poller) => {
+      const identity = parseWorkerIdentity(poller.identity ?? '');
+      if (identity?.hostId !== host.id) return false;
+      const lastPollMs = millisecondsOf(poller.lastAccessTime);
+      return pollsBeyondItsBeats({ ...identity, ...(lastPollMs === undefined ? {} : { lastPollMs }) }, own);
+    });
+    return startedSince ? undefined : sighting;
   };
 }
