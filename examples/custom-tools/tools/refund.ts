@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from 'keel';
@@ -25,10 +25,16 @@ export const refund = defineTool({
       : { tier: 'mutating', reason: `a refund of ${input.amount} is within ${REFUND_APPROVAL_THRESHOLD}` },
   summarize: (input) => `refund: ${input.customerId} ${input.amount.toFixed(2)}`,
   async execute(input, context) {
-    const line = JSON.stringify({ key: `${context.goalId}/${context.callId}`, ...input });
+    // A mutating call runs at least once: a worker that dies while it runs (or before Temporal
+    // hears it finished) runs it again after a restart. The call's key makes the retry a no-op.
+    const key = `${context.goalId}/${context.callId}`;
     const outbox = path.join(context.workspace, 'outbox');
+    const file = path.join(outbox, 'refunds.jsonl');
     await mkdir(outbox, { recursive: true });
-    await appendFile(path.join(outbox, 'refunds.jsonl'), `${line}\n`);
+    const done = await readFile(file, 'utf8').catch(() => '');
+    if (done.split('\n').some((line) => line.startsWith(`{"key":${JSON.stringify(key)},`)))
+      return `Already refunded ${input.amount.toFixed(2)} to ${input.customerId} (call ${key}).`;
+    await appendFile(file, `${JSON.stringify({ key, ...input })}\n`);
     return `Refunded ${input.amount.toFixed(2)} to ${input.customerId}.`;
   },
 });
