@@ -8,7 +8,7 @@ import {
   type SeenHost,
 } from './host-liveness';
 import { runningGoalsByHost } from './host-goals';
-import { listKeelWorkers, type KeelWorkerBeat } from './worker-heartbeats';
+import { listKeelWorkers, millisecondsOf, type KeelWorkerBeat } from './worker-heartbeats';
 
 /** Both the client's Connection and the worker's NativeConnection have one. */
 export interface TaskQueueConnection {
@@ -180,13 +180,6 @@ export async function hostsToAsk(options: {
   );
   for (const poller of polling) if (pollsBeyondItsBeats(poller, beats)) hosts.add(poller.hostId);
   return [...hosts].sort();
-}
-
-function millisecondsOf(
-  timestamp: temporal.api.taskqueue.v1.IPollerInfo['lastAccessTime'],
-): number | undefined {
-  if (!timestamp?.seconds) return undefined;
-  return Number(timestamp.seconds) * 1000 + Math.floor((timestamp.nanos ?? 0) / 1e6);
 }
 
 /**

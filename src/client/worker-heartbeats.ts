@@ -98,7 +98,10 @@ function statusOf(status: temporal.api.enums.v1.WorkerStatus | null | undefined)
   }
 }
 
-function millisecondsOf(timestamp: { seconds?: unknown; nanos?: number | null } | null | undefined) {
+/** A protobuf Timestamp as epoch milliseconds; undefined when the server sent none. */
+export function millisecondsOf(
+  timestamp: { seconds?: unknown; nanos?: number | null } | null | undefined,
+): number | undefined {
   if (!timestamp?.seconds) return undefined;
   return Number(timestamp.seconds) * 1000 + Math.floor((timestamp.nanos ?? 0) / 1e6);
 }
