@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import {
   existsSync,
   mkdirSync,
@@ -105,4 +106,24 @@ test('a workspace above the carry limit is refused in one line, naming its size 
     );
     return true;
   });
+});
+
+test('a pack written by hand into history cannot write through a link it made', async () => {
+  const { roots, next } = twoHosts();
+  const outside = tempDirectory('keel-carry-outside-');
+  const entries = [
+    { kind: 'symlink', path: 'a', target: outside },
+    { kind: 'file', path: 'a/planted.txt', mode: 0o644, data: Buffer.from('x').toString('base64') },
+  ];
+  const pack = gzipSync(Buffer.from(JSON.stringify(entries)));
+  const there = path.join(roots.next, 'app');
+  await next.writePackChunk({ workspace: there, packId: 'p3', index: 0, data: pack.toString('base64') });
+  const digest = createHash('sha256').update(pack).digest('hex');
+  await assert.rejects(
+    next.unpackWorkspace({ workspace: there, packId: 'p3', bytes: pack.length, digest }),
+    (error: unknown) =>
+      error instanceof ApplicationFailure && /unsafe path: a\/planted\.txt/.test(error.message),
+  );
+  assert.equal(existsSync(path.join(outside, 'planted.txt')), false);
+  assert.equal(existsSync(there), false);
 });

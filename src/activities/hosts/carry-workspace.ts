@@ -148,7 +148,8 @@ export function createCarryWorkspaceActivities(
       );
       await mkdir(staging, { recursive: true });
       try {
-        for (const entry of entries) await restore(staging, entry);
+        const links = new Set<string>();
+        for (const entry of entries) await restore(staging, entry, links);
         await rename(staging, input.workspace);
       } catch (error) {
         await rm(staging, { recursive: true, force: true });
@@ -198,10 +199,16 @@ async function* walk(
   }
 }
 
-async function restore(staging: string, entry: Entry): Promise<void> {
-  // The pack came through history: every path must stay inside the staging directory.
+async function restore(staging: string, entry: Entry, links: Set<string>): Promise<void> {
+  // The pack came through history: every path must stay inside the staging directory, and none
+  // may pass through a link the pack made (`a` → /etc, then `a/x`), which would write outside it.
+  // keel's packer never writes such a pack; one written by hand into history is refused.
   const relative = path.normalize(entry.path);
-  if (escapes(relative) || relative !== entry.path.split('/').join(path.sep))
+  const throughLink = relative
+    .split(path.sep)
+    .slice(0, -1)
+    .some((_, index, parts) => links.has(parts.slice(0, index + 1).join(path.sep)));
+  if (escapes(relative) || throughLink || relative !== entry.path.split('/').join(path.sep))
     throw ApplicationFailure.nonRetryable(
       `the carried workspace names an unsafe path: ${entry.path}`,
       FailureType.WorkspaceUnpreparable,
@@ -216,6 +223,7 @@ async function restore(staging: string, entry: Entry): Promise<void> {
       return;
     case 'symlink':
       await symlink(entry.target, target);
+      links.add(relative);
       return;
   }
 }
