@@ -4,7 +4,12 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import {
+  approveSignal,
+  goalStatusQuery,
+  hostLivenessSignal,
+  ledgerQuery,
+} from '../../src/workflows/goal/messages';
 import type { HostLiveness } from '../../src/client/host-liveness';
 import {
   createHarness,
@@ -220,6 +225,14 @@ test(
     assert.match(early.stderr, /host h-d is available: a goal moves only while its host is unavailable/);
 
     await hostD.kill9();
+    // What a host watcher says once h-d's beat is old (the first test shows the watchers saying
+    // it); said here directly, so this test is about the move, not the watchers' timing.
+    await handle.signal(hostLivenessSignal, {
+      host: 'h-d',
+      state: 'missing',
+      since: new Date().toISOString(),
+      by: 'test',
+    });
     await eventually(async () => {
       const status = await handle.query(goalStatusQuery);
       return status.host?.missingSince === undefined ? undefined : true;
