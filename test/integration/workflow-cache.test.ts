@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import { PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/history-limits';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { approveSignal, goalStatusQuery, type GoalStatusView } from '../../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
@@ -14,6 +15,8 @@ import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness }
  */
 const CACHE = 2;
 const PARKED = 5;
+/** Writes before the long goal parks: about 7 events each, enough to pass the parked-run limit. */
+const WRITES_BEFORE_PARKING = Math.ceil(PARKED_RUN_EVENTS_LIMIT / 6);
 
 let harness: Harness;
 
@@ -32,6 +35,17 @@ before(async () => {
           },
           { toolCalls: [{ name: 'run_command', input: { command: 'echo sent >> sent.txt' } }] },
           { text: 'parked goal finished' },
+        ],
+      },
+      {
+        name: 'parked after a long run',
+        match: 'GOAL-LONG-PARKED',
+        turns: [
+          ...Array.from({ length: WRITES_BEFORE_PARKING }, (_, index) => ({
+            toolCalls: [{ name: 'write_file', input: { path: `step-${index}.txt`, content: `${index}\n` } }],
+          })),
+          { toolCalls: [{ name: 'run_command', input: { command: 'echo sent >> sent.txt' } }] },
+          { text: 'long parked goal finished' },
         ],
       },
     ],
@@ -86,6 +100,56 @@ test(
         assert.equal(readFileSync(path.join(workspace, 'notes.md'), 'utf8'), 'before the approval\n');
         assert.ok(worker.getStatus().numCachedWorkflows <= CACHE);
       }
+    });
+  },
+);
+
+test(
+  'a goal that parks in a long run hands the waiting turn to a short new run, so its replay after eviction is short; the approved call runs once there',
+  { timeout: 180_000 },
+  async () => {
+    await harness.withWorker(async () => {
+      const workspace = tempDirectory('keel-ws-long-parked-');
+      const handle = await harness.client.workflow.start(goalWorkflow, {
+        taskQueue: harness.taskQueue,
+        workflowId: `long-parked-${Date.now()}`,
+        // No reflection checkpoints: the scripted model would ignore them and be stopped as stuck.
+        args: [
+          {
+            goal: 'GOAL-LONG-PARKED',
+            workspace,
+            sandbox: { network: true },
+            principles: { cadence: { every: 0 } },
+          },
+        ],
+      });
+      const parked = await parkedOn(handle);
+      assert.equal(parked.counters.toolCalls, WRITES_BEFORE_PARKING);
+      // Parked in a new run whose history is the hand-over and the wait: a few events, not hundreds.
+      const current = await eventually(async () => {
+        const description = await handle.describe();
+        return description.runId === handle.firstExecutionRunId ? undefined : description;
+      }, 60_000);
+      const events = (
+        await harness.client.workflow.getHandle(handle.workflowId, current.runId).fetchHistory()
+      ).events;
+      assert.ok(events && events.length < 30, `the parked run has ${events?.length} events`);
+      const view = await handle.query(goalStatusQuery);
+      assert.equal(view.continuedAsNew, 1);
+      assert.equal(view.pendingApprovals[0]?.callId, parked.pendingApprovals[0]?.callId);
+
+      const call = parked.pendingApprovals[0];
+      assert.ok(call);
+      await handle.signal(approveSignal, { callId: call.callId, approver: 'ann' });
+      const result = await handle.result();
+      assert.equal(result.status, 'completed', result.reason);
+      assert.equal((await handle.query(goalStatusQuery)).continuedAsNew, 1, 'no further hand-over');
+      assert.equal(result.counters.toolCalls, WRITES_BEFORE_PARKING + 1);
+      assert.equal(readFileSync(path.join(workspace, 'sent.txt'), 'utf8'), 'sent\n');
+      assert.equal(
+        readFileSync(path.join(workspace, `step-${WRITES_BEFORE_PARKING - 1}.txt`), 'utf8'),
+        `${WRITES_BEFORE_PARKING - 1}\n`,
+      );
     });
   },
 );

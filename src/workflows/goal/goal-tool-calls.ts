@@ -50,8 +50,8 @@ export interface ToolCallsHost {
   checkBudget(): unknown;
   /** Continues as new unless `stillValid` says no once the hand-over is ready (then returns). */
   continueAsNew(stillValid: () => boolean): Promise<void>;
-  /** Whether the run's history is long enough to hand over (history-limits.ts). */
-  timeForNewRun(): boolean;
+  /** Whether the run is long enough to hand a parked turn over (history-limits.ts). */
+  timeToHandOverParkedTurn(): boolean;
 }
 
 /**
@@ -77,8 +77,9 @@ export class GoalToolCalls {
   /** Runs every call of the turn in its own lane. */
   async run(turn: ToolCallRecord[]): Promise<void> {
     const lanes = Promise.all(turn.map((call) => this.runLane(call))).then(() => 'done' as const);
-    // A wait for humans can be long and still grow history (signals, updates, timers); when
-    // Temporal suggests it, the waiting turn is carried over to a new run. The watcher lives in
+    // A wait for humans can be long, grow history (signals, updates, timers) and outlive the
+    // goal's place in the worker's cache: once every lane waits on a human in a run that is long
+    // enough, the waiting turn is carried over to a new, short run. The watcher lives in
     // its own scope so it is removed once it answered instead of piling up turn by turn.
     for (;;) {
       const watcher = new wf.CancellationScope();
@@ -94,7 +95,7 @@ export class GoalToolCalls {
   }
 
   private canContinueAsNewMidTurn(turn: ToolCallRecord[]): boolean {
-    return this.goal.timeForNewRun() && isQuietForContinueAsNew(turn);
+    return this.goal.timeToHandOverParkedTurn() && isQuietForContinueAsNew(turn);
   }
 
   /**

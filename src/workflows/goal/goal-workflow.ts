@@ -32,7 +32,7 @@ import { registerGoalHandlers } from './goal-handlers';
 import { recordHostLiveness } from './goal-host-liveness';
 import type { WorkspaceActivities } from './goal-context';
 import type { GoalConfig, GoalInput } from './goal-input';
-import { timeForNewRun } from './history-limits';
+import { timeForNewRun, timeToHandOverParkedTurn } from './history-limits';
 import { nameCalls, type NamedCall } from './call-ids';
 import { GoalModelCalls, type ModelTurn } from './goal-model-calls';
 import { CONTINUE_CUT_TEXT, type StopVerdict } from './stop-reasons';
@@ -204,7 +204,7 @@ class GoalRun {
       priority: () => this.model.priority(),
       checkBudget: () => this.discipline.checkBudget(),
       continueAsNew: (stillValid: () => boolean) => this.continueAsNew(stillValid),
-      timeForNewRun: () => this.timeForNewRun(),
+      timeToHandOverParkedTurn: () => timeToHandOverParkedTurn(wf.workflowInfo()),
     });
   }
 

@@ -19,3 +19,20 @@ export function timeForNewRun(info: {
   if (info.continueAsNewSuggested) return true;
   return info.historyLength >= HISTORY_EVENTS_SOFT_LIMIT || info.historySize >= HISTORY_BYTES_SOFT_LIMIT;
 }
+
+/**
+ * A turn parked on humans moves to a new run once its run is this long. A parked goal is the one
+ * a bounded workflow cache evicts first, and its decision may come days later: the worker then
+ * replays the whole current run before the call can go on (about 1.5 ms an event, most of it the
+ * SDK's per-promise stack capture). A run of a few hundred events replays in well under a second,
+ * whatever the goal did before; a goal that parks in a short run is left as it is.
+ */
+export const PARKED_RUN_EVENTS_LIMIT = 200;
+
+export function timeToHandOverParkedTurn(info: {
+  continueAsNewSuggested: boolean;
+  historyLength: number;
+  historySize: number;
+}): boolean {
+  return timeForNewRun(info) || info.historyLength >= PARKED_RUN_EVENTS_LIMIT;
+}
