@@ -13,7 +13,13 @@ const program = new Command('bench')
   .option('--with-10000', 'also one 10,000-call keel goal (slow: hours on a history that grows)')
   .option('--long-timeout <minutes>', 'time limit of the 10,000-call goal', positive, 120)
   .option('--replay-calls <n>', 'calls of the recorded history replayed (0 skips)', natural, 1000)
-  .option('--parked <n>', 'goals parked on approval for the memory measurement (0 skips)', natural, 500)
+  .option('--parked <n>', 'goals parked on approval for the memory measurement (0 skips)', natural, 1000)
+  .option(
+    '--evicted-calls <n>',
+    'calls a goal makes before it parks, for the evicted-approval measurement (0 skips)',
+    natural,
+    1000,
+  )
   .option('--start-samples <n>', 'samples of the worker start time (0 skips)', natural, 3)
   .option(
     '--command-samples <n>',
@@ -27,7 +33,7 @@ const program = new Command('bench')
     natural,
     50,
   )
-  .option('--skip-slow', 'skip the replay, memory and start-time measurements')
+  .option('--skip-slow', 'skip the replay, memory, evicted-approval and start-time measurements')
   .option('--extras-only', 'only the separate measurements: no comparison scenarios, no warm-up')
   .option('--systems <list>', 'comma-separated: keel,floor,ai-sdk', systemList)
   .option('--out <dir>', 'where bench.json, bench.md and the chart go', 'bench-results')
@@ -61,6 +67,7 @@ async function main(): Promise<void> {
     longTimeout: number;
     replayCalls: number;
     parked: number;
+    evictedCalls: number;
     startSamples: number;
     commandSamples: number;
     cacheTurns: number;
@@ -80,6 +87,7 @@ async function main(): Promise<void> {
     longGoalTimeoutMs: flags.longTimeout * 60_000,
     replayCalls: flags.skipSlow ? 0 : flags.replayCalls,
     parkedGoals: flags.skipSlow ? 0 : flags.parked,
+    evictedCalls: flags.skipSlow ? 0 : flags.evictedCalls,
     startSamples: flags.skipSlow ? 0 : flags.startSamples,
     commandSamples: flags.commandSamples,
     cacheTurns: flags.cacheTurns,

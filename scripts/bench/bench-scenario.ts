@@ -3,7 +3,13 @@
  * loop. It is written into the first user message, so the loopback model can answer every
  * request from the request alone (see loopback-model.ts). Pure: the bench workflows import it.
  */
-export const ScenarioKind = { Sequential: 'sequential', Parallel: 'parallel', Mixed: 'mixed' } as const;
+export const ScenarioKind = {
+  Sequential: 'sequential',
+  Parallel: 'parallel',
+  Mixed: 'mixed',
+  /** Reads, then the last PARKING_CALLS calls irreversible: each parks the goal on a human. */
+  Parking: 'parking',
+} as const;
 export type ScenarioKind = (typeof ScenarioKind)[keyof typeof ScenarioKind];
 
 export interface BenchScenario {
@@ -18,6 +24,9 @@ export interface ScriptedCall {
   readonly name: 'read_file' | 'write_file' | 'run_command';
   readonly input: Record<string, unknown>;
 }
+
+/** Irreversible calls at the end of a parking scenario: one decision measured each. */
+export const PARKING_CALLS = 5;
 
 /** Small files keep each result (and so each transcript) small, as in a quick code survey. */
 export const WORKSPACE_FILES = 20;
@@ -38,10 +47,13 @@ export function scenarioIn(text: string): BenchScenario | undefined {
 
 /**
  * Call `index` (1-based). Mixed: a write every fourth call, one irreversible append (which waits
- * for approval) halfway, reads otherwise.
+ * for approval) halfway, reads otherwise. Parking: reads, then PARKING_CALLS irreversible appends.
  */
 export function scriptedCall(scenario: BenchScenario, index: number): ScriptedCall {
   const file = `files/file-${index % WORKSPACE_FILES}.txt`;
+  if (scenario.kind === ScenarioKind.Parking && index > scenario.calls - PARKING_CALLS) {
+    return { name: 'run_command', input: { command: `echo call-${index} >> appended.txt` } };
+  }
   if (scenario.kind === ScenarioKind.Mixed) {
     if (index === Math.ceil(scenario.calls / 2)) {
       return { name: 'run_command', input: { command: `echo call-${index} >> appended.txt` } };

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
+import { maxCachedWorkflows } from '../../src/config/workflow-cache';
 import type { BenchEnvironment } from './bench-environment';
 import { quietLogger } from './bench-environment';
 import { ScenarioKind, scenarioPrompt } from './bench-scenario';
@@ -92,18 +93,19 @@ const LAUNCH_ARGUMENTS: Record<WorkerLaunch, string[]> = {
 };
 
 /** A keel worker in a process of its own, for start time and memory. */
-interface WorkerProcess {
+export interface WorkerProcess {
   readonly child: ChildProcess;
   readonly startMs: number;
   rssBytes(): number;
   stop(): Promise<void>;
 }
 
-async function startWorkerProcess(
+export async function startWorkerProcess(
   environment: BenchEnvironment,
   taskQueue: string,
   launch: WorkerLaunch,
   bundlePath: string | undefined,
+  extraEnvironment: Record<string, string> = {},
 ): Promise<WorkerProcess> {
   const started = performance.now();
   const child = spawn(process.execPath, LAUNCH_ARGUMENTS[launch], {
@@ -121,6 +123,7 @@ async function startWorkerProcess(
       KEEL_REFLECTION_STORE: 'memory',
       KEEL_WORKFLOW_BUNDLE: bundlePath ?? '',
       KEEL_FROM_SOURCE: '', // the launcher's own choice: dist/, which ensureCompiled made current
+      ...extraEnvironment,
     },
   });
   let output = '';
@@ -241,6 +244,10 @@ function compiledIsCurrent(): boolean {
 export interface ParkedMemoryResult {
   goals: number;
   parked: number;
+  /** The worker's workflow cache (its default on this machine: src/config/workflow-cache.ts). */
+  cacheSize: number;
+  /** RSS after each quarter of the goals parked: flat once the cache is full. */
+  rssAsParked: Array<{ parked: number; rssBytes: number }>;
   idleRssBytes: number;
   parkedRssBytes: number;
   perGoalBytes: number;
@@ -268,6 +275,8 @@ export async function measureParkedMemory(
     const workspace = environment.directory('parked');
     prepareWorkspace(workspace);
     const scenario = { kind: ScenarioKind.Mixed, calls: 1, perTurn: 1 };
+    const quarter = Math.max(1, Math.ceil(goals / 4));
+    const rssAsParked: ParkedMemoryResult['rssAsParked'] = [];
     for (let index = 0; index < goals; index += 25) {
       const batch = Array.from(
         { length: Math.min(25, goals - index) },
@@ -284,13 +293,21 @@ export async function measureParkedMemory(
         ),
       );
       ids.push(...batch);
+      if (Math.floor(ids.length / quarter) > rssAsParked.length && ids.length < goals) {
+        const parkedSoFar = await waitForParked(environment.client, taskQueue, ids.length);
+        await settle();
+        rssAsParked.push({ parked: parkedSoFar, rssBytes: worker.rssBytes() });
+      }
     }
     const parked = await waitForParked(environment.client, taskQueue, goals);
     await settle();
     const parkedRssBytes = worker.rssBytes();
+    rssAsParked.push({ parked, rssBytes: parkedRssBytes });
     return {
       goals,
       parked,
+      cacheSize: maxCachedWorkflows(undefined, {}),
+      rssAsParked,
       idleRssBytes,
       parkedRssBytes,
       perGoalBytes: (parkedRssBytes - idleRssBytes) / Math.max(1, parked),
@@ -325,7 +342,7 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 2000));
 }
 
-function writeBundle(file: string, code: string): void {
+export function writeBundle(file: string, code: string): void {
   writeFileSync(file, code);
 }
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { scenarioIn, scriptedCall, type BenchScenario } from './bench-scenario';
 import { streamedMessage, type LoopbackBlock, type LoopbackMessage } from './loopback-stream';
 
@@ -15,6 +16,8 @@ export interface LoopbackModel {
   readonly url: string;
   /** Requests answered, by kind. */
   readonly counts: { turns: number; structured: number; unknown: number };
+  /** Resolves with performance.now() when the next scripted turn is asked for. */
+  nextTurn(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -29,6 +32,7 @@ const CALL_ID = /toolu_bench_(\d+)/g;
 
 export async function startLoopbackModel(): Promise<LoopbackModel> {
   const counts = { turns: 0, structured: 0, unknown: 0 };
+  let turnWaiters: Array<(at: number) => void> = [];
   const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
     void answer(request, response).catch((error: unknown) =>
@@ -84,6 +88,9 @@ export async function startLoopbackModel(): Promise<LoopbackModel> {
       return;
     }
     counts.turns += 1;
+    const at = performance.now();
+    for (const waiter of turnWaiters) waiter(at);
+    turnWaiters = [];
     reply(turn(scenario, conversation));
   }
 
@@ -92,6 +99,7 @@ export async function startLoopbackModel(): Promise<LoopbackModel> {
   return {
     url: `http://127.0.0.1:${port}`,
     counts,
+    nextTurn: () => new Promise<number>((resolve) => turnWaiters.push(resolve)),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

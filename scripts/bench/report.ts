@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { CacheFiguresResult } from './cache-figures';
 import type { CommandCostsResult } from './command-costs';
+import type { EvictedApprovalResult } from './evicted-approval';
 import type { GoalMeasurement, SystemSummary } from './comparison';
 import type { LongGoalResult, ParkedMemoryResult, ReplayResult, StartTimeResult } from './extras';
 import type { Spread } from './stats';
@@ -15,6 +16,7 @@ export interface BenchReport {
   measurements: GoalMeasurement[];
   replay?: ReplayResult | { skipped: string };
   parkedMemory?: ParkedMemoryResult | { skipped: string };
+  evictedApproval?: EvictedApprovalResult | { skipped: string };
   workerStart?: StartTimeResult | { skipped: string };
   commandCosts?: CommandCostsResult | { skipped: string };
   longGoal?: LongGoalResult | { skipped: string };
@@ -87,7 +89,15 @@ function separateLines(report: BenchReport): string[] {
   if (memory && 'skipped' in memory) lines.push(`- Worker memory: skipped (${memory.skipped}).`);
   else if (memory) {
     lines.push(
-      `- Worker memory (RSS): ${size(memory.idleRssBytes)} idle, ${size(memory.parkedRssBytes)} with ${memory.parked} of ${memory.goals} goals parked on approval (${size(memory.perGoalBytes)} per goal).`,
+      `- Worker memory (RSS): ${size(memory.idleRssBytes)} idle, ${size(memory.parkedRssBytes)} with ${memory.parked} of ${memory.goals} goals parked on approval (${size(memory.perGoalBytes)} per goal), workflow cache ${memory.cacheSize} goals; as they parked: ${memory.rssAsParked.map((sample) => `${sample.parked} → ${size(sample.rssBytes)}`).join(', ')}.`,
+    );
+  }
+  const evicted = report.evictedApproval;
+  if (evicted && 'skipped' in evicted)
+    lines.push(`- Approval of an evicted goal: skipped (${evicted.skipped}).`);
+  else if (evicted) {
+    lines.push(
+      `- Approval of an evicted goal (${evicted.callsBeforeParking.toLocaleString('en')} calls made before it parked; a worker process with a cache of 2 and two other parked goals): decision to its next model request ${range(evicted.decisionToModelMs, 0)} ms, median (min–max) of ${evicted.samples}; the run replayed had ${range(evicted.replayedRunEvents, 0)} events; the goal ended after ${evicted.runs} runs.`,
     );
   }
   const commands = report.commandCosts;

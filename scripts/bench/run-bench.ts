@@ -6,6 +6,7 @@ import { chartSvg, writeChartPng } from './chart';
 import { runComparison, type GoalMeasurement } from './comparison';
 import { measureCommandCosts } from './command-costs';
 import { measureCacheFigures } from './cache-figures';
+import { measureEvictedApproval } from './evicted-approval';
 import { measureParkedMemory, measureWorkerStart, replayRecorded, runLongGoal } from './extras';
 import { machineDescription, markdownReport, type BenchReport } from './report';
 import { startBenchWorkersIn, SystemName, type BenchSystem } from './systems';
@@ -25,6 +26,11 @@ export interface BenchOptions {
   replayCalls: number;
   /** Goals parked on approval for the memory measurement (0 skips it). */
   parkedGoals: number;
+  /**
+   * Calls a goal makes before it parks for the evicted-approval measurement (0 skips it; keel's
+   * own default is its replay size, 1,000).
+   */
+  evictedCalls?: number;
   /** Samples of the worker start time (0 skips it). */
   startSamples: number;
   /** Samples of each way run_command runs (read-only, layered, …; 0 skips it). */
@@ -120,6 +126,9 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     // Separate processes, after the in-process workers stopped, so nothing else competes.
     report.parkedMemory = await attempt('memory', options.parkedGoals, failures, log, () =>
       measureParkedMemory(environment, options.parkedGoals, log),
+    );
+    report.evictedApproval = await attempt('evicted approval', options.evictedCalls ?? 0, failures, log, () =>
+      measureEvictedApproval(environment, options.evictedCalls ?? 0, log),
     );
     report.commandCosts = await attempt('run_command costs', options.commandSamples ?? 0, failures, log, () =>
       measureCommandCosts(options.commandSamples ?? 0, log),

@@ -22,6 +22,7 @@ test(
       longGoalTimeoutMs: 300_000,
       replayCalls: 6,
       parkedGoals: 4,
+      evictedCalls: 3,
       startSamples: 1,
       commandSamples: 2,
       outputDirectory,
@@ -62,6 +63,18 @@ test(
     assert.ok(report.parkedMemory && !('skipped' in report.parkedMemory), shown);
     assert.equal(report.parkedMemory.parked, 4, shown);
     assert.ok(report.parkedMemory.idleRssBytes > 0 && report.parkedMemory.parkedRssBytes > 0, shown);
+    assert.ok(report.parkedMemory.cacheSize >= 2, shown);
+    assert.deepEqual(
+      report.parkedMemory.rssAsParked.map((sample) => sample.parked),
+      [4],
+      shown, // four goals are started in one batch of 25: one sample, when all have parked
+    );
+    // The evicted goal went on after each decision: five decisions, each followed by a model turn.
+    assert.ok(report.evictedApproval && !('skipped' in report.evictedApproval), shown);
+    assert.equal(report.evictedApproval.samples, 5, shown);
+    assert.ok(report.evictedApproval.decisionToModelMs.min > 0, shown);
+    assert.ok(report.evictedApproval.replayedRunEvents.min > 0, shown);
+    assert.match(shown, /Approval of an evicted goal \(3 calls made before it parked/);
     assert.ok(report.workerStart && !('skipped' in report.workerStart), shown);
     const { compiledWithBundleMs, compiledBundlingMs, sourceWithBundleMs } = report.workerStart;
     for (const started of [compiledWithBundleMs, compiledBundlingMs, sourceWithBundleMs])
