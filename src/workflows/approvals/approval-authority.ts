@@ -11,7 +11,9 @@ import type { Ed25519Verify } from '../common/ed25519';
 /** Anyone (who passes the signature check, when signatures are required). */
 export const ANYONE = '*';
 
-const approverListSchema = z.array(z.string().trim().min(1)).min(1, 'name at least one approver or "*"');
+const approverListSchema = z.lazy(() =>
+  z.array(z.string().trim().min(1)).min(1, 'name at least one approver or "*"'),
+);
 
 /** Per tier, the names allowed to decide; read-only calls never wait, so they have no list. */
 export const approversSchema = z

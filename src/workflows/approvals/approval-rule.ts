@@ -100,12 +100,14 @@ export const approvalRuleSchema = ruleScopeSchema
   .strict();
 export type ApprovalRule = z.output<typeof approvalRuleSchema>;
 
-export const approvalRulesStateSchema = z.object({
-  schemaVersion: z.literal(RULES_SCHEMA_VERSION),
-  /** The number of the next rule's id (rule-<n>): ids are never reused, revoked ones included. */
-  nextNumber: z.number().int().positive(),
-  rules: z.array(approvalRuleSchema).max(MAX_RULES),
-});
+export const approvalRulesStateSchema = z.lazy(() =>
+  z.object({
+    schemaVersion: z.literal(RULES_SCHEMA_VERSION),
+    /** The number of the next rule's id (rule-<n>): ids are never reused, revoked ones included. */
+    nextNumber: z.number().int().positive(),
+    rules: z.array(approvalRuleSchema).max(MAX_RULES),
+  }),
+);
 export type ApprovalRulesState = z.output<typeof approvalRulesStateSchema>;
 
 /** `tool: pattern`, `tool` alone, or `*: pattern`, as a scope; an error names what is wrong. */

@@ -100,17 +100,19 @@ export type LedgerEventKind = (typeof LedgerEventKind)[keyof typeof LedgerEventK
 
 const ledgerEventKinds = Object.values(LedgerEventKind) as [LedgerEventKind, ...LedgerEventKind[]];
 
-export const LedgerEventSchema = z.object({
-  /** Monotonic across the whole goal, continue-as-new included; starts at 1. */
-  sequence: z.number().int().positive(),
-  /** ISO 8601 time from the workflow clock. */
-  at: z.iso.datetime({ offset: true }),
-  kind: z.enum(ledgerEventKinds),
-  /** One human-readable line. */
-  summary: z.string(),
-  /** The decision's evidence (scores, deltas, reasons) as JSON-serialisable data. */
-  data: z.record(z.string(), z.unknown()),
-});
+export const LedgerEventSchema = z.lazy(() =>
+  z.object({
+    /** Monotonic across the whole goal, continue-as-new included; starts at 1. */
+    sequence: z.number().int().positive(),
+    /** ISO 8601 time from the workflow clock. */
+    at: z.iso.datetime({ offset: true }),
+    kind: z.enum(ledgerEventKinds),
+    /** One human-readable line. */
+    summary: z.string(),
+    /** The decision's evidence (scores, deltas, reasons) as JSON-serialisable data. */
+    data: z.record(z.string(), z.unknown()),
+  }),
+);
 export type LedgerEvent = z.infer<typeof LedgerEventSchema>;
 
 /** An event as the caller describes it; the ledger assigns the sequence. */
@@ -119,15 +121,17 @@ export type NewLedgerEvent = Omit<LedgerEvent, 'sequence' | 'data'> & { data?: L
 export const LEDGER_SCHEMA_VERSION = 1;
 export const DEFAULT_MAX_LEDGER_EVENTS = 500;
 
-export const LedgerSchema = z.object({
-  schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
-  /** The newest events, oldest first. */
-  events: z.array(LedgerEventSchema),
-  /** Stored rather than derived from `events`, so sequences survive trimming and continue-as-new. */
-  nextSequence: z.number().int().positive(),
-  /** How many old events were trimmed to keep the ledger bounded. */
-  dropped: z.number().int().nonnegative(),
-});
+export const LedgerSchema = z.lazy(() =>
+  z.object({
+    schemaVersion: z.literal(LEDGER_SCHEMA_VERSION),
+    /** The newest events, oldest first. */
+    events: z.array(LedgerEventSchema),
+    /** Stored rather than derived from `events`, so sequences survive trimming and continue-as-new. */
+    nextSequence: z.number().int().positive(),
+    /** How many old events were trimmed to keep the ledger bounded. */
+    dropped: z.number().int().nonnegative(),
+  }),
+);
 export type Ledger = z.infer<typeof LedgerSchema>;
 
 export function emptyLedger(): Ledger {

@@ -5,52 +5,69 @@ import { MODEL_IMAGE_TYPES } from '../tools/tool-outcome';
  * The conversation in Anthropic Messages wire shapes, kept as plain data so it can live in
  * workflow state, cross continue-as-new, and be sent to the model activity unchanged.
  */
-export const textBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
-export const toolUseBlockSchema = z.object({
-  type: z.literal('tool_use'),
-  id: z.string(),
-  name: z.string(),
-  input: z.unknown(),
-});
+export const textBlockSchema = z.lazy(() => z.object({ type: z.literal('text'), text: z.string() }));
+export const toolUseBlockSchema = z.lazy(() =>
+  z.object({
+    type: z.literal('tool_use'),
+    id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+  }),
+);
 /** An image a tool returned (MCP image contents), base64 as the Messages API takes it. */
-export const imageBlockSchema = z.object({
-  type: z.literal('image'),
-  source: z.object({ type: z.literal('base64'), media_type: z.enum(MODEL_IMAGE_TYPES), data: z.string() }),
-});
-export const toolResultBlockSchema = z.object({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string(),
-  /** Text, or text and images when the tool returned images. */
-  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textBlockSchema, imageBlockSchema]))]),
-  is_error: z.boolean().optional(),
-});
+export const imageBlockSchema = z.lazy(() =>
+  z.object({
+    type: z.literal('image'),
+    source: z.object({ type: z.literal('base64'), media_type: z.enum(MODEL_IMAGE_TYPES), data: z.string() }),
+  }),
+);
+export const toolResultBlockSchema = z.lazy(() =>
+  z.object({
+    type: z.literal('tool_result'),
+    tool_use_id: z.string(),
+    /** Text, or text and images when the tool returned images. */
+    content: z.union([
+      z.string(),
+      z.array(z.discriminatedUnion('type', [textBlockSchema, imageBlockSchema])),
+    ]),
+    is_error: z.boolean().optional(),
+  }),
+);
 /**
  * The model's extended thinking, kept with its signature: the API verifies the signature when the
  * block comes back, and requires the assistant turn holding a tool call to be sent back beginning
  * with its thinking (platform.claude.com/docs/en/build-with-claude/extended-thinking, "Preserving
  * thinking blocks"). Never changed, never shown as the model's answer.
  */
-export const thinkingBlockSchema = z.object({
-  type: z.literal('thinking'),
-  thinking: z.string(),
-  signature: z.string(),
-});
+export const thinkingBlockSchema = z.lazy(() =>
+  z.object({
+    type: z.literal('thinking'),
+    thinking: z.string(),
+    signature: z.string(),
+  }),
+);
 /** Thinking the API encrypted (safety redaction): opaque `data`, sent back unchanged. */
-export const redactedThinkingBlockSchema = z.object({
-  type: z.literal('redacted_thinking'),
-  data: z.string(),
-});
-export const contentBlockSchema = z.discriminatedUnion('type', [
-  textBlockSchema,
-  toolUseBlockSchema,
-  toolResultBlockSchema,
-  thinkingBlockSchema,
-  redactedThinkingBlockSchema,
-]);
-export const transcriptMessageSchema = z.object({
-  role: z.enum(['user', 'assistant']),
-  content: z.array(contentBlockSchema),
-});
+export const redactedThinkingBlockSchema = z.lazy(() =>
+  z.object({
+    type: z.literal('redacted_thinking'),
+    data: z.string(),
+  }),
+);
+export const contentBlockSchema = z.lazy(() =>
+  z.discriminatedUnion('type', [
+    textBlockSchema,
+    toolUseBlockSchema,
+    toolResultBlockSchema,
+    thinkingBlockSchema,
+    redactedThinkingBlockSchema,
+  ]),
+);
+export const transcriptMessageSchema = z.lazy(() =>
+  z.object({
+    role: z.enum(['user', 'assistant']),
+    content: z.array(contentBlockSchema),
+  }),
+);
 
 export type TextBlock = z.infer<typeof textBlockSchema>;
 export type ToolUseBlock = z.infer<typeof toolUseBlockSchema>;

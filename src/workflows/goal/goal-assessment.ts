@@ -7,12 +7,14 @@ import type { GoalContext } from './goal-context';
 import { asGoalResult, type GoalResult, type GoalWorkflowFunction } from './goal-result';
 import { LedgerEventKind } from '../common/ledger';
 
-const subGoalsSchema = z.object({
-  subGoals: z
-    .array(z.object({ goal: z.string().min(1), successCriteria: z.array(z.string()).default([]) }))
-    .min(1)
-    .max(5),
-});
+const subGoalsSchema = z.lazy(() =>
+  z.object({
+    subGoals: z
+      .array(z.object({ goal: z.string().min(1), successCriteria: z.array(z.string()).default([]) }))
+      .min(1)
+      .max(5),
+  }),
+);
 
 function describeChildResult(result: GoalResult): string {
   const detail = result.finalText ?? result.reason;

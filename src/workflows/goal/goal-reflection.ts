@@ -13,18 +13,22 @@ import {
 } from '../reflection/task-reflection';
 
 /** What the reflection's forced tool asks for; blank fields fall back to the original text. */
-const reflectionAnswerSchema = z.object({
-  refinedDescription: z.string().default(''),
-  refinedExpectedOutput: z.string().default(''),
-  observations: z.array(z.string()).default([]),
-  suggestions: z.array(z.string()).default([]),
-  text: z.string().optional(),
-});
+const reflectionAnswerSchema = z.lazy(() =>
+  z.object({
+    refinedDescription: z.string().default(''),
+    refinedExpectedOutput: z.string().default(''),
+    observations: z.array(z.string()).default([]),
+    suggestions: z.array(z.string()).default([]),
+    text: z.string().optional(),
+  }),
+);
 
-const reviewAnswerSchema = z.object({
-  accepted: z.boolean(),
-  reasons: z.array(z.string()).default([]),
-});
+const reviewAnswerSchema = z.lazy(() =>
+  z.object({
+    accepted: z.boolean(),
+    reasons: z.array(z.string()).default([]),
+  }),
+);
 
 export interface Review {
   accepted: boolean;

@@ -44,18 +44,20 @@ export interface GoalResult {
 }
 
 /** Checks a result read back from a failure's details (a boundary: the payload is just JSON). */
-export const goalResultSchema = z.looseObject({
-  status: z.enum(GoalStatus),
-  reason: z.string().optional(),
-  finalText: z.string().optional(),
-  counters: goalCountersSchema,
-  usage: tokenUsageSchema,
-  tasks: z.number().int().nonnegative(),
-  stats: z.looseObject({}),
-  planAttempt: z.number().int().optional(),
-  reflection: z.string().optional(),
-  workspaceLoss: z.array(workspaceLossSchema).optional(),
-});
+export const goalResultSchema = z.lazy(() =>
+  z.looseObject({
+    status: z.enum(GoalStatus),
+    reason: z.string().optional(),
+    finalText: z.string().optional(),
+    counters: goalCountersSchema,
+    usage: tokenUsageSchema,
+    tasks: z.number().int().nonnegative(),
+    stats: z.looseObject({}),
+    planAttempt: z.number().int().optional(),
+    reflection: z.string().optional(),
+    workspaceLoss: z.array(workspaceLossSchema).optional(),
+  }),
+);
 
 /** The result in a value read back from Temporal, or undefined when it is not one. */
 export function asGoalResult(value: unknown): GoalResult | undefined {

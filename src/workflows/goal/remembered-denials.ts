@@ -17,21 +17,25 @@ import {
 /** Enough for any goal a human watches; the oldest go first, so the newest wishes always hold. */
 export const MAX_REMEMBERED_DENIALS = 50;
 
-export const rememberedDenialSchema = z.object({
-  intent: callIntentSchema,
-  /** The human decision that asked for it, as it was recorded on its call. */
-  decision: z.object({
-    callId: z.string(),
-    summary: z.string(),
-    approver: z.string(),
-    reason: z.string(),
-    decidedAt: z.string(),
-    via: z.enum(['signal', 'update']),
+export const rememberedDenialSchema = z.lazy(() =>
+  z.object({
+    intent: callIntentSchema,
+    /** The human decision that asked for it, as it was recorded on its call. */
+    decision: z.object({
+      callId: z.string(),
+      summary: z.string(),
+      approver: z.string(),
+      reason: z.string(),
+      decidedAt: z.string(),
+      via: z.enum(['signal', 'update']),
+    }),
   }),
-});
+);
 export type RememberedDenial = z.infer<typeof rememberedDenialSchema>;
 
-export const rememberedDenialsSchema = z.array(rememberedDenialSchema).max(MAX_REMEMBERED_DENIALS);
+export const rememberedDenialsSchema = z.lazy(() =>
+  z.array(rememberedDenialSchema).max(MAX_REMEMBERED_DENIALS),
+);
 
 /*
  * The call and decision shapes read here, structurally: goal-state.ts holds this module's schema,

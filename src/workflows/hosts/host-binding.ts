@@ -6,26 +6,28 @@ import { WorkspaceProbeState, type WorkspaceProbe, type WorkspaceSource } from '
  * workspace. Pure: the answers are activity results recorded in history, so the choice replays.
  */
 
-export const hostBindingSchema = z.object({
-  id: z.string(),
-  /** The task queue of that host's workers: tool calls, backups and the journal go there. */
-  queue: z.string(),
-  boundAt: z.string(),
-  /**
-   * probe: the host had the workspace; named: chosen by the goal input; cloned: recreated there;
-   * rebound: moved to a host that had it; carried: moved with its workspace from a live host.
-   */
-  via: z.enum(['probe', 'named', 'cloned', 'rebound', 'carried']),
-  /** Set while the host does not take the goal's calls (schedule-to-start timeouts). */
-  unavailableSince: z.string().optional(),
-  /**
-   * The workspace's path on this host, when it differs from the goal input's (the goal moved
-   * between hosts with different roots); every workspace activity uses it (bindingWorkspace).
-   */
-  workspace: z.string().optional(),
-  /** The workspace's path under the host's root that holds it, carried to the next host on a move. */
-  relative: z.string().optional(),
-});
+export const hostBindingSchema = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    /** The task queue of that host's workers: tool calls, backups and the journal go there. */
+    queue: z.string(),
+    boundAt: z.string(),
+    /**
+     * probe: the host had the workspace; named: chosen by the goal input; cloned: recreated there;
+     * rebound: moved to a host that had it; carried: moved with its workspace from a live host.
+     */
+    via: z.enum(['probe', 'named', 'cloned', 'rebound', 'carried']),
+    /** Set while the host does not take the goal's calls (schedule-to-start timeouts). */
+    unavailableSince: z.string().optional(),
+    /**
+     * The workspace's path on this host, when it differs from the goal input's (the goal moved
+     * between hosts with different roots); every workspace activity uses it (bindingWorkspace).
+     */
+    workspace: z.string().optional(),
+    /** The workspace's path under the host's root that holds it, carried to the next host on a move. */
+    relative: z.string().optional(),
+  }),
+);
 export type HostBinding = z.infer<typeof hostBindingSchema>;
 
 /** The workspace's path on the bound host: the goal input's, unless a move mapped it. */

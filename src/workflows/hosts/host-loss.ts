@@ -6,13 +6,15 @@ import { z } from 'zod';
  * still shows that its host is gone. Pure: the workflow applies what this decides.
  */
 
-export const hostMissingSchema = z.object({
-  host: z.string(),
-  /** The host's last beat (ISO 8601). */
-  since: z.string(),
-  /** The watcher that saw it. */
-  by: z.string(),
-});
+export const hostMissingSchema = z.lazy(() =>
+  z.object({
+    host: z.string(),
+    /** The host's last beat (ISO 8601). */
+    since: z.string(),
+    /** The watcher that saw it. */
+    by: z.string(),
+  }),
+);
 export type HostMissing = z.infer<typeof hostMissingSchema>;
 
 export type HostLivenessChange =

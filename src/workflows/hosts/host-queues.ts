@@ -90,17 +90,19 @@ export const WorkspaceProbeState = {
 } as const;
 export type WorkspaceProbeState = (typeof WorkspaceProbeState)[keyof typeof WorkspaceProbeState];
 
-export const workspaceProbeSchema = z.object({
-  hostId: z.string(),
-  state: z.enum(['present', 'missing', 'not-a-directory', 'outside-roots']),
-  /**
-   * The workspace's path on this host when it differs from the path asked: the goal moved from a
-   * host with other roots, and this host holds it at the same place under one of its own.
-   */
-  workspace: z.string().optional(),
-  /** The workspace's path under the root of this host that holds it (hosts with roots only). */
-  relative: z.string().optional(),
-});
+export const workspaceProbeSchema = z.lazy(() =>
+  z.object({
+    hostId: z.string(),
+    state: z.enum(['present', 'missing', 'not-a-directory', 'outside-roots']),
+    /**
+     * The workspace's path on this host when it differs from the path asked: the goal moved from a
+     * host with other roots, and this host holds it at the same place under one of its own.
+     */
+    workspace: z.string().optional(),
+    /** The workspace's path under the root of this host that holds it (hosts with roots only). */
+    relative: z.string().optional(),
+  }),
+);
 export type WorkspaceProbe = z.infer<typeof workspaceProbeSchema>;
 
 /** Where a goal's workspace can be recreated from when it must move to another host. */

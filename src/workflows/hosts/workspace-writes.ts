@@ -12,27 +12,31 @@ export const MAX_LISTED_WRITES = 200;
 /** Calls that changed the workspace without saying what, listed at most (more are counted). */
 export const MAX_UNREPORTED_CALLS = 20;
 
-export const workspaceWritesSchema = z.object({
-  /** Workspace-relative paths created, modified or deleted, first change first. */
-  paths: z.array(z.string()),
-  /** Changes not listed: beyond the cap, or reported by a call only as a count. */
-  omitted: z.number().int().nonnegative(),
-  /** Summaries of calls that may have changed the workspace without reporting what. */
-  unreported: z.array(z.string()),
-});
+export const workspaceWritesSchema = z.lazy(() =>
+  z.object({
+    /** Workspace-relative paths created, modified or deleted, first change first. */
+    paths: z.array(z.string()),
+    /** Changes not listed: beyond the cap, or reported by a call only as a count. */
+    omitted: z.number().int().nonnegative(),
+    /** Summaries of calls that may have changed the workspace without reporting what. */
+    unreported: z.array(z.string()),
+  }),
+);
 export type WorkspaceWrites = z.infer<typeof workspaceWritesSchema>;
 
-export const workspaceLossSchema = z.object({
-  at: z.string(),
-  /** The host that recreated the workspace. */
-  host: z.string(),
-  /** Where it was recreated from: `<git url>@<ref>` (`@HEAD` without a ref). */
-  source: z.string(),
-  /** The writes of the goal that the recreated workspace does not have. */
-  lost: z.array(z.string()),
-  omitted: z.number().int().nonnegative(),
-  unreported: z.array(z.string()),
-});
+export const workspaceLossSchema = z.lazy(() =>
+  z.object({
+    at: z.string(),
+    /** The host that recreated the workspace. */
+    host: z.string(),
+    /** Where it was recreated from: `<git url>@<ref>` (`@HEAD` without a ref). */
+    source: z.string(),
+    /** The writes of the goal that the recreated workspace does not have. */
+    lost: z.array(z.string()),
+    omitted: z.number().int().nonnegative(),
+    unreported: z.array(z.string()),
+  }),
+);
 export type WorkspaceLoss = z.infer<typeof workspaceLossSchema>;
 
 /** The writes after one executed call; read-only calls change nothing. */

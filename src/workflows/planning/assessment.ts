@@ -276,10 +276,12 @@ export function consolidationPlan(options: {
 }
 
 /** What the belief activity's model returns (seed 004's agent.reflected event). */
-export const BeliefSchema = z.object({
-  kind: z.literal('agent.reflected'),
-  text: z.string().min(1),
-});
+export const BeliefSchema = z.lazy(() =>
+  z.object({
+    kind: z.literal('agent.reflected'),
+    text: z.string().min(1),
+  }),
+);
 export type Belief = z.infer<typeof BeliefSchema>;
 
 /**

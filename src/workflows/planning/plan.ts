@@ -24,50 +24,56 @@ export const PlanStatus = {
 } as const;
 export type PlanStatus = (typeof PlanStatus)[keyof typeof PlanStatus];
 
-const toolInputSchema = z.record(z.string(), z.unknown());
+const toolInputSchema = z.lazy(() => z.record(z.string(), z.unknown()));
 
-export const PlanStepSchema = z.object({
-  /** Position in the proposal, from 0; skipped steps keep theirs so indices match the proposal. */
-  index: z.number().int().nonnegative(),
-  toolName: z.string().min(1),
-  toolInput: toolInputSchema,
-  rationale: z.string(),
-  status: z.enum(StepStatus),
-  /** What should be observably true after the step, e.g. "src/config.ts exists". */
-  expectedEffects: z.array(z.string()),
-  /** Why the step failed, or why it was skipped. */
-  failureReason: z.string().optional(),
-});
+export const PlanStepSchema = z.lazy(() =>
+  z.object({
+    /** Position in the proposal, from 0; skipped steps keep theirs so indices match the proposal. */
+    index: z.number().int().nonnegative(),
+    toolName: z.string().min(1),
+    toolInput: toolInputSchema,
+    rationale: z.string(),
+    status: z.enum(StepStatus),
+    /** What should be observably true after the step, e.g. "src/config.ts exists". */
+    expectedEffects: z.array(z.string()),
+    /** Why the step failed, or why it was skipped. */
+    failureReason: z.string().optional(),
+  }),
+);
 export type PlanStep = z.infer<typeof PlanStepSchema>;
 
-export const PlanSchema = z.object({
-  goalId: z.string().min(1),
-  steps: z.array(PlanStepSchema).min(1),
-  status: z.enum(PlanStatus),
-  /** 0 for the first plan; +1 on each backtrack. */
-  attempt: z.number().int().nonnegative(),
-  strategy: z.enum(Strategy),
-  metaStrategy: z.enum(MetaStrategy),
-  /** The model's one-line summary of its approach (001's `strategy: String`). */
-  strategySummary: z.string().optional(),
-  failureReason: z.string().optional(),
-});
+export const PlanSchema = z.lazy(() =>
+  z.object({
+    goalId: z.string().min(1),
+    steps: z.array(PlanStepSchema).min(1),
+    status: z.enum(PlanStatus),
+    /** 0 for the first plan; +1 on each backtrack. */
+    attempt: z.number().int().nonnegative(),
+    strategy: z.enum(Strategy),
+    metaStrategy: z.enum(MetaStrategy),
+    /** The model's one-line summary of its approach (001's `strategy: String`). */
+    strategySummary: z.string().optional(),
+    failureReason: z.string().optional(),
+  }),
+);
 export type Plan = z.infer<typeof PlanSchema>;
 
 /** What the plan activity's model must return (structured output); at least one step. */
-export const ProposedPlanSchema = z.object({
-  strategySummary: z.string().describe('One sentence: the approach this plan takes.'),
-  steps: z
-    .array(
-      z.object({
-        toolName: z.string().min(1).describe('One of the available tools.'),
-        toolInput: toolInputSchema.describe("The tool's input object."),
-        rationale: z.string().describe('Why this step, and why at this point.'),
-        expectedEffects: z.array(z.string()).describe('What will be observably true after the step.'),
-      }),
-    )
-    .min(1),
-});
+export const ProposedPlanSchema = z.lazy(() =>
+  z.object({
+    strategySummary: z.string().describe('One sentence: the approach this plan takes.'),
+    steps: z
+      .array(
+        z.object({
+          toolName: z.string().min(1).describe('One of the available tools.'),
+          toolInput: toolInputSchema.describe("The tool's input object."),
+          rationale: z.string().describe('Why this step, and why at this point.'),
+          expectedEffects: z.array(z.string()).describe('What will be observably true after the step.'),
+        }),
+      )
+      .min(1),
+  }),
+);
 export type ProposedPlan = z.infer<typeof ProposedPlanSchema>;
 export type ProposedStep = ProposedPlan['steps'][number];
 

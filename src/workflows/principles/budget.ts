@@ -21,14 +21,16 @@ const dimensionsInOrder: readonly BudgetDimension[] = Object.values(BudgetDimens
 export const DEFAULT_WARN_AT: readonly number[] = [0.7, 0.9];
 
 /** Every limit is optional; a goal with none set is unbudgeted. */
-export const budgetSchema = z.object({
-  maxTokens: z.number().int().positive().optional(),
-  maxUsd: z.number().positive().optional(),
-  maxWallTimeMs: z.number().int().positive().optional(),
-  maxToolCalls: z.number().int().positive().optional(),
-  /** Fractions of each limit at which a note is given once; 1.0 itself means exhausted. */
-  warnAt: z.array(z.number().gt(0).lt(1)).default(() => [...DEFAULT_WARN_AT]),
-});
+export const budgetSchema = z.lazy(() =>
+  z.object({
+    maxTokens: z.number().int().positive().optional(),
+    maxUsd: z.number().positive().optional(),
+    maxWallTimeMs: z.number().int().positive().optional(),
+    maxToolCalls: z.number().int().positive().optional(),
+    /** Fractions of each limit at which a note is given once; 1.0 itself means exhausted. */
+    warnAt: z.array(z.number().gt(0).lt(1)).default(() => [...DEFAULT_WARN_AT]),
+  }),
+);
 export type Budget = z.infer<typeof budgetSchema>;
 export type BudgetInput = z.input<typeof budgetSchema>;
 

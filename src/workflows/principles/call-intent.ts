@@ -15,17 +15,19 @@ import { normalizedInput, resultDigest } from './loop-guard';
  * against calls a human denied, and a false match costs one more "ask differently" prompt, while a
  * miss costs the human another approval request.
  */
-export const callIntentSchema = z.object({
-  tool: z.string(),
-  /** Normalized target paths, sorted; empty when the call names none. */
-  targets: z.array(z.string()),
-  /**
-   * The normalized call itself, for calls without targets ('' for a call with targets: those are
-   * matched by their targets alone, and a write_file's content can be large). Past
-   * MAX_CALL_CHARS it is kept as a prefix, its length and a checksum: intents live in workflow state.
-   */
-  call: z.string(),
-});
+export const callIntentSchema = z.lazy(() =>
+  z.object({
+    tool: z.string(),
+    /** Normalized target paths, sorted; empty when the call names none. */
+    targets: z.array(z.string()),
+    /**
+     * The normalized call itself, for calls without targets ('' for a call with targets: those are
+     * matched by their targets alone, and a write_file's content can be large). Past
+     * MAX_CALL_CHARS it is kept as a prefix, its length and a checksum: intents live in workflow state.
+     */
+    call: z.string(),
+  }),
+);
 export type CallIntent = z.infer<typeof callIntentSchema>;
 
 /** Beyond this, a target-less call is kept by a prefix, its length and a checksum. */

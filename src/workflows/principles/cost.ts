@@ -8,14 +8,16 @@ import { z } from 'zod';
 const tokenCount = z.number().int().nonnegative().default(0);
 
 /** Tokens of one model call, or a running total. Cache fields are 0 when caching was not used. */
-export const tokenUsageSchema = z.object({
-  inputTokens: tokenCount,
-  outputTokens: tokenCount,
-  cacheCreationInputTokens: tokenCount,
-  cacheReadInputTokens: tokenCount,
-  /** The part of cacheCreationInputTokens written with the 1-hour TTL (priced higher). */
-  cacheCreation1hInputTokens: z.number().int().nonnegative().optional(),
-});
+export const tokenUsageSchema = z.lazy(() =>
+  z.object({
+    inputTokens: tokenCount,
+    outputTokens: tokenCount,
+    cacheCreationInputTokens: tokenCount,
+    cacheReadInputTokens: tokenCount,
+    /** The part of cacheCreationInputTokens written with the 1-hour TTL (priced higher). */
+    cacheCreation1hInputTokens: z.number().int().nonnegative().optional(),
+  }),
+);
 export type TokenUsage = z.infer<typeof tokenUsageSchema>;
 
 export const EMPTY_USAGE: TokenUsage = Object.freeze({
@@ -84,22 +86,24 @@ export function usageFromMessagesApi(usage: MessagesApiUsage): TokenUsage {
 const usdPerMillion = z.number().nonnegative();
 
 /** USD per million tokens of each kind, for one model. */
-export const modelPriceSchema = z.object({
-  input: usdPerMillion,
-  output: usdPerMillion,
-  /** Writing to the prompt cache with the 5-minute TTL (1.25× the input price). */
-  cacheWrite: usdPerMillion,
-  /** Writing with the 1-hour TTL; when absent, 2× the input price (Anthropic's pricing page). */
-  cacheWrite1h: usdPerMillion.optional(),
-  cacheRead: usdPerMillion,
-});
+export const modelPriceSchema = z.lazy(() =>
+  z.object({
+    input: usdPerMillion,
+    output: usdPerMillion,
+    /** Writing to the prompt cache with the 5-minute TTL (1.25× the input price). */
+    cacheWrite: usdPerMillion,
+    /** Writing with the 1-hour TTL; when absent, 2× the input price (Anthropic's pricing page). */
+    cacheWrite1h: usdPerMillion.optional(),
+    cacheRead: usdPerMillion,
+  }),
+);
 export type ModelPrice = z.infer<typeof modelPriceSchema>;
 
 /**
  * Model name → price. A key also prices dated and provider-prefixed ids of that model (see
  * `findModelPrice`). To configure prices, spread over the default: `{ ...DEFAULT_PRICE_TABLE, ...mine }`.
  */
-export const priceTableSchema = z.record(z.string().min(1), modelPriceSchema);
+export const priceTableSchema = z.lazy(() => z.record(z.string().min(1), modelPriceSchema));
 export type PriceTable = z.infer<typeof priceTableSchema>;
 
 const price = (input: number, output: number, cacheWrite: number, cacheRead: number): ModelPrice => ({

@@ -18,10 +18,12 @@ export const DEFAULT_DENIAL_SETTINGS: DenialSettings = { enabled: true, stopAfte
 
 export const MAX_REMEMBERED_INTENTS = 20;
 
-export const deniedIntentSchema = z.object({
-  intent: callIntentSchema,
-  denials: z.number().int().positive(),
-});
+export const deniedIntentSchema = z.lazy(() =>
+  z.object({
+    intent: callIntentSchema,
+    denials: z.number().int().positive(),
+  }),
+);
 export type DeniedIntent = z.infer<typeof deniedIntentSchema>;
 
 export type DenialVerdict =

@@ -137,48 +137,50 @@ const stretchSchema = z.object({
   warned: z.boolean(),
 });
 
-export const guardsStateSchema = z.object({
-  /** The loop guard's window: the latest calls, oldest first. */
-  recentCalls: z.array(
-    z.object({ key: z.string(), result: z.string(), summary: z.string(), atToolCall: z.number().int() }),
-  ),
-  /** Calls the model was told it repeats; a further repeat of one of these stops the goal. */
-  loopWarnedKeys: z.array(z.string()),
-  /** The last time something new came (or the start of the goal, task or plan attempt). */
-  progress: stretchSchema.extend({
-    /** The progress mark (facts.progressCycle) as last seen, to notice a completed plan step. */
-    cycleSeen: z.number().int().nonnegative().optional(),
+export const guardsStateSchema = z.lazy(() =>
+  z.object({
+    /** The loop guard's window: the latest calls, oldest first. */
+    recentCalls: z.array(
+      z.object({ key: z.string(), result: z.string(), summary: z.string(), atToolCall: z.number().int() }),
+    ),
+    /** Calls the model was told it repeats; a further repeat of one of these stops the goal. */
+    loopWarnedKeys: z.array(z.string()),
+    /** The last time something new came (or the start of the goal, task or plan attempt). */
+    progress: stretchSchema.extend({
+      /** The progress mark (facts.progressCycle) as last seen, to notice a completed plan step. */
+      cycleSeen: z.number().int().nonnegative().optional(),
+    }),
+    /** The last new lasting state (absent in state from before issue 22: starts at `progress`). */
+    exploration: stretchSchema.optional(),
+    /** What the task has seen (progress.ts). */
+    memory: progressMemorySchema.default(initialProgressMemory),
+    /** Whether each of the latest calls brought something new, oldest first. */
+    recentProgress: z.array(z.boolean()).default([]),
+    /** Every warning given, by what it was about, and the turn it was given in. */
+    warnings: z
+      .array(
+        z.object({
+          about: z.string(),
+          atTurn: z.number().int().nonnegative(),
+          atToolCall: z.number().int().nonnegative().optional(),
+        }),
+      )
+      .default([]),
+    /** Intents denied in this goal, with how often. */
+    denied: z.array(deniedIntentSchema).default([]),
+    /** The model's latest replies, as shapes with their turn (checkpoint-parrot.ts). */
+    replies: z.array(z.object({ shape: z.string(), atTurn: z.number().int().nonnegative() })).default([]),
+    hypotheses: z.object({ streak: z.number().int().nonnegative(), warned: z.boolean() }),
+    checkpoints: z.object({
+      judged: z.number().int().nonnegative(),
+      answered: z.number().int().nonnegative(),
+      escalated: z.boolean(),
+      heldTurns: z.number().int().nonnegative(),
+    }),
+    /** Every decision taken (warnings, escalations, stops), for the status view. */
+    decisions: z.number().int().nonnegative(),
   }),
-  /** The last new lasting state (absent in state from before issue 22: starts at `progress`). */
-  exploration: stretchSchema.optional(),
-  /** What the task has seen (progress.ts). */
-  memory: progressMemorySchema.default(initialProgressMemory),
-  /** Whether each of the latest calls brought something new, oldest first. */
-  recentProgress: z.array(z.boolean()).default([]),
-  /** Every warning given, by what it was about, and the turn it was given in. */
-  warnings: z
-    .array(
-      z.object({
-        about: z.string(),
-        atTurn: z.number().int().nonnegative(),
-        atToolCall: z.number().int().nonnegative().optional(),
-      }),
-    )
-    .default([]),
-  /** Intents denied in this goal, with how often. */
-  denied: z.array(deniedIntentSchema).default([]),
-  /** The model's latest replies, as shapes with their turn (checkpoint-parrot.ts). */
-  replies: z.array(z.object({ shape: z.string(), atTurn: z.number().int().nonnegative() })).default([]),
-  hypotheses: z.object({ streak: z.number().int().nonnegative(), warned: z.boolean() }),
-  checkpoints: z.object({
-    judged: z.number().int().nonnegative(),
-    answered: z.number().int().nonnegative(),
-    escalated: z.boolean(),
-    heldTurns: z.number().int().nonnegative(),
-  }),
-  /** Every decision taken (warnings, escalations, stops), for the status view. */
-  decisions: z.number().int().nonnegative(),
-});
+);
 export type GuardsState = z.output<typeof guardsStateSchema>;
 
 export function initialGuardsState(at: {

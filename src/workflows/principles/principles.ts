@@ -47,24 +47,29 @@ export const principleSettingsSchema = z
 export type PrincipleSettings = z.output<typeof principleSettingsSchema>;
 export const DEFAULT_PRINCIPLE_SETTINGS: PrincipleSettings = principleSettingsSchema.parse({});
 
-export const principlesStateSchema = z.object({
-  cadence: z.object({
-    /** The cadence chosen at start (input, else worker config, else 7); dynamic cadence moves `current`. */
-    base: z.number().int().nonnegative(),
-    current: z.number().int().nonnegative(),
-    /** Tool calls in the current task, and the count at the last checkpoint (both reset per task). */
-    taskToolCalls: z.number().int().nonnegative(),
-    lastCheckpointAt: z.number().int().nonnegative(),
-    checkpoints: z.number().int().nonnegative(),
-    addressed: z.number().int().nonnegative(),
-    awaitingAnswer: z.boolean(),
-    lastCheckpoint: z.object({ atToolCall: z.number(), at: z.string() }).optional(),
+export const principlesStateSchema = z.lazy(() =>
+  z.object({
+    cadence: z.object({
+      /** The cadence chosen at start (input, else worker config, else 7); dynamic cadence moves `current`. */
+      base: z.number().int().nonnegative(),
+      current: z.number().int().nonnegative(),
+      /** Tool calls in the current task, and the count at the last checkpoint (both reset per task). */
+      taskToolCalls: z.number().int().nonnegative(),
+      lastCheckpointAt: z.number().int().nonnegative(),
+      checkpoints: z.number().int().nonnegative(),
+      addressed: z.number().int().nonnegative(),
+      awaitingAnswer: z.boolean(),
+      lastCheckpoint: z.object({ atToolCall: z.number(), at: z.string() }).optional(),
+    }),
+    hypotheses: z.object({
+      given: z.number().int().nonnegative(),
+      mismatches: z.number().int().nonnegative(),
+    }),
+    budgetWarned: z.array(z.string()),
+    /** Notes for the model that ride on the next tool result (budget) or precede the next turn. */
+    pendingMetaNote: z.string().optional(),
   }),
-  hypotheses: z.object({ given: z.number().int().nonnegative(), mismatches: z.number().int().nonnegative() }),
-  budgetWarned: z.array(z.string()),
-  /** Notes for the model that ride on the next tool result (budget) or precede the next turn. */
-  pendingMetaNote: z.string().optional(),
-});
+);
 export type PrinciplesState = z.infer<typeof principlesStateSchema>;
 
 export function initialPrinciplesState(cadence: number): PrinciplesState {

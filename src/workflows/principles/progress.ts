@@ -41,15 +41,17 @@ export type CallEffect = (typeof CallEffect)[keyof typeof CallEffect];
 export const MAX_REMEMBERED_RESULTS = 400;
 export const MAX_REMEMBERED_STATES = 200;
 
-export const progressMemorySchema = z.object({
-  /** Digests of results seen in this task, oldest first. */
-  results: z.array(z.string()),
-  /** Digests of workspace states seen in this task, oldest first. */
-  states: z.array(z.string()),
-  /** Targets of the last change counted as progress; nothing learned since when `learned` is false. */
-  lastChangeTargets: z.array(z.string()).optional(),
-  learned: z.boolean(),
-});
+export const progressMemorySchema = z.lazy(() =>
+  z.object({
+    /** Digests of results seen in this task, oldest first. */
+    results: z.array(z.string()),
+    /** Digests of workspace states seen in this task, oldest first. */
+    states: z.array(z.string()),
+    /** Targets of the last change counted as progress; nothing learned since when `learned` is false. */
+    lastChangeTargets: z.array(z.string()).optional(),
+    learned: z.boolean(),
+  }),
+);
 export type ProgressMemory = z.infer<typeof progressMemorySchema>;
 
 export function initialProgressMemory(): ProgressMemory {

@@ -10,16 +10,18 @@ import { stripCodeFences, stripThinkBlocks } from '../common/structured-output';
  * Pure: the workflow and the reflection activity both use it.
  */
 
-export const TaskReflectionSchema = z.object({
-  refinedDescription: z.string(),
-  refinedExpectedOutput: z.string(),
-  observations: z.array(z.string()),
-  suggestions: z.array(z.string()),
-  /** ISO 8601 time of the latest reflection (from the caller's clock). */
-  reflectedAt: z.iso.datetime({ offset: true }),
-  /** How many times this task has been reflected on, fallbacks included. */
-  runCount: z.number().int().min(1),
-});
+export const TaskReflectionSchema = z.lazy(() =>
+  z.object({
+    refinedDescription: z.string(),
+    refinedExpectedOutput: z.string(),
+    observations: z.array(z.string()),
+    suggestions: z.array(z.string()),
+    /** ISO 8601 time of the latest reflection (from the caller's clock). */
+    reflectedAt: z.iso.datetime({ offset: true }),
+    /** How many times this task has been reflected on, fallbacks included. */
+    runCount: z.number().int().min(1),
+  }),
+);
 export type TaskReflection = z.infer<typeof TaskReflectionSchema>;
 
 /** What the reflection model's answer says, before it becomes a stored reflection. */

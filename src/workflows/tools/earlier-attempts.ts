@@ -4,13 +4,15 @@ import { z } from 'zod';
  * What is known of an irreversible call's attempts on a host the goal has since left, handed to
  * the host it moved to so that host's journal can decide, as it does after a crash.
  */
-export const earlierAttemptSchema = z.object({
-  host: z.string(),
-  /** false only when Temporal proves no attempt started there (see earlierAttemptOf). */
-  mayHaveStarted: z.boolean(),
-  /** The journal an attempt named in its heartbeats before it could begin, when one did. */
-  journalId: z.string().optional(),
-});
+export const earlierAttemptSchema = z.lazy(() =>
+  z.object({
+    host: z.string(),
+    /** false only when Temporal proves no attempt started there (see earlierAttemptOf). */
+    mayHaveStarted: z.boolean(),
+    /** The journal an attempt named in its heartbeats before it could begin, when one did. */
+    journalId: z.string().optional(),
+  }),
+);
 export type EarlierAttempt = z.infer<typeof earlierAttemptSchema>;
 
 /**

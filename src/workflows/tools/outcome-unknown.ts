@@ -5,8 +5,10 @@ import { z } from 'zod';
  * activity read it from its journal ('unknown' when an earlier attempt used a journal this worker
  * cannot read). Shared by the activity that throws it and the workflow that reports it.
  */
-export const outcomeUnknownDetailsSchema = z.object({
-  began: z.union([z.literal(true), z.literal('unknown')]),
-  startedAt: z.string().optional(),
-});
+export const outcomeUnknownDetailsSchema = z.lazy(() =>
+  z.object({
+    began: z.union([z.literal(true), z.literal('unknown')]),
+    startedAt: z.string().optional(),
+  }),
+);
 export type OutcomeUnknownDetails = z.infer<typeof outcomeUnknownDetailsSchema>;
