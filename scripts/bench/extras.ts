@@ -306,7 +306,7 @@ export async function measureParkedMemory(
     return {
       goals,
       parked,
-      cacheSize: maxCachedWorkflows(undefined, {}),
+      cacheSize: maxCachedWorkflows(undefined, process.env), // as the worker, which has this environment
       rssAsParked,
       idleRssBytes,
       parkedRssBytes,
