@@ -11,21 +11,37 @@ import { HostSettingsError, resolveCount } from './host-settings';
  * a worker grow to several GiB of parked goals.
  */
 
-/** What one parked goal costs a worker, measured (issue 26: 300 parked goals, RSS 372 → 1,302 MiB). */
-export const PARKED_GOAL_MIB = 3.1;
-/** The share of the worker's memory the cache may take: the rest is the worker's own and its tools'. */
+/**
+ * What one cached parked goal keeps alive in the workflow thread's heap, measured (issue 26:
+ * scripts/memory/parked-memory.ts, 2.0 MiB of V8 heap a goal once its schemas were built on first
+ * use; 2.8 MiB before).
+ */
+export const PARKED_GOAL_MIB = 2.1;
+/**
+ * How much more than the cache keeps alive the workflow thread's heap holds between V8's
+ * collections: every goal created or replayed evaluates the workflow modules anew, and V8 lets the
+ * garbage of evicted goals pile up before it collects (measured: a cache of 167 goals at 2.8 MiB
+ * kept 470 MiB alive while the worker's RSS ran up to 1.6 GiB over idle while 1,000 goals parked).
+ */
+export const GC_HEADROOM = 4;
+/**
+ * The share of the worker's memory the cache and its garbage may take: the rest is the worker's
+ * own and its tools'. An evicted goal costs little when its decision comes (a goal parked on humans
+ * waits in a short run: history-limits.ts), so the cache is for goals at work, not waiting ones.
+ */
 export const CACHE_MEMORY_SHARE = 1 / 8;
 /** Below this a worker would replay goals that merely take turns; above it, memory is the limit. */
 export const CACHE_BOUNDS = { min: 10, max: 1_000 } as const;
 
 /**
  * The default size: an eighth of the worker's memory (the smaller of V8's heap limit and the
- * machine's memory) divided by what a parked goal costs, within CACHE_BOUNDS. A 4 GiB heap gives
- * 167 goals, about 520 MiB, so a worker holding a thousand waiting goals stays under 1 GiB.
+ * machine's memory) divided by what a parked goal costs with V8's headroom, within CACHE_BOUNDS.
+ * A 4 GiB heap gives 61 goals: 130 MiB alive, up to about 520 MiB with garbage, so a worker holding
+ * a thousand waiting goals stays under 1 GiB.
  */
 export function defaultMaxCachedWorkflows(memory: { heapLimitMiB: number; totalMemoryMiB: number }): number {
   const memoryMiB = Math.min(memory.heapLimitMiB, memory.totalMemoryMiB);
-  const goals = Math.floor((memoryMiB * CACHE_MEMORY_SHARE) / PARKED_GOAL_MIB);
+  const goals = Math.floor((memoryMiB * CACHE_MEMORY_SHARE) / (PARKED_GOAL_MIB * GC_HEADROOM));
   return Math.min(CACHE_BOUNDS.max, Math.max(CACHE_BOUNDS.min, goals));
 }
 

@@ -4,27 +4,29 @@ import {
   CACHE_BOUNDS,
   defaultMaxCachedWorkflows,
   maxCachedWorkflows,
+  GC_HEADROOM,
   PARKED_GOAL_MIB,
 } from '../../src/config/workflow-cache';
 
-test('the default cache takes an eighth of the smaller of heap limit and machine memory, at 3.1 MiB a goal', () => {
-  // This machine kind: a 4,144 MiB heap limit, 24 GiB of memory → 518 MiB → 167 goals.
-  assert.equal(defaultMaxCachedWorkflows({ heapLimitMiB: 4_144, totalMemoryMiB: 24_000 }), 167);
+test('the default cache takes an eighth of the smaller of heap limit and machine memory, at 2.1 MiB a goal and 4× for garbage', () => {
+  // This machine kind: a 4,144 MiB heap limit, 24 GiB of memory → 518 MiB → 518 / 8.4 → 61 goals.
+  assert.equal(defaultMaxCachedWorkflows({ heapLimitMiB: 4_144, totalMemoryMiB: 24_000 }), 61);
   // A small container: its memory, not the heap limit, bounds it.
-  assert.equal(defaultMaxCachedWorkflows({ heapLimitMiB: 4_144, totalMemoryMiB: 2_048 }), 82);
-  assert.equal(PARKED_GOAL_MIB, 3.1);
+  assert.equal(defaultMaxCachedWorkflows({ heapLimitMiB: 4_144, totalMemoryMiB: 2_048 }), 30);
+  assert.equal(PARKED_GOAL_MIB, 2.1);
+  assert.equal(GC_HEADROOM, 4);
 });
 
-test('a thousand parked goals on the default cache stay under 1 GiB beside a 370 MiB worker', () => {
+test('a thousand parked goals on the default cache stay under 1 GiB beside a 370 MiB worker, garbage included', () => {
   const cached = defaultMaxCachedWorkflows({ heapLimitMiB: 4_144, totalMemoryMiB: 24_000 });
-  assert.ok(370 + cached * PARKED_GOAL_MIB < 1_024, `${cached} cached goals`);
+  assert.ok(370 + cached * PARKED_GOAL_MIB * GC_HEADROOM < 1_024, `${cached} cached goals`);
 });
 
 test('the default stays between 10 and 1,000 goals', () => {
   assert.equal(defaultMaxCachedWorkflows({ heapLimitMiB: 64, totalMemoryMiB: 64 }), CACHE_BOUNDS.min);
   assert.equal(CACHE_BOUNDS.min, 10);
   assert.equal(
-    defaultMaxCachedWorkflows({ heapLimitMiB: 64_000, totalMemoryMiB: 512_000 }),
+    defaultMaxCachedWorkflows({ heapLimitMiB: 128_000, totalMemoryMiB: 512_000 }),
     CACHE_BOUNDS.max,
   );
   assert.equal(CACHE_BOUNDS.max, 1_000);
@@ -34,8 +36,8 @@ test('the option wins over KEEL_MAX_CACHED_WORKFLOWS, which wins over the defaul
   const memory = { heapLimitMiB: 4_144, totalMemoryMiB: 24_000 };
   assert.equal(maxCachedWorkflows(50, { KEEL_MAX_CACHED_WORKFLOWS: '30' }, memory), 50);
   assert.equal(maxCachedWorkflows(undefined, { KEEL_MAX_CACHED_WORKFLOWS: '30' }, memory), 30);
-  assert.equal(maxCachedWorkflows(undefined, { KEEL_MAX_CACHED_WORKFLOWS: ' ' }, memory), 167);
-  assert.equal(maxCachedWorkflows(undefined, {}, memory), 167);
+  assert.equal(maxCachedWorkflows(undefined, { KEEL_MAX_CACHED_WORKFLOWS: ' ' }, memory), 61);
+  assert.equal(maxCachedWorkflows(undefined, {}, memory), 61);
 });
 
 test('a cache of fewer than 2 goals, or not a whole number, is one line at start', () => {
