@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/history-limits';
+import { PARKED_HANDOVER_DELAY_MS, PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/history-limits';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { approveSignal, goalStatusQuery, type GoalStatusView } from '../../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
@@ -150,6 +150,43 @@ test(
         readFileSync(path.join(workspace, `step-${WRITES_BEFORE_PARKING - 1}.txt`), 'utf8'),
         `${WRITES_BEFORE_PARKING - 1}\n`,
       );
+    });
+  },
+);
+
+const QUICK_ANSWER_MS = 2_000;
+
+test(
+  `a goal answered within ${PARKED_HANDOVER_DELAY_MS / 1000} s of parking in a long run stays in its run: a quick answer costs no hand-over`,
+  { timeout: 180_000 },
+  async () => {
+    await harness.withWorker(async () => {
+      const workspace = tempDirectory('keel-ws-quick-answer-');
+      const handle = await harness.client.workflow.start(goalWorkflow, {
+        taskQueue: harness.taskQueue,
+        workflowId: `quick-answer-${Date.now()}`,
+        args: [
+          {
+            goal: 'GOAL-LONG-PARKED',
+            workspace,
+            sandbox: { network: true },
+            principles: { cadence: { every: 0 } },
+          },
+        ],
+      });
+      const parked = await parkedOn(handle);
+      const call = parked.pendingApprovals[0];
+      assert.ok(call);
+      // Answered two seconds after parking: well within the delay, long enough for a delay of
+      // milliseconds (or none) to show as a hand-over.
+      assert.ok(QUICK_ANSWER_MS * 4 <= PARKED_HANDOVER_DELAY_MS);
+      await new Promise((resolve) => setTimeout(resolve, QUICK_ANSWER_MS));
+      await handle.signal(approveSignal, { callId: call.callId, approver: 'ann' });
+      const result = await handle.result();
+      assert.equal(result.status, 'completed', result.reason);
+      assert.equal((await handle.query(goalStatusQuery)).continuedAsNew, 0);
+      assert.equal((await handle.describe()).runId, handle.firstExecutionRunId);
+      assert.equal(readFileSync(path.join(workspace, 'sent.txt'), 'utf8'), 'sent\n');
     });
   },
 );

@@ -3,6 +3,7 @@ import type { KeelActivities } from '../../activities';
 
 type ExecuteToolInput = Parameters<KeelActivities['executeTool']>[0];
 import { LOCAL_READ_MAX_TIMEOUT_MS, type ActivityProxies } from './activity-proxies';
+import { PARKED_HANDOVER_DELAY_MS } from './history-limits';
 import type { DecisionRefusal } from './approval-decision';
 import {
   describeFailure,
@@ -50,7 +51,9 @@ export interface ToolCallsHost {
   checkBudget(): unknown;
   /** Continues as new unless `stillValid` says no once the hand-over is ready (then returns). */
   continueAsNew(stillValid: () => boolean): Promise<void>;
-  /** Whether the run is long enough to hand a parked turn over (history-limits.ts). */
+  /** Whether the run's history is at keel's limits: hand over now (history-limits.ts). */
+  timeForNewRun(): boolean;
+  /** Whether the run is long enough to hand a turn parked on humans over (history-limits.ts). */
   timeToHandOverParkedTurn(): boolean;
 }
 
@@ -83,7 +86,7 @@ export class GoalToolCalls {
     // its own scope so it is removed once it answered instead of piling up turn by turn.
     for (;;) {
       const watcher = new wf.CancellationScope();
-      const canContinue = watcher.run(() => wf.condition(() => this.canContinueAsNewMidTurn(turn)));
+      const canContinue = watcher.run(() => this.parkedLongEnough(turn));
       const first = await Promise.race([lanes, canContinue.then(() => 'continue' as const)]);
       watcher.cancel();
       canContinue.catch(() => undefined); // the cancellation of an unneeded watcher is expected
@@ -91,6 +94,25 @@ export class GoalToolCalls {
       // Handing over takes awaits, during which a decision may arrive and a lane move on: the
       // goal then checks again and, if the turn is no longer quiet, goes on in this run.
       await this.goal.continueAsNew(() => this.canContinueAsNewMidTurn(turn));
+    }
+  }
+
+  /**
+   * Resolves when the waiting turn should move to a new run: at once when the run is at its
+   * limits; otherwise once it has stayed parked for PARKED_HANDOVER_DELAY_MS in a run long enough
+   * to hand over. A human who answers within that time (a script, someone watching) never pays
+   * for a hand-over; one who answers later finds the goal in a short run, and if the worker had
+   * evicted it meanwhile, the timer's task, not the decision, paid for replaying the long run.
+   */
+  private async parkedLongEnough(turn: ToolCallRecord[]): Promise<void> {
+    for (;;) {
+      await wf.condition(() => this.canContinueAsNewMidTurn(turn));
+      if (this.goal.timeForNewRun()) return;
+      const moved = await wf.condition(
+        () => !this.canContinueAsNewMidTurn(turn) || this.goal.timeForNewRun(),
+        PARKED_HANDOVER_DELAY_MS,
+      );
+      if (!moved || this.goal.timeForNewRun()) return;
     }
   }
 

@@ -204,6 +204,7 @@ class GoalRun {
       priority: () => this.model.priority(),
       checkBudget: () => this.discipline.checkBudget(),
       continueAsNew: (stillValid: () => boolean) => this.continueAsNew(stillValid),
+      timeForNewRun: () => this.timeForNewRun(),
       timeToHandOverParkedTurn: () => timeToHandOverParkedTurn(wf.workflowInfo()),
     });
   }

@@ -28,6 +28,11 @@ export function timeForNewRun(info: {
  * whatever the goal did before; a goal that parks in a short run is left as it is.
  */
 export const PARKED_RUN_EVENTS_LIMIT = 200;
+/**
+ * How long a turn stays parked before it moves: an answer within it (a script, a human watching)
+ * costs no hand-over; an eviction happens under load, long after a goal parked.
+ */
+export const PARKED_HANDOVER_DELAY_MS = 10_000;
 
 export function timeToHandOverParkedTurn(info: {
   continueAsNewSuggested: boolean;
