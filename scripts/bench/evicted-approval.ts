@@ -2,6 +2,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { decideApproval, goalHandle, goalStatus, startGoal } from '../../src/client/goal-client';
 import { GoalStatus } from '../../src/workflows/goal/goal-state';
+import { PARKED_HANDOVER_DELAY_MS, PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/history-limits';
 import type { BenchEnvironment } from './bench-environment';
 import { PARKING_CALLS, ScenarioKind, scenarioPrompt } from './bench-scenario';
 import { prepareWorkspace } from './bench-workspace';
@@ -25,9 +26,10 @@ export interface EvictedApprovalResult {
  * prebuilt bundle, as in production) with a workflow cache of two goals (keel's least) runs a
  * goal of `calls` reads that then parks PARKING_CALLS times on an irreversible call. Before each
  * decision two other goals park on the same worker and take the cache's places, so the parked goal
- * is evicted, as on a worker holding more waiting goals than its cache; the clock then runs from the
- * decision's signal until the loopback model is asked for the goal's next turn (the replay, the
- * approved call itself, the model call's scheduling).
+ * is evicted, as on a worker holding more waiting goals than its cache. Each decision comes after
+ * the goal had time to move its parked turn to a short run, as a human's does; the clock then runs
+ * from the decision's signal until the loopback model is asked for the goal's next turn (the
+ * replay, the approved call itself, the model call's scheduling).
  */
 export async function measureEvictedApproval(
   environment: BenchEnvironment,
@@ -62,6 +64,7 @@ export async function measureEvictedApproval(
     const replayed: number[] = [];
     for (let sample = 0; sample < PARKING_CALLS; sample++) {
       const pending = await parkedCall(goal, 10 * 60_000);
+      await handedOverIfLong(goal); // as a decision that comes minutes or days later finds it
       const fillers = await parkFillers(environment, taskQueue, workspace, sample); // evict the goal
       replayed.push((await goal.describe()).historyLength);
       const asked = environment.model.nextTurn();
@@ -87,6 +90,19 @@ export async function measureEvictedApproval(
       .getHandle(workflowId)
       .terminate('benchmark done')
       .catch(() => undefined); // already ended
+  }
+}
+
+/**
+ * A goal parked in a long run moves to a short one after PARKED_HANDOVER_DELAY_MS
+ * (history-limits.ts); the decisions measured here come after that, as a human's do. A short run
+ * stays as it is.
+ */
+async function handedOverIfLong(goal: ReturnType<typeof goalHandle>): Promise<void> {
+  const deadline = Date.now() + PARKED_HANDOVER_DELAY_MS + 60_000;
+  while ((await goal.describe()).historyLength >= PARKED_RUN_EVENTS_LIMIT) {
+    if (Date.now() > deadline) throw new Error('the parked goal did not move to a short run');
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 
