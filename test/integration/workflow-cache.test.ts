@@ -136,6 +136,11 @@ test(
       assert.ok(events && events.length < 30, `the parked run has ${events?.length} events`);
       const view = await handle.query(goalStatusQuery);
       assert.equal(view.continuedAsNew, 1);
+      // `keel pending` and the Web UI find it by its search attributes, which the new run carries.
+      await eventually(async () => {
+        const query = `WorkflowId = '${handle.workflowId}' AND KeelPendingApprovals > 0 AND ExecutionStatus = 'Running'`;
+        return (await harness.client.workflow.count(query)).count === 1 ? true : undefined;
+      }, 30_000);
       assert.equal(view.pendingApprovals[0]?.callId, parked.pendingApprovals[0]?.callId);
 
       const call = parked.pendingApprovals[0];
