@@ -143,3 +143,38 @@ test('a read-write call binds its source (a layer, or the workspace by default) 
     WORKSPACE,
   ]);
 });
+
+/** How many values each bwrap option takes: a word that is none of these would be run as the command. */
+const ARITY: Readonly<Record<string, number>> = {
+  '--unshare-all': 0,
+  '--share-net': 0,
+  '--unshare-user': 0,
+  '--disable-userns': 0,
+  '--uid': 1,
+  '--gid': 1,
+  '--cap-drop': 1,
+  '--die-with-parent': 0,
+  '--new-session': 0,
+  '--ro-bind': 2,
+  '--ro-bind-try': 2,
+  '--bind': 2,
+  '--symlink': 2,
+  '--dir': 1,
+  '--proc': 1,
+  '--dev': 1,
+  '--tmpfs': 1,
+  '--chdir': 1,
+};
+
+test('the list is only options with their values: no stray word that bwrap would take for the command', () => {
+  for (const list of [argumentsFor(), argumentsFor({ network: true, identity: { uid: 1, gid: 1 } })]) {
+    let index = 0;
+    while (index < list.length) {
+      const option = list[index] ?? '';
+      const arity = ARITY[option];
+      assert.notEqual(arity, undefined, `argument ${index} is not a bwrap option: ${JSON.stringify(option)}`);
+      index += 1 + (arity ?? 0);
+    }
+    assert.equal(index, list.length);
+  }
+});

@@ -164,14 +164,16 @@ test('two journals on a fresh directory that race for the id agree on one', asyn
   assert.deepEqual(readdirSync(directory), ['journal-id']);
 });
 
-test('a claim leaves no descriptor open: 10 claims and 10 refused repeats, as many open files as before', async () => {
+test('a claim leaves no descriptor open: 40 claims and 40 refused repeats grow the open files by fewer than 5', async () => {
   const journal = createIrreversibleJournal({ directory: setup().directory });
   const before = readdirSync('/proc/self/fd').length;
-  for (let index = 0; index < 10; index += 1) {
+  for (let index = 0; index < 40; index += 1) {
     await journal.claim({ ...call, idempotencyKey: `goal-1/call-${index}` });
     await journal.claim({ ...call, idempotencyKey: `goal-1/call-${index}` });
   }
-  assert.equal(readdirSync('/proc/self/fd').length, before);
+  // A margin for descriptors the runtime opens or closes meanwhile; a leak is one per claim.
+  const grown = readdirSync('/proc/self/fd').length - before;
+  assert.ok(grown < 5, `${grown} more descriptors open after 40 claims`);
 });
 
 test('why an earlier attempt has no known outcome: nothing recorded, failed midway, or never finished', () => {
