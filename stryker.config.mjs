@@ -8,7 +8,7 @@
  * node:test prints TAP) and records which mutants each file reaches, so a mutant only re-runs the
  * files that load its module. The TypeScript checker drops mutants that would not compile.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
 
 /**
@@ -25,6 +25,14 @@ const mutate = [
   'src/workflows/approvals/approval-authority.ts',
   // The codec's cipher.
   'src/codec/aes-gcm.ts',
+  // Workspace paths: the lexical check, the race-free I/O beneath the root, and run_command's
+  // rule that a read-only command names nothing outside the workspace.
+  'src/activities/tools/workspace.ts',
+  'src/activities/tools/workspace-access/open-beneath.ts',
+  'src/workflows/tools/workspace-path-rule.ts',
+  // The journal that keeps irreversible calls at most once, and the sandbox's bwrap arguments.
+  'src/activities/tools/irreversible-journal.ts',
+  'src/activities/tools/sandbox/bubblewrap-arguments.ts',
 ];
 
 /**
@@ -43,6 +51,16 @@ const testFiles =
     // Bundles the whole workflow code and replays recorded goals: tens of seconds per mutant,
     // for determinism, which it guards in `npm test`; the rules are the other files' to check.
     .filter((file) => file !== 'test/unit/replay-history.test.ts');
+
+/**
+ * Stryker links node_modules into its sandbox only when it is a real directory. In a git worktree
+ * whose node_modules is a symbolic link to another checkout's, the sandbox would have none: module
+ * resolution still finds the parent's, but a test that names a file under node_modules by path
+ * (mcp-filesystem.test.ts starts server-filesystem) fails the first run. So link it there too.
+ */
+const linkedNodeModules = lstatSync('node_modules', { throwIfNoEntry: false })?.isSymbolicLink()
+  ? realpathSync('node_modules')
+  : undefined;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -70,5 +88,8 @@ export default {
   clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
   ignorePatterns: ['dist', '.keel', 'test-artifacts', 'bench-results', 'reports'],
   tempDirName: '.stryker-tmp',
+  ...(linkedNodeModules === undefined
+    ? {}
+    : { buildCommand: `ln -s ${JSON.stringify(linkedNodeModules)} node_modules` }),
   cleanTempDir: 'always',
 };

@@ -30,6 +30,8 @@ const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Approvals and history limits', /^src\/workflows\/(goal|approvals)\//],
   ['Principles', /^src\/workflows\/principles\//],
   ['Planning', /^src\/workflows\/planning\//],
+  ['Activities: the irreversible journal', /^src\/activities\/tools\/irreversible-journal\.ts$/],
+  ['Activities: sandbox arguments', /^src\/activities\/tools\/sandbox\//],
   ['Activities: workspace paths', /^src\/activities\//],
   ['Codec: AES-GCM', /^src\/codec\//],
 ];
@@ -56,6 +58,85 @@ const EQUIVALENT: ReadonlyArray<{
     line: 25,
     mutator: 'ObjectLiteral',
     why: "the decipher's `{ authTagLength: 16 }` dropped: decrypt always hands it the last 16 bytes as the tag, so no other length can reach it",
+  },
+  // The empty path's own case: path.posix.normalize('') is '.', so '' resolves to the root anyway.
+  ...(['false', '"Stryker was here!"', '""'] as const).map((replacement) => ({
+    file: 'src/activities/tools/workspace.ts',
+    line: 32,
+    mutator: replacement === 'false' ? 'ConditionalExpression' : 'StringLiteral',
+    replacement,
+    why: "the empty path's own case changed: path.posix.normalize('') is '.', so an empty path still resolves to the root",
+  })),
+  // symlinkOutcome's `inside`: escapes() already refuses '..' and '../…' (path.sep is '/': keel
+  // runs on Linux), and `lexical` is never absolute (a relative join, or path.relative's answer).
+  ...(
+    [
+      ['LogicalOperator', "!escapes(lexical) || !lexical.startsWith('../')"],
+      ['MethodExpression', "lexical.endsWith('../')"],
+      ['ConditionalExpression', 'true'],
+    ] as const
+  ).map(([mutator, replacement]) => ({
+    file: 'src/activities/tools/workspace.ts',
+    line: 132,
+    mutator,
+    replacement,
+    why: "a link's `inside` check past escapes(): escapes() already catches '..' and '../…' on POSIX, so the extra checks decide nothing",
+  })),
+  // nearestExistingDirectory's step up: posix dirname('.') is '.', and normalize never yields ''.
+  ...(
+    [
+      ['ConditionalExpression', 'false'],
+      ['StringLiteral', '"Stryker was here!"'],
+      // `current === ""` in the condition (the '.' it yields is another mutant, killed).
+      ['StringLiteral', '""'],
+    ] as const
+  ).map(([mutator, replacement]) => ({
+    file: 'src/activities/tools/workspace.ts',
+    line: 154,
+    mutator,
+    replacement,
+    why: "the root's own case in the walk up changed: path.posix.dirname('.') is '.' too, and a normalized path is never ''",
+  })),
+  {
+    file: 'src/activities/tools/workspace-access/open-beneath.ts',
+    line: 66,
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    why: "`segments[index] ?? ''` with another fallback: the index is always below segments.length, so the fallback is never used",
+  },
+  // The journal writes its records with JSON.stringify, which leaves out undefined properties.
+  ...(
+    [
+      [100, 'an outcome without an exit code then records `exitCode: undefined`'],
+      [102, 'a finish without an error then records `error: undefined`'],
+    ] as const
+  ).map(([line, what]) => ({
+    file: 'src/activities/tools/irreversible-journal.ts',
+    line,
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: `${what}, which JSON.stringify leaves out of the marker: the same bytes are written`,
+  })),
+  {
+    file: 'src/activities/tools/irreversible-journal.ts',
+    line: 126,
+    mutator: 'BlockStatement',
+    replacement: '{}',
+    why: "readRecord's catch emptied: it then falls through to the end of the function, which returns undefined just as `return undefined` did",
+  },
+  {
+    file: 'src/workflows/tools/workspace-path-rule.ts',
+    line: 43,
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'the `=` check dropped: a word without `=` then adds slice(word, 0), the word itself, which is already a candidate',
+  },
+  {
+    file: 'src/workflows/tools/workspace-path-rule.ts',
+    line: 45,
+    mutator: 'EqualityOperator',
+    replacement: 'index <= word.text.length',
+    why: 'one more glued value: the empty rest of the word, which names no path',
   },
 ];
 
@@ -128,8 +209,9 @@ function render(report: Report): string {
     '',
     ...header,
   ];
-  for (const [name, pattern] of GROUPS) {
-    const inGroup = files.filter(([file]) => pattern.test(file));
+  const groupOf = (file: string): string | undefined => GROUPS.find(([, pattern]) => pattern.test(file))?.[0];
+  for (const [name] of GROUPS) {
+    const inGroup = files.filter(([file]) => groupOf(file) === name);
     if (inGroup.length > 0) lines.push(row(name, tally(inGroup)));
   }
   lines.push(row('**All**', tally(files)), '', '## Score per file', '', ...header);
