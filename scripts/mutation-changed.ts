@@ -4,6 +4,8 @@
  *
  *   npm run test:mutation              (tsx scripts/mutation-changed.ts)
  *   npm run test:mutation -- --list    only say which modules and test files it would run
+ *   npm run test:mutation -- --update  re-test them into the committed baseline and rewrite
+ *                                      reports/mutation.md (then commit both)
  *
  * Nothing changed: it says so and exits 0 in a second. Otherwise Stryker runs on the changed
  * modules alone, with only the unit test files that import them (directly or not), so its first
@@ -60,6 +62,17 @@ async function main(): Promise<void> {
   for (const module of [...changed].sort()) console.log(`  ${module}`);
   if (process.argv.includes('--list')) return; // what would run, for a look before a long run
 
+  const environment = { ...process.env, KEEL_MUTATION_TEST_FILES: tests.join(',') };
+  if (process.argv.includes('--update')) {
+    // The baseline itself, and the report from it: what to commit after changing a deciding module.
+    const run = spawnSync('npx', ['stryker', 'run', '--mutate', [...changed].join(',')], {
+      stdio: 'inherit',
+      env: environment,
+    });
+    if (run.status !== 0) process.exit(run.status ?? 1);
+    const report = spawnSync('npx', ['tsx', 'scripts/mutation-report.ts'], { stdio: 'inherit' });
+    process.exit(report.status ?? 1);
+  }
   mkdirSync(path.dirname(COPY), { recursive: true });
   copyFileSync(BASELINE, COPY);
   const result = spawnSync(
@@ -74,7 +87,7 @@ async function main(): Promise<void> {
       '--reporters',
       'clear-text,progress',
     ],
-    { stdio: 'inherit', env: { ...process.env, KEEL_MUTATION_TEST_FILES: tests.join(',') } },
+    { stdio: 'inherit', env: environment },
   );
   process.exit(result.status ?? 1);
 }
