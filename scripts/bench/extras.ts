@@ -246,7 +246,7 @@ export interface ParkedMemoryResult {
   parked: number;
   /** The worker's workflow cache (its default on this machine: src/config/workflow-cache.ts). */
   cacheSize: number;
-  /** RSS after each quarter of the goals parked: flat once the cache is full. */
+  /** RSS after each quarter of the goals parked, the last when all have: bounded by the cache. */
   rssAsParked: Array<{ parked: number; rssBytes: number }>;
   idleRssBytes: number;
   parkedRssBytes: number;
