@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { decideApproval, goalHandle, goalStatus, startGoal } from '../../src/client/goal-client';
 import { GoalStatus } from '../../src/workflows/goal/goal-state';
@@ -6,7 +5,7 @@ import { PARKED_HANDOVER_DELAY_MS, PARKED_RUN_EVENTS_LIMIT } from '../../src/wor
 import type { BenchEnvironment } from './bench-environment';
 import { PARKING_CALLS, ScenarioKind, scenarioPrompt } from './bench-scenario';
 import { prepareWorkspace } from './bench-workspace';
-import { ensureCompiled, startWorkerProcess, WorkerLaunch, writeBundle } from './extras';
+import { ensureCompiled, prebuiltBundleFile, startWorkerProcess, WorkerLaunch } from './extras';
 import { spread, type Spread } from './stats';
 
 export interface EvictedApprovalResult {
@@ -36,8 +35,7 @@ export async function measureEvictedApproval(
   calls: number,
   log: (line: string) => void,
 ): Promise<EvictedApprovalResult> {
-  const bundlePath = path.join(environment.directory('bundle'), 'workflow-bundle.js');
-  writeBundle(bundlePath, environment.keelBundle.code);
+  const bundlePath = prebuiltBundleFile(environment);
   ensureCompiled(log);
   const taskQueue = `bench-evicted-${Date.now()}`;
   const worker = await startWorkerProcess(environment, taskQueue, WorkerLaunch.Compiled, bundlePath, {
@@ -45,21 +43,9 @@ export async function measureEvictedApproval(
   });
   const workspace = environment.directory('evicted');
   prepareWorkspace(workspace);
-  const scenario = { kind: ScenarioKind.Parking, calls: calls + PARKING_CALLS, perTurn: 1 };
   const workflowId = `${taskQueue}-goal`;
   try {
-    await startGoal(environment.client, {
-      taskQueue,
-      workflowId,
-      input: {
-        goal: scenarioPrompt(scenario),
-        workspace,
-        limits: { maxToolCalls: scenario.calls + 10, maxTurns: scenario.calls + 10 },
-        guards: { enabled: false }, // as the comparison's keel goals: the loopback model never reflects
-        sandbox: { network: true }, // every run_command irreversible: each waits for a decision
-      },
-    });
-    const goal = goalHandle(environment.client, workflowId);
+    const goal = await startParkingGoal(environment, taskQueue, workflowId, workspace, calls + PARKING_CALLS);
     const waits: number[] = [];
     const replayed: number[] = [];
     for (let sample = 0; sample < PARKING_CALLS; sample++) {
@@ -123,6 +109,29 @@ async function parkedCall(goal: ReturnType<typeof goalHandle>, timeoutMs: number
 /** Goals the worker can keep in memory: keel's least, so two other goals push one out. */
 const CACHE = 2;
 
+/** A keel goal of the parking scenario: `calls` in all, the last PARKING_CALLS of them irreversible. */
+async function startParkingGoal(
+  environment: BenchEnvironment,
+  taskQueue: string,
+  workflowId: string,
+  workspace: string,
+  calls: number,
+): Promise<ReturnType<typeof goalHandle>> {
+  const scenario = { kind: ScenarioKind.Parking, calls, perTurn: 1 };
+  await startGoal(environment.client, {
+    taskQueue,
+    workflowId,
+    input: {
+      goal: scenarioPrompt(scenario),
+      workspace,
+      limits: { maxToolCalls: calls + 10, maxTurns: calls + 10 },
+      guards: { enabled: false }, // as the comparison's keel goals: the loopback model never reflects
+      sandbox: { network: true }, // every run_command irreversible: each waits for a decision
+    },
+  });
+  return goalHandle(environment.client, workflowId);
+}
+
 /**
  * CACHE one-call goals that park on the same worker: started after the measured goal's status
  * query, they are the most recently used, so the measured goal is the one the cache let go.
@@ -133,21 +142,10 @@ async function parkFillers(
   workspace: string,
   sample: number,
 ): Promise<Array<ReturnType<typeof goalHandle>>> {
-  const scenario = { kind: ScenarioKind.Parking, calls: 1, perTurn: 1 };
   const fillers = [];
   for (let index = 0; index < CACHE; index++) {
     const workflowId = `${taskQueue}-filler-${sample}-${index}`;
-    await startGoal(environment.client, {
-      taskQueue,
-      workflowId,
-      input: {
-        goal: scenarioPrompt(scenario),
-        workspace,
-        guards: { enabled: false },
-        sandbox: { network: true },
-      },
-    });
-    const filler = goalHandle(environment.client, workflowId);
+    const filler = await startParkingGoal(environment, taskQueue, workflowId, workspace, 1);
     await parkedCall(filler, 60_000);
     fillers.push(filler);
   }

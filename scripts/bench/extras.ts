@@ -194,8 +194,7 @@ export async function measureWorkerStart(
   log: (line: string) => void,
 ): Promise<StartTimeResult> {
   ensureCompiled(log);
-  const bundlePath = path.join(environment.directory('bundle'), 'workflow-bundle.js');
-  writeBundle(bundlePath, environment.keelBundle.code);
+  const bundlePath = prebuiltBundleFile(environment);
   const compiledWithBundle: number[] = [];
   const compiledBundling: number[] = [];
   const sourceWithBundle: number[] = [];
@@ -263,8 +262,7 @@ export async function measureParkedMemory(
   goals: number,
   log: (line: string) => void,
 ): Promise<ParkedMemoryResult> {
-  const bundlePath = path.join(environment.directory('bundle'), 'workflow-bundle.js');
-  writeBundle(bundlePath, environment.keelBundle.code);
+  const bundlePath = prebuiltBundleFile(environment);
   const taskQueue = `bench-parked-${Date.now()}`;
   ensureCompiled(log);
   const worker = await startWorkerProcess(environment, taskQueue, WorkerLaunch.Compiled, bundlePath);
@@ -342,8 +340,19 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 2000));
 }
 
-export function writeBundle(file: string, code: string): void {
-  writeFileSync(file, code);
+const bundleFiles = new WeakMap<BenchEnvironment, string>();
+
+/**
+ * The environment's workflow bundle as a file, for a worker process's KEEL_WORKFLOW_BUNDLE (what
+ * a production worker loads): written once per environment, however many measurements start one.
+ */
+export function prebuiltBundleFile(environment: BenchEnvironment): string {
+  const written = bundleFiles.get(environment);
+  if (written !== undefined) return written;
+  const file = path.join(environment.directory('bundle'), 'workflow-bundle.js');
+  writeFileSync(file, environment.keelBundle.code);
+  bundleFiles.set(environment, file);
+  return file;
 }
 
 export { quietLogger };
