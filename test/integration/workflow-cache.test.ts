@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { PARKED_HANDOVER_DELAY_MS, PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/history-limits';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { approveSignal, goalStatusQuery, type GoalStatusView } from '../../src/workflows/goal/messages';
@@ -64,6 +64,27 @@ async function parkedOn(handle: WorkflowHandle<typeof goalWorkflow>): Promise<Go
   }, 60_000);
 }
 
+/** A goal that makes WRITES_BEFORE_PARKING writes, then waits for approval of one command. */
+async function startLongParkedGoal(
+  name: string,
+): Promise<{ workspace: string; handle: WorkflowHandleWithFirstExecutionRunId<typeof goalWorkflow> }> {
+  const workspace = tempDirectory(`keel-ws-${name}-`);
+  const handle = await harness.client.workflow.start(goalWorkflow, {
+    taskQueue: harness.taskQueue,
+    workflowId: `${name}-${Date.now()}`,
+    // No reflection checkpoints: the scripted model would ignore them and be stopped as stuck.
+    args: [
+      {
+        goal: 'GOAL-LONG-PARKED',
+        workspace,
+        sandbox: { network: true },
+        principles: { cadence: { every: 0 } },
+      },
+    ],
+  });
+  return { workspace, handle };
+}
+
 test(
   'more goals parked than the cache holds: the worker keeps only the cache, and an evicted goal approved goes on exactly once',
   { timeout: 180_000 },
@@ -109,20 +130,7 @@ test(
   { timeout: 180_000 },
   async () => {
     await harness.withWorker(async () => {
-      const workspace = tempDirectory('keel-ws-long-parked-');
-      const handle = await harness.client.workflow.start(goalWorkflow, {
-        taskQueue: harness.taskQueue,
-        workflowId: `long-parked-${Date.now()}`,
-        // No reflection checkpoints: the scripted model would ignore them and be stopped as stuck.
-        args: [
-          {
-            goal: 'GOAL-LONG-PARKED',
-            workspace,
-            sandbox: { network: true },
-            principles: { cadence: { every: 0 } },
-          },
-        ],
-      });
+      const { workspace, handle } = await startLongParkedGoal('long-parked');
       const parked = await parkedOn(handle);
       assert.equal(parked.counters.toolCalls, WRITES_BEFORE_PARKING);
       // Parked in a new run whose history is the hand-over and the wait: a few events, not hundreds.
@@ -166,19 +174,7 @@ test(
   { timeout: 180_000 },
   async () => {
     await harness.withWorker(async () => {
-      const workspace = tempDirectory('keel-ws-quick-answer-');
-      const handle = await harness.client.workflow.start(goalWorkflow, {
-        taskQueue: harness.taskQueue,
-        workflowId: `quick-answer-${Date.now()}`,
-        args: [
-          {
-            goal: 'GOAL-LONG-PARKED',
-            workspace,
-            sandbox: { network: true },
-            principles: { cadence: { every: 0 } },
-          },
-        ],
-      });
+      const { workspace, handle } = await startLongParkedGoal('quick-answer');
       const parked = await parkedOn(handle);
       const call = parked.pendingApprovals[0];
       assert.ok(call);
