@@ -75,14 +75,19 @@ export function hostLines(hosts: readonly HostLiveness[]): string[] {
     ...host.instances.map(
       (instance) =>
         `  instance ${instance.instanceId ?? '?'}  ${instance.pid ?? '?'}@${instance.machine ?? '?'}  ${instance.state}${
-          instance.secondsSinceBeat === undefined ? '' : `  last beat ${instance.secondsSinceBeat}s ago`
+          instance.secondsSinceBeat === undefined
+            ? instance.state === 'live'
+              ? '  polling, first beat to come'
+              : ''
+            : `  last beat ${instance.secondsSinceBeat}s ago`
         }`,
     ),
   ]);
 }
 
 function beatText(host: HostLiveness): string {
-  if (host.secondsSinceBeat === undefined) return 'no worker has served it';
+  if (host.secondsSinceBeat === undefined)
+    return host.state === 'live' ? 'polling, first beat to come' : 'no worker has served it';
   if (host.state === 'missing')
     return `no beat for ${host.secondsSinceBeat}s (since ${host.missingSince ?? '?'})`;
   return `last beat ${host.secondsSinceBeat}s ago`;

@@ -1,4 +1,4 @@
-import { hostTaskQueue } from '../workflows/hosts/host-queues';
+import { hostTaskQueue, type KeelWorkerIdentity } from '../workflows/hosts/host-queues';
 import {
   HEARTBEAT_GRACE_MS,
   workerLiveness,
@@ -113,6 +113,51 @@ export function hostsLiveness(options: {
       ...(runningGoals === undefined ? {} : { runningGoals }),
     });
   }
+  return hosts.sort((one, other) => one.hostId.localeCompare(other.hostId));
+}
+
+/**
+ * `hosts` with the workers that poll but do not beat yet (pollsBeyondItsBeats): such a worker has
+ * just started, or come back, and its first beat comes an interval after its start. Its host is
+ * live, with it listed, whether the beats called the host missing (a goal needs it) or did not
+ * list it at all; without this, `keel hosts` would call a host missing for the first second of
+ * its life and exit 3.
+ */
+export function withStartingWorkers(options: {
+  hosts: readonly HostLiveness[];
+  starting: readonly KeelWorkerIdentity[];
+  sharedTaskQueue: string;
+  /** Whether `hosts` count their running goals: a host listed anew then has none. */
+  goalsCounted: boolean;
+}): HostLiveness[] {
+  const startingByHost = new Map<string, HostInstance[]>();
+  for (const worker of options.starting) {
+    const instances = startingByHost.get(worker.hostId) ?? [];
+    if (worker.instanceId !== undefined && instances.some((known) => known.instanceId === worker.instanceId))
+      continue; // polling both its workflow and activity tasks
+    instances.push({
+      ...(worker.instanceId === undefined ? {} : { instanceId: worker.instanceId }),
+      ...(worker.machine === undefined ? {} : { machine: worker.machine }),
+      ...(worker.pid === undefined ? {} : { pid: worker.pid }),
+      state: 'live',
+    });
+    startingByHost.set(worker.hostId, instances);
+  }
+  const hosts = options.hosts.map((host) => {
+    const starting = startingByHost.get(host.hostId);
+    startingByHost.delete(host.hostId);
+    if (starting === undefined || host.state === 'live') return host;
+    const { missingSince: _wasMissingSince, ...rest } = host;
+    return { ...rest, state: 'live' as const, instances: [...starting, ...host.instances] };
+  });
+  for (const [hostId, instances] of startingByHost)
+    hosts.push({
+      hostId,
+      hostTaskQueue: hostTaskQueue(options.sharedTaskQueue, hostId),
+      state: 'live',
+      instances,
+      ...(options.goalsCounted ? { runningGoals: 0 } : {}),
+    });
   return hosts.sort((one, other) => one.hostId.localeCompare(other.hostId));
 }
 

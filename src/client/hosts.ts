@@ -1,9 +1,15 @@
 import { temporal } from '@temporalio/proto';
-import { hostIdOfIdentity, hostTaskQueue, parseWorkerIdentity } from '../workflows/hosts/host-queues';
+import {
+  hostIdOfIdentity,
+  hostTaskQueue,
+  parseWorkerIdentity,
+  type KeelWorkerIdentity,
+} from '../workflows/hosts/host-queues';
 import {
   hostServingStates,
   hostsLiveness,
   pollsBeyondItsBeats,
+  withStartingWorkers,
   type HostLiveness,
   type SeenHost,
 } from './host-liveness';
@@ -59,7 +65,18 @@ export async function hostsServing(options: {
       fallbackIntervalMs: options.fallbackIntervalMs ?? 60_000,
       ...(goals === undefined ? {} : { runningGoalsByHost: goals }),
     });
-    if (beats.length > 0) return { source: 'heartbeats', hosts };
+    if (beats.length > 0) {
+      const starting = await workersStartingSince(beats, { connection, namespace, taskQueue });
+      return {
+        source: 'heartbeats',
+        hosts: withStartingWorkers({
+          hosts,
+          starting,
+          sharedTaskQueue: taskQueue,
+          goalsCounted: goals !== undefined,
+        }),
+      };
+    }
     noneBeating = hosts;
     unavailable = 'the server lists no worker heartbeats';
   } catch (error) {
@@ -77,6 +94,31 @@ export async function hostsServing(options: {
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0] ?? message;
+}
+
+/**
+ * The keel workers polling `taskQueue` beyond their beats: started (or made again) since, so
+ * their first beat is still to come. None when the pollers cannot be read.
+ */
+async function workersStartingSince(
+  beats: readonly KeelWorkerBeat[],
+  options: Parameters<typeof pollersOf>[0],
+): Promise<KeelWorkerIdentity[]> {
+  const polling = pollingWorkers(await pollersOf(options).catch(() => []));
+  return polling.filter((worker) => pollsBeyondItsBeats(worker, beats));
+}
+
+/** The keel workers among `pollers`, each with when it last polled where the server says. */
+function pollingWorkers(
+  pollers: readonly temporal.api.taskqueue.v1.IPollerInfo[],
+): Array<KeelWorkerIdentity & { lastPollMs?: number }> {
+  return pollers.flatMap((poller) => {
+    const identity = parseWorkerIdentity(poller.identity ?? '');
+    const lastPollMs = millisecondsOf(poller.lastAccessTime);
+    return identity === undefined
+      ? []
+      : [{ ...identity, ...(lastPollMs === undefined ? {} : { lastPollMs }) }];
+  });
 }
 
 /** A keel host seen polling a task queue. */
@@ -161,13 +203,7 @@ export async function hostsToAsk(options: {
     listKeelWorkers({ connection, namespace, taskQueue }).catch(() => undefined),
     pollersOf(options),
   ]);
-  const polling = pollers.flatMap((poller) => {
-    const identity = parseWorkerIdentity(poller.identity ?? '');
-    const lastPollMs = millisecondsOf(poller.lastAccessTime);
-    return identity === undefined
-      ? []
-      : [{ ...identity, ...(lastPollMs === undefined ? {} : { lastPollMs }) }];
-  });
+  const polling = pollingWorkers(pollers);
   if (beats === undefined) return [...new Set(polling.map((identity) => identity.hostId))].sort();
   const states = hostServingStates({
     beats,
@@ -224,12 +260,9 @@ export async function hostSightings(options: {
           };
     if (sighting !== 'no-worker' && sighting.state !== 'missing') return sighting;
     const pollers = await pollersOf({ ...options, taskQueue: host.queue }).catch(() => []);
-    const startedSince = pollers.some((poller) => {
-      const identity = parseWorkerIdentity(poller.identity ?? '');
-      if (identity?.hostId !== host.id) return false;
-      const lastPollMs = millisecondsOf(poller.lastAccessTime);
-      return pollsBeyondItsBeats({ ...identity, ...(lastPollMs === undefined ? {} : { lastPollMs }) }, own);
-    });
+    const startedSince = pollingWorkers(pollers).some(
+      (worker) => worker.hostId === host.id && pollsBeyondItsBeats(worker, own),
+    );
     return startedSince ? undefined : sighting;
   };
 }

@@ -4,6 +4,7 @@ import {
   FORGET_MISSING_AFTER_MS,
   hostServingStates,
   hostsLiveness,
+  withStartingWorkers,
   hostTransitions,
   rememberedStates,
   watcherLeader,
@@ -121,6 +122,23 @@ test('keel hosts prints a line per host and per instance, and says why it exits 
     `host-b  missing  no beat for 14s (since ${new Date(NOW - 14_000).toISOString()})  1 running goal  queue "keel@host-b"`,
     '  instance host-b-i1  42@vm  missing  last beat 14s ago',
   ]);
+  const starting = withStartingWorkers({
+    hosts,
+    starting: [
+      { hostId: 'host-b', instanceId: 'new', pid: 7, machine: 'vm2' },
+      { hostId: 'h3', pid: 8 },
+    ],
+    sharedTaskQueue: 'keel',
+    goalsCounted: true,
+  });
+  assert.deepEqual(hostLines(starting).slice(2), [
+    'h3      live     polling, first beat to come  0 running goals  queue "keel@h3"',
+    '  instance ?  8@?  live  polling, first beat to come',
+    'host-b  live     last beat 14s ago  1 running goal  queue "keel@host-b"',
+    '  instance new  7@vm2  live  polling, first beat to come',
+    '  instance host-b-i1  42@vm  missing  last beat 14s ago',
+  ]);
+  assert.equal(hostsExitCode(starting), HostsExitCode.Fine, 'a starting host a goal needs is no loss');
   assert.equal(
     neededLine(hosts[1]!),
     'host host-b is missing and 1 running goal is bound to it: their calls wait for it (keel status <goal> says what you can do)',

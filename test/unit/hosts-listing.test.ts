@@ -79,6 +79,50 @@ test('keel hosts counts the running goals per host, a host with goals but no wor
   );
 });
 
+test('keel hosts lists a worker that polls before its first beat as live, and a dead one still missing', async () => {
+  const listing = await hostsServing({
+    connection: server({
+      workersInfo: [workerInfo('h-a', 'a', 0), workerInfo('h-dead', 'd', 30)],
+      pollers: [
+        'keel-host=h-a 1@m instance=a heartbeat=1000',
+        // Just started: a goal is already bound to it; its workflow and activity polls are one worker.
+        'keel-host=h-b 7@m2 instance=b heartbeat=1000',
+        'keel-host=h-b 7@m2 instance=b heartbeat=1000',
+        // Just started, no goal yet.
+        'keel-host=h-new 8@m3 instance=n heartbeat=1000',
+        // The server keeps a dead worker's polls for minutes: they began before it died.
+        { identity: 'keel-host=h-dead 1@m instance=d heartbeat=1000', secondsAgo: 30 },
+      ],
+      goalHosts: ['h-b', 'h-dead'],
+    }),
+    namespace: 'default',
+    taskQueue: 'keel',
+    countGoals: true,
+    nowMs: NOW_SECONDS * 1000,
+  });
+  assert.equal(listing.source, 'heartbeats');
+  const hosts = listing.source === 'heartbeats' ? listing.hosts : [];
+  assert.deepEqual(
+    hosts.map((host) => [host.hostId, host.state, host.runningGoals, host.missingSince !== undefined]),
+    [
+      ['h-a', 'live', 0, false],
+      ['h-b', 'live', 1, false],
+      ['h-dead', 'missing', 1, true],
+      ['h-new', 'live', 0, false],
+    ],
+  );
+  assert.deepEqual(
+    hosts.find((host) => host.hostId === 'h-b'),
+    {
+      hostId: 'h-b',
+      hostTaskQueue: 'keel@h-b',
+      state: 'live',
+      instances: [{ instanceId: 'b', machine: 'm2', pid: 7, state: 'live' }],
+      runningGoals: 1,
+    },
+  );
+});
+
 test('without ListWorkers, keel hosts lists the pollers and says why in a note', async () => {
   const listing = await hostsServing({
     connection: server({ pollers: ['keel-host=h1 1@m instance=a heartbeat=1000', 'someone-else'] }),
