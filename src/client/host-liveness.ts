@@ -148,7 +148,12 @@ export function withStartingWorkers(options: {
     startingByHost.delete(host.hostId);
     if (starting === undefined || host.state === 'live') return host;
     const { missingSince: _wasMissingSince, ...rest } = host;
-    return { ...rest, state: 'live' as const, instances: [...starting, ...host.instances] };
+    // A worker made again in the same process keeps its instance id: listed once, as it is now.
+    const startingIds = new Set(starting.map((instance) => instance.instanceId));
+    const others = host.instances.filter(
+      (instance) => instance.instanceId === undefined || !startingIds.has(instance.instanceId),
+    );
+    return { ...rest, state: 'live' as const, instances: [...starting, ...others] };
   });
   for (const [hostId, instances] of startingByHost)
     hosts.push({

@@ -139,6 +139,17 @@ test('keel hosts prints a line per host and per instance, and says why it exits 
     '  instance host-b-i1  42@vm  missing  last beat 14s ago',
   ]);
   assert.equal(hostsExitCode(starting), HostsExitCode.Fine, 'a starting host a goal needs is no loss');
+  const madeAgain = withStartingWorkers({
+    hosts,
+    starting: [{ hostId: 'host-b', instanceId: 'host-b-i1', pid: 42, machine: 'vm' }],
+    sharedTaskQueue: 'keel',
+    goalsCounted: true,
+  });
+  assert.deepEqual(
+    madeAgain[1]?.instances,
+    [{ instanceId: 'host-b-i1', machine: 'vm', pid: 42, state: 'live' }],
+    'a worker made again in the same process keeps its instance id, and is listed once',
+  );
   assert.equal(
     neededLine(hosts[1]!),
     'host host-b is missing and 1 running goal is bound to it: their calls wait for it (keel status <goal> says what you can do)',
