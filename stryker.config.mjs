@@ -90,6 +90,8 @@ export default {
   tempDirName: '.stryker-tmp',
   ...(linkedNodeModules === undefined
     ? {}
-    : { buildCommand: `ln -s ${JSON.stringify(linkedNodeModules)} node_modules` }),
+    : // Stryker runs the command without a shell (execa's command form): quotes would stay in the
+      // link's target, so spaces are escaped with a backslash instead, the one escape it reads.
+      { buildCommand: `ln -s ${linkedNodeModules.replaceAll(' ', '\\ ')} node_modules` }),
   cleanTempDir: 'always',
 };
