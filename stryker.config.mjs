@@ -33,6 +33,9 @@ const mutate = [
   // The journal that keeps irreversible calls at most once, and the sandbox's bwrap arguments.
   'src/activities/tools/irreversible-journal.ts',
   'src/activities/tools/sandbox/bubblewrap-arguments.ts',
+  // Principles: the hypothesis comparator (principle 1) and the guard on mismatches in a row.
+  'src/workflows/principles/hypothesis.ts',
+  'src/workflows/principles/hypothesis-guard.ts',
 ];
 
 /**
