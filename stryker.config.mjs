@@ -33,6 +33,9 @@ const mutate = [
   // The journal that keeps irreversible calls at most once, and the sandbox's bwrap arguments.
   'src/activities/tools/irreversible-journal.ts',
   'src/activities/tools/sandbox/bubblewrap-arguments.ts',
+  // Principles: the hypothesis comparator (principle 1) and the guard on mismatches in a row.
+  'src/workflows/principles/hypothesis.ts',
+  'src/workflows/principles/hypothesis-guard.ts',
 ];
 
 /**
@@ -90,6 +93,8 @@ export default {
   tempDirName: '.stryker-tmp',
   ...(linkedNodeModules === undefined
     ? {}
-    : { buildCommand: `ln -s ${JSON.stringify(linkedNodeModules)} node_modules` }),
+    : // Stryker runs the command without a shell (execa's command form): quotes would stay in the
+      // link's target, so spaces are escaped with a backslash instead, the one escape it reads.
+      { buildCommand: `ln -s ${linkedNodeModules.replaceAll(' ', '\\ ')} node_modules` }),
   cleanTempDir: 'always',
 };

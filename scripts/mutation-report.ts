@@ -28,6 +28,9 @@ const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Tools: shell command classification', /^src\/workflows\/tools\//],
   ['Context budget', /^src\/workflows\/common\//],
   ['Approvals and history limits', /^src\/workflows\/(goal|approvals)\//],
+  ['Principles: hypotheses', /^src\/workflows\/principles\/hypothesis(-guard)?\.ts$/],
+  ['Principles: stagnation and loops', /^src\/workflows\/principles\/(stagnation|loop)-guard\.ts$/],
+  ['Principles: denials', /^src\/workflows\/principles\/denial-guard\.ts$/],
   ['Principles', /^src\/workflows\/principles\//],
   ['Planning', /^src\/workflows\/planning\//],
   ['Activities: the irreversible journal', /^src\/activities\/tools\/irreversible-journal\.ts$/],
@@ -138,6 +141,44 @@ const EQUIVALENT: ReadonlyArray<{
     replacement: 'index <= word.text.length',
     why: 'one more glued value: the empty rest of the word, which names no path',
   },
+  // The hypothesis comparator's quote reading: String.replace hands the callback the four groups,
+  // then the offset and the whole text, and exactly one group holds the quote that matched.
+  ...(
+    [
+      [
+        'MethodExpression',
+        'groups',
+        'without `.slice(0, 4)` the first string found is still the matched group, which comes before the whole text',
+      ],
+      [
+        'StringLiteral',
+        '"Stryker was here!"',
+        "the `?? ''` fallback changed: one of the four groups always matched, so it is never used",
+      ],
+    ] as const
+  ).map(([mutator, replacement, why]) => ({
+    file: 'src/workflows/principles/hypothesis.ts',
+    line: 191,
+    mutator,
+    replacement,
+    why,
+  })),
+  // The word before the first word: tokens[-1] is undefined, and neither '' nor any fallback text
+  // is a negation or a verb, so the first word's own case decides nothing.
+  ...(
+    [
+      [153, 'EqualityOperator', 'index >= 0'],
+      [153, 'ConditionalExpression', 'true'],
+      [153, 'StringLiteral', '"Stryker was here!"'],
+      [166, 'StringLiteral', '"Stryker was here!"'],
+    ] as const
+  ).map(([line, mutator, replacement]) => ({
+    file: 'src/workflows/principles/hypothesis.ts',
+    line,
+    mutator,
+    replacement,
+    why: "the first word's missing previous word read otherwise: tokens[-1] is undefined and no fallback is a negation or a verb",
+  })),
 ];
 
 const KILLED = new Set(['Killed', 'Timeout']);
