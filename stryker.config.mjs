@@ -33,6 +33,8 @@ const mutate = [
   // The journal that keeps irreversible calls at most once, and the sandbox's bwrap arguments.
   'src/activities/tools/irreversible-journal.ts',
   'src/activities/tools/sandbox/bubblewrap-arguments.ts',
+  // The context budget: which blocks are elided and which turns dropped when a transcript is too big.
+  'src/workflows/common/context-budget.ts',
 ];
 
 /**
