@@ -35,6 +35,8 @@ const mutate = [
   'src/activities/tools/sandbox/bubblewrap-arguments.ts',
   // The context budget: which blocks are elided and which turns dropped when a transcript is too big.
   'src/workflows/common/context-budget.ts',
+  // The budgets: warnings at their fractions, exhaustion at the limit, and the notes' numbers.
+  'src/workflows/principles/budget.ts',
 ];
 
 /**
