@@ -13,8 +13,8 @@ import process from 'node:process';
 
 /**
  * The deciding modules measured so far (reports/mutation.md). Next, one group at a time (a run
- * reuses the results of the files already in reports/stryker-incremental.json): the workspace
- * paths, context budget, hypotheses, the guards, planning, the journal, the sandbox arguments.
+ * reuses the results of the files already in reports/stryker-incremental.json): the stagnation,
+ * loop and denial guards, the other principles, planning and the goal decisions.
  */
 const mutate = [
   // Tools: the shell classifier (read-only or not) and find's grammar.
@@ -36,6 +36,10 @@ const mutate = [
   // Principles: the hypothesis comparator (principle 1) and the guard on mismatches in a row.
   'src/workflows/principles/hypothesis.ts',
   'src/workflows/principles/hypothesis-guard.ts',
+  // The context budget: which blocks are elided and which turns dropped when a transcript is too big.
+  'src/workflows/common/context-budget.ts',
+  // The budgets: warnings at their fractions, exhaustion at the limit, and the notes' numbers.
+  'src/workflows/principles/budget.ts',
 ];
 
 /**

@@ -31,6 +31,7 @@ const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Principles: hypotheses', /^src\/workflows\/principles\/hypothesis(-guard)?\.ts$/],
   ['Principles: stagnation and loops', /^src\/workflows\/principles\/(stagnation|loop)-guard\.ts$/],
   ['Principles: denials', /^src\/workflows\/principles\/denial-guard\.ts$/],
+  ['Principles: budgets', /^src\/workflows\/principles\/budget\.ts$/],
   ['Principles', /^src\/workflows\/principles\//],
   ['Planning', /^src\/workflows\/planning\//],
   ['Activities: the irreversible journal', /^src\/activities\/tools\/irreversible-journal\.ts$/],
@@ -179,6 +180,68 @@ const EQUIVALENT: ReadonlyArray<{
     replacement,
     why: "the first word's missing previous word read otherwise: tokens[-1] is undefined and no fallback is a negation or a verb",
   })),
+  // The context budget (src/workflows/common/context-budget.ts).
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 67,
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'copy on write copies a message again when a second block of it is cut: the copy of the copy has the same content, and the original stays untouched either way',
+  },
+  ...(
+    [
+      ['ConditionalExpression', 'true'],
+      ['EqualityOperator', 'chars >= target'],
+    ] as const
+  ).map(([mutator, replacement]) => ({
+    file: 'src/workflows/common/context-budget.ts',
+    line: 78,
+    mutator,
+    replacement,
+    why: 'the outer loop goes on to later messages once the target is reached: the inner loop checks `chars > target` before every block, so nothing more is cut',
+  })),
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 110,
+    mutator: 'ArithmeticOperator',
+    replacement: 'messages.length + 1',
+    why: 'the search for the last assistant message starts past the end: the two indices beyond it hold no message',
+  },
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 110,
+    mutator: 'EqualityOperator',
+    replacement: 'index > 0',
+    why: "the search for the last assistant message skips message 0: that is always the user's task",
+  },
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 112,
+    mutator: 'UnaryOperator',
+    replacement: '+1',
+    why: 'a transcript without an assistant message then names message 1 as the last one: it only decides which thinking block is kept, and thinking only comes in assistant messages',
+  },
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 124,
+    mutator: 'ArithmeticOperator',
+    replacement: 'messages.length + 1',
+    why: 'the pass over the kept messages takes in the last one too: the same blocks in the same order as the last pass, which then finds it within the target (a kept head always fits) or its blocks already notes',
+  },
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 191,
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: "a message's remembered size measured again: the same number, only slower",
+  },
+  {
+    file: 'src/workflows/principles/budget.ts',
+    line: 158,
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: "formatUsd's defaults for the whole and the cents emptied: toFixed(2) always gives both, so a default is never used",
+  },
 ];
 
 const KILLED = new Set(['Killed', 'Timeout']);

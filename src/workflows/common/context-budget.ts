@@ -119,7 +119,6 @@ export function fitToBudget(
     const dropped = dropOldestTurns(messages, keptFrom(), chars - target);
     messages = dropped.messages;
     droppedTurns = dropped.droppedTurns;
-    if (droppedTurns > 0) copies.add(messages[0] as TranscriptMessage); // a new task message
     chars = sizeOf(messages);
   }
   elideIn(keptFrom(), messages.length - 1);
