@@ -102,34 +102,63 @@ test('switched off: neither guard fires, even at 10 of 10 calls and 99 calls wit
 
 test('a limit of 0 switches off its own rule only (10 of 10 calls, 50 turns, 99 calls without a change)', () => {
   const base = DEFAULT_STAGNATION_SETTINGS;
-  // warnAfterCalls 0: no warning, even with nothing new in any call (and none with 0 of 10).
-  const noWarn = { ...base, warnAfterCalls: 0 };
-  assert.equal(detectStagnation(input(calls(0, 10)), noWarn).kind, 'none');
-  assert.equal(detectStagnation(input(calls(10, 0)), noWarn).kind, 'none');
-  // stopAfterCalls 0: 10 of 10 does not stop; the turns rule still stops at 16.
-  const noCallStop = { ...base, stopAfterCalls: 0 };
-  assert.equal(detectStagnation(input(calls(0, 10), true, true, 0), noCallStop).kind, 'none');
-  assert.deepEqual(detectStagnation(input(calls(0, 10), true, true, 16), noCallStop), {
-    kind: 'stop',
-    callsWithoutNew: 10,
+  const stagnation = (
+    kind: 'warn' | 'stop',
+    callsWithoutNew: number,
+    turnsWithoutNew: number,
+    limit: number,
+  ) => ({
+    kind,
+    callsWithoutNew,
     window: 10,
-    turnsWithoutNew: 16,
-    limit: 16,
+    turnsWithoutNew,
+    limit,
   });
-  // stopAfterTurns 0: 50 turns do not stop; the calls rule still stops at 9.
+  // warnAfterCalls 0: no warning, even with nothing new in any call; a warning already read still
+  // leads to both stops (at 9 of 10 calls, at 16 turns).
+  const noWarn = { ...base, warnAfterCalls: 0 };
+  assert.deepEqual(detectStagnation(input(calls(0, 10)), noWarn), { kind: 'none' });
+  assert.deepEqual(
+    detectStagnation(input(calls(0, 10), true, true, 0), noWarn),
+    stagnation('stop', 10, 0, 9),
+  );
+  assert.deepEqual(
+    detectStagnation(input(calls(10, 0), true, true, 16), noWarn),
+    stagnation('stop', 0, 16, 16),
+  );
+  // stopAfterCalls 0: 10 of 10 does not stop; the turns rule still stops at 16, the warning still comes.
+  const noCallStop = { ...base, stopAfterCalls: 0 };
+  assert.deepEqual(detectStagnation(input(calls(0, 10), true, true, 0), noCallStop), { kind: 'none' });
+  assert.deepEqual(
+    detectStagnation(input(calls(0, 10), true, true, 16), noCallStop),
+    stagnation('stop', 10, 16, 16),
+  );
+  assert.deepEqual(detectStagnation(input(calls(0, 10)), noCallStop), stagnation('warn', 10, 0, 7));
+  // stopAfterTurns 0: 50 turns do not stop; the calls rule still stops at 9, the warning still comes.
   const noTurnStop = { ...base, stopAfterTurns: 0 };
-  assert.equal(detectStagnation(input(calls(10, 0), true, true, 50), noTurnStop).kind, 'none');
-  assert.equal(detectStagnation(input(calls(1, 9), true, true, 50), noTurnStop).kind, 'stop');
+  assert.deepEqual(detectStagnation(input(calls(10, 0), true, true, 50), noTurnStop), { kind: 'none' });
+  assert.deepEqual(
+    detectStagnation(input(calls(1, 9), true, true, 50), noTurnStop),
+    stagnation('stop', 9, 50, 9),
+  );
+  assert.deepEqual(
+    detectStagnation(input(calls(0, 10), false, false, 50), noTurnStop),
+    stagnation('warn', 10, 50, 7),
+  );
   // All three 0: nothing fires, warned or not.
   const zero = { ...base, warnAfterCalls: 0, stopAfterCalls: 0, stopAfterTurns: 0 };
-  assert.equal(detectStagnation(input(calls(0, 10), false, false, 50), zero).kind, 'none');
-  assert.equal(detectStagnation(input(calls(0, 10), true, true, 50), zero).kind, 'none');
+  assert.deepEqual(detectStagnation(input(calls(0, 10), false, false, 50), zero), { kind: 'none' });
+  assert.deepEqual(detectStagnation(input(calls(0, 10), true, true, 50), zero), { kind: 'none' });
   // Exploration: a limit of 0 switches off its warning or its stop, not the other.
   const fresh = { callsWithoutChange: 99, warned: false, warnedAndRead: false };
   const read = { callsWithoutChange: 99, warned: true, warnedAndRead: true };
-  assert.equal(detectEndlessExploration(fresh, { ...base, exploreWarnAfterCalls: 0 }).kind, 'none');
-  assert.equal(detectEndlessExploration(read, { ...base, exploreWarnAfterCalls: 0 }).kind, 'stop');
-  assert.equal(detectEndlessExploration(read, { ...base, exploreStopAfterCalls: 0 }).kind, 'none');
+  assert.deepEqual(detectEndlessExploration(fresh, { ...base, exploreWarnAfterCalls: 0 }), { kind: 'none' });
+  assert.deepEqual(detectEndlessExploration(read, { ...base, exploreWarnAfterCalls: 0 }), {
+    kind: 'stop',
+    callsWithoutChange: 99,
+    limit: 45,
+  });
+  assert.deepEqual(detectEndlessExploration(read, { ...base, exploreStopAfterCalls: 0 }), { kind: 'none' });
   assert.deepEqual(detectEndlessExploration(fresh, { ...base, exploreStopAfterCalls: 0 }), {
     kind: 'warn',
     callsWithoutChange: 99,
