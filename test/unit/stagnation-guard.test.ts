@@ -115,7 +115,8 @@ test('a limit of 0 switches off its own rule only (10 of 10 calls, 50 turns, 99 
     limit,
   });
   // warnAfterCalls 0: no warning, even with nothing new in any call; a warning already read still
-  // leads to both stops (at 9 of 10 calls, at 16 turns).
+  // leads to both stops (at 9 of 10 calls, at 16 turns). In a goal no such warning is then given,
+  // so neither stop comes either: every stop follows a warning the model has read.
   const noWarn = { ...base, warnAfterCalls: 0 };
   assert.deepEqual(detectStagnation(input(calls(0, 10)), noWarn), { kind: 'none' });
   assert.deepEqual(
@@ -149,7 +150,8 @@ test('a limit of 0 switches off its own rule only (10 of 10 calls, 50 turns, 99 
   const zero = { ...base, warnAfterCalls: 0, stopAfterCalls: 0, stopAfterTurns: 0 };
   assert.deepEqual(detectStagnation(input(calls(0, 10), false, false, 50), zero), { kind: 'none' });
   assert.deepEqual(detectStagnation(input(calls(0, 10), true, true, 50), zero), { kind: 'none' });
-  // Exploration: a limit of 0 switches off its warning or its stop, not the other.
+  // Exploration: a limit of 0 switches off its warning or its stop, not the other (here too, in a
+  // goal without the warning the stop never comes).
   const fresh = { callsWithoutChange: 99, warned: false, warnedAndRead: false };
   const read = { callsWithoutChange: 99, warned: true, warnedAndRead: true };
   assert.deepEqual(detectEndlessExploration(fresh, { ...base, exploreWarnAfterCalls: 0 }), { kind: 'none' });
