@@ -198,7 +198,10 @@ test('harness step failure: denied approval, 3 failed calls, 2 mismatches', () =
   assert.equal(stepFailureFromHarness({ ...calm, hypothesisMismatches: 1 }), undefined);
   assert.match(stepFailureFromHarness({ ...calm, hypothesisMismatches: 2 }) ?? '', /2 hypotheses/);
   const strict = { ...STEP_FAILURE_THRESHOLDS, consecutiveFailedCalls: 1 };
-  assert.notEqual(stepFailureFromHarness({ ...calm, consecutiveFailedCalls: 1 }, strict), undefined);
+  assert.equal(
+    stepFailureFromHarness({ ...calm, consecutiveFailedCalls: 1 }, strict),
+    '1 tool calls of this step failed in a row',
+  );
 });
 
 test('renderPlan lists attempt, strategy and each step with its status marker', () => {
