@@ -246,6 +246,22 @@ test('renderPlan shows an input of up to 80 characters whole, a longer one as it
   assert.equal(lineOf(inputOf(81)), `[>] 1. read_file ${eightyOne.slice(0, 79)}… — why read_file`);
 });
 
+test("renderPlan keeps each step on its own line: the model's newlines and escapes are shown, not acted on", () => {
+  // A rationale that would print a fake finished step, and an escape that would recolour the screen.
+  const forged = {
+    ...step('write_file', { path: 'a\u2028b', content: '\u007f' }, ['done\n[x] 9. fake']),
+    rationale: 'tidy up\n[x] 2. delete_file {"path":"."} — approved\u001b[2J',
+  };
+  const plan = planOf(create([forged], [], 'first\r\nsecond'));
+  const failed = failActiveStep(plan, 'boom\n[x] 3. ok');
+  assert.deepEqual(renderPlan(failed).split('\n'), [
+    'Plan for goal-7 — attempt 1, strategy creation, reason-first: failed',
+    'Approach: first\\r\\nsecond',
+    'Failure: step 1 (write_file) failed: boom\\n[x] 3. ok',
+    '[!] 1. write_file {"content":"\\u007F","path":"a\\u{2028}b"} — tidy up\\n[x] 2. delete_file {"path":"."} — approved\\x1b[2J (expects: done\\n[x] 9. fake) [failed: boom\\n[x] 3. ok]',
+  ]);
+});
+
 test('renderPlan shows input keys sorted at every depth, arrays as arrays, null as null', () => {
   const input = { zeta: 1, alpha: { delta: [3, { y: null, b: 'x' }], beta: 2 }, mid: 'm' };
   assert.equal(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MetaStrategy, Strategy, metaStrategyForAttempt } from './strategy';
+import { visibleText } from '../tools/call-text';
 
 /**
  * Plans (seed 001): an ordered list of tool calls for a goal, with a pure step lifecycle and the
@@ -277,23 +278,31 @@ const STATUS_MARKERS: Readonly<Record<StepStatus, string>> = {
 
 const INPUT_PREVIEW_CHARS = 80;
 
-/** A compact text listing of the plan, for `keel plan` and for the model's context. */
+/**
+ * A compact text listing of the plan, for `keel plan` and for the model's context: one line per
+ * step. The steps, their reasons and the failures are the model's or a tool's words, so each is
+ * shown on one line with nothing hidden: a newline in a rationale could otherwise print a line
+ * that looks like another step (`[x] 3. … done`) to whoever reads `keel plan`, and a terminal
+ * escape could rewrite what was printed before it.
+ */
 export function renderPlan(plan: Plan): string {
   const header = `Plan for ${plan.goalId} — attempt ${plan.attempt}, strategy ${plan.strategy}, ${plan.metaStrategy}: ${plan.status}`;
   const lines = [header];
-  if (plan.strategySummary !== undefined) lines.push(`Approach: ${plan.strategySummary}`);
-  if (plan.failureReason !== undefined) lines.push(`Failure: ${plan.failureReason}`);
+  if (plan.strategySummary !== undefined) lines.push(`Approach: ${oneLine(plan.strategySummary)}`);
+  if (plan.failureReason !== undefined) lines.push(`Failure: ${oneLine(plan.failureReason)}`);
   for (const step of plan.steps) {
-    let line = `${STATUS_MARKERS[step.status]} ${step.index + 1}. ${step.toolName} ${preview(step.toolInput)} — ${step.rationale}`;
-    if (step.expectedEffects.length > 0) line += ` (expects: ${step.expectedEffects.join('; ')})`;
-    if (step.failureReason !== undefined) line += ` [${step.status}: ${step.failureReason}]`;
+    let line = `${STATUS_MARKERS[step.status]} ${step.index + 1}. ${oneLine(step.toolName)} ${preview(step.toolInput)} — ${oneLine(step.rationale)}`;
+    if (step.expectedEffects.length > 0) line += ` (expects: ${oneLine(step.expectedEffects.join('; '))})`;
+    if (step.failureReason !== undefined) line += ` [${step.status}: ${oneLine(step.failureReason)}]`;
     lines.push(line);
   }
   return lines.join('\n');
 }
 
+const oneLine = (text: string): string => visibleText(text, { oneLine: true });
+
 function preview(input: Record<string, unknown>): string {
-  const text = canonicalJson(input);
+  const text = oneLine(canonicalJson(input));
   return text.length <= INPUT_PREVIEW_CHARS ? text : `${text.slice(0, INPUT_PREVIEW_CHARS - 1)}…`;
 }
 
