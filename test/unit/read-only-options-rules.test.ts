@@ -511,8 +511,8 @@ test('rg: --pre runs a program on every file, --pre-glob chooses those files, -z
   ]);
 });
 
-test('cd and pwd take -L and -P, alone and clustered; which takes -a and -s; a glob stays read-only for all three', () => {
-  assertReadOnly(['cd -L src', 'cd -P src', 'cd -LP src', 'cd *', 'cd -P -- src']);
+test('cd and pwd take -L and -P, alone and clustered; which takes -a and -s; a glob stays read-only for pwd and which', () => {
+  assertReadOnly(['cd -L src', 'cd -P src', 'cd -LP src', 'cd -P -- src']);
   assertReadOnly(['pwd -L', 'pwd -P', 'pwd -LP', 'pwd *']);
   assertReadOnly(['which -a node', 'which -s node', 'which -as node', 'which *']);
   assertRefused([
@@ -520,4 +520,15 @@ test('cd and pwd take -L and -P, alone and clustered; which takes -a and -s; a g
     ['pwd -e', 'pwd -e is not a known read-only option'],
     ['which -i node', 'which -i is not a known read-only option'],
   ]);
+});
+
+test('cd: a glob may expand to -L or -P alone, which leaves cd without a directory (so in $HOME): a word that starts with one is refused', () => {
+  // With a file named -L in the workspace, `cd ?L; cat .ssh/id_rsa` would read the worker's key.
+  assertRefused([
+    ['cd ?L; cat .ssh/id_rsa', '?L may expand to file names that cd reads as options'],
+    ['cd *', globMayBeOptions('cd')],
+    ['cd -P *', globMayBeOptions('cd')],
+  ]);
+  // A glob that does not start the word cannot make an option.
+  assertReadOnly(['cd s*', 'cd ./*']);
 });
