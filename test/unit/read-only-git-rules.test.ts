@@ -108,7 +108,7 @@ test('git diff: --output writes a file, --ext-diff and --textconv run a configur
   assertRefused([['git diff --stat --cached --output=x HEAD', `git diff --output ${WRITES}`]]);
 });
 
-test('git diff: -N is not -NUM (no -NUM form), and git log’s own options are not diff’s', () => {
+test('git diff has no -NUM form and no -n, and git log’s own options are not diff’s', () => {
   assertRefused([
     ['git diff -5', 'git diff -5 is not a known read-only option'],
     ['git diff -n 5', 'git diff -n is not a known read-only option'],
