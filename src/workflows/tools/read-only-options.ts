@@ -327,8 +327,12 @@ const rg: OptionSpec = {
   },
 };
 
-/** Builtins: cd and pwd take -L and -P only. */
-const cd: OptionSpec = { flags: 'LP', globsAreHarmless: true };
+/**
+ * Builtins: cd and pwd take -L and -P only. cd's globs are not harmless: one that expands to -L
+ * or -P alone leaves cd without a directory, so it goes to $HOME (`cd ?L; cat .ssh/id_rsa`).
+ */
+const cd: OptionSpec = { flags: 'LP' };
+const pwd: OptionSpec = { flags: 'LP', globsAreHarmless: true };
 const which: OptionSpec = { flags: 'as', globsAreHarmless: true };
 
 export const READ_ONLY_OPTIONS = {
@@ -359,6 +363,6 @@ export const READ_ONLY_OPTIONS = {
   tree,
   rg,
   cd,
-  pwd: cd,
+  pwd,
   which,
 } satisfies Readonly<Record<string, OptionSpec>>;
