@@ -13,13 +13,19 @@ import process from 'node:process';
 
 /**
  * The deciding modules measured so far (reports/mutation.md). Next, one group at a time (a run
- * reuses the results of the files already in reports/stryker-incremental.json): the stagnation,
- * loop and denial guards, the other principles, planning and the goal decisions.
+ * reuses the results of the files already in reports/stryker-incremental.json): the per-command
+ * option lists (read-only-options.ts, read-only-git.ts), the approval rules, the other
+ * principles and the goal decisions.
  */
 const mutate = [
   // Tools: the shell classifier (read-only or not) and find's grammar.
   'src/workflows/tools/shell-command-classifier.ts',
   'src/workflows/tools/read-only-find.ts',
+  // Tools: the words a shell command is split into, and the option parser.
+  'src/workflows/tools/shell-words.ts',
+  'src/workflows/tools/option-parser.ts',
+  // Tiers: what a call no human approved may keep of what it changed in the workspace.
+  'src/workflows/tools/workspace-change-policy.ts',
   // Approvals and history limits.
   'src/workflows/goal/history-limits.ts',
   'src/workflows/approvals/approval-authority.ts',
@@ -36,6 +42,17 @@ const mutate = [
   // Principles: the hypothesis comparator (principle 1) and the guard on mismatches in a row.
   'src/workflows/principles/hypothesis.ts',
   'src/workflows/principles/hypothesis-guard.ts',
+  // Principles: the guards on calls that bring nothing new, on loops and on denied intents, and
+  // the cadence of reflection checkpoints.
+  'src/workflows/principles/stagnation-guard.ts',
+  'src/workflows/principles/loop-guard.ts',
+  'src/workflows/principles/denial-guard.ts',
+  'src/workflows/principles/cadence.ts',
+  'src/workflows/principles/dynamic-cadence.ts',
+  // Planning: the plan and its backtracking, the choice of strategy, the self-assessment.
+  'src/workflows/planning/plan.ts',
+  'src/workflows/planning/strategy.ts',
+  'src/workflows/planning/assessment.ts',
   // The context budget: which blocks are elided and which turns dropped when a transcript is too big.
   'src/workflows/common/context-budget.ts',
   // The budgets: warnings at their fractions, exhaustion at the limit, and the notes' numbers.
@@ -60,6 +77,17 @@ const testFiles =
     .filter((file) => file !== 'test/unit/replay-history.test.ts');
 
 /**
+ * A mutant stops at the first test file that fails it, in this order: the files named after a
+ * mutated module (its own tests and rule tests) go first, so most mutants are killed by one short
+ * file instead of after a dozen that cannot see the change. The order decides no verdict.
+ */
+const ownTestsFirst = (files) => {
+  const modules = mutate.map((file) => file.replace(/^.*\//, '').replace(/\.ts$/, ''));
+  const own = (file) => modules.some((module) => file.replace(/^.*\//, '').startsWith(`${module}`));
+  return [...files.filter(own), ...files.filter((file) => !own(file))];
+};
+
+/**
  * Stryker links node_modules into its sandbox only when it is a real directory. In a git worktree
  * whose node_modules is a symbolic link to another checkout's, the sandbox would have none: module
  * resolution still finds the parent's, but a test that names a file under node_modules by path
@@ -74,7 +102,7 @@ export default {
   mutate,
   testRunner: 'tap',
   tap: {
-    testFiles,
+    testFiles: ownTestsFirst(testFiles),
     // Not `--test`: that would run the file in a child process the coverage hook never sees.
     nodeArgs: ['-r', '{{hookFile}}', '--import', 'tsx', '--test-reporter=tap', '{{testFile}}'],
     forceBail: true,

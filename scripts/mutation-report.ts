@@ -25,6 +25,7 @@ interface Report {
 
 /** Module groups, in the order docs/development.md names them; a file joins the first group matching it. */
 const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
+  ['Tiers: what an unapproved call may keep', /^src\/workflows\/tools\/workspace-change-policy\.ts$/],
   ['Tools: shell command classification', /^src\/workflows\/tools\//],
   ['Context budget', /^src\/workflows\/common\//],
   ['Approvals and history limits', /^src\/workflows\/(goal|approvals)\//],
@@ -32,6 +33,7 @@ const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Principles: stagnation and loops', /^src\/workflows\/principles\/(stagnation|loop)-guard\.ts$/],
   ['Principles: denials', /^src\/workflows\/principles\/denial-guard\.ts$/],
   ['Principles: budgets', /^src\/workflows\/principles\/budget\.ts$/],
+  ['Principles: cadence', /^src\/workflows\/principles\/(dynamic-)?cadence\.ts$/],
   ['Principles', /^src\/workflows\/principles\//],
   ['Planning', /^src\/workflows\/planning\//],
   ['Activities: the irreversible journal', /^src\/activities\/tools\/irreversible-journal\.ts$/],
@@ -241,6 +243,174 @@ const EQUIVALENT: ReadonlyArray<{
     mutator: 'StringLiteral',
     replacement: '""',
     why: "formatUsd's defaults for the whole and the cents emptied: toFixed(2) always gives both, so a default is never used",
+  },
+  {
+    file: 'src/workflows/principles/hypothesis.ts',
+    line: 203,
+    mutator: 'Regex',
+    replacement: '/[.;,!?](?=\\s)|\\n|\\bbut\\b/',
+    why: 'a punctuation mark at the very end no longer ends a clause: it then stays at the end of the last clause, where no word pattern reads it',
+  },
+  // The loop guard's cycle detector and the order of an input's keys (loop-guard.ts).
+  ...(
+    [
+      ['EqualityOperator', 'a <= b'],
+      ['EqualityOperator', 'a >= b'],
+      ['ConditionalExpression', 'true'],
+      ['ConditionalExpression', 'false'],
+    ] as const
+  ).map(([mutator, replacement]) => ({
+    file: 'src/workflows/principles/loop-guard.ts',
+    line: 58,
+    mutator,
+    replacement,
+    why: "the key order's comparator changed where it decides nothing: an object's keys are unique, so none compares equal, and V8's sort (TimSort) only asks whether the comparator is below 0",
+  })),
+  ...(
+    [
+      ['ConditionalExpression', 'false'],
+      ['ArithmeticOperator', '2 / length'],
+    ] as const
+  ).map(([mutator, replacement]) => ({
+    file: 'src/workflows/principles/loop-guard.ts',
+    line: 203,
+    mutator,
+    replacement,
+    why: 'a history too short for two rounds compared anyway: its earlier round is shorter than the latest, and a call never equals a missing one',
+  })),
+  {
+    file: 'src/workflows/principles/loop-guard.ts',
+    line: 221,
+    mutator: 'EqualityOperator',
+    replacement: 'start <= ids.length',
+    why: 'one more rotation, at start = length: that is the cycle as entered, already tried at start = 0',
+  },
+  {
+    file: 'src/workflows/principles/loop-guard.ts',
+    line: 223,
+    mutator: 'EqualityOperator',
+    replacement: "rotation.join('\\u0001') <= best.join('\\u0001')",
+    why: 'a tie replaces the best rotation with an equal one: the same signature',
+  },
+  {
+    file: 'src/workflows/principles/loop-guard.ts',
+    line: 225,
+    mutator: 'ArrayDeclaration',
+    replacement: '["Stryker was here"]',
+    why: 'the `?? []` fallback changed: a cycle has at least two calls, so a best rotation is always found',
+  },
+  // Planning (src/workflows/planning/).
+  {
+    file: 'src/workflows/planning/assessment.ts',
+    line: 16,
+    mutator: 'EqualityOperator',
+    replacement: 'interval < 0',
+    why: 'an interval of 0 let through: `cycle % 0` is NaN, so no assessment is due either way',
+  },
+  {
+    file: 'src/workflows/planning/assessment.ts',
+    line: 109,
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'the cycle check dropped beside the stagnant-cycles check: a cycle number is never negative, so cycles without progress never outnumber the cycles',
+  },
+  {
+    file: 'src/workflows/planning/assessment.ts',
+    line: 200,
+    mutator: 'EqualityOperator',
+    replacement: 'priority > PRIORITY_BOOST_CEILING',
+    why: 'a priority at the ceiling boosted anyway: the boost is capped at the ceiling, so it stays where it was',
+  },
+  ...(
+    [
+      ['LogicalOperator', 'step.index > active.index || step.status === StepStatus.Pending'],
+      ['ConditionalExpression', 'true'],
+      ['EqualityOperator', 'step.index >= active.index'],
+    ] as const
+  ).map(([mutator, replacement]) => ({
+    file: 'src/workflows/planning/plan.ts',
+    line: 156,
+    mutator,
+    replacement,
+    why: 'the next step found by position or by status alone: in every plan the steps after the active one are pending and none before it is',
+  })),
+  {
+    file: 'src/workflows/planning/plan.ts',
+    line: 320,
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: "the `?? 'undefined'` fallback changed: a tool input is an object, and JSON.stringify of an object is never undefined",
+  },
+  ...(
+    [
+      ['EqualityOperator', 'a <= b'],
+      ['EqualityOperator', 'a >= b'],
+      ['ConditionalExpression', 'true'],
+      ['ConditionalExpression', 'false'],
+    ] as const
+  ).map(([mutator, replacement]) => ({
+    file: 'src/workflows/planning/plan.ts',
+    line: 327,
+    mutator,
+    replacement,
+    why: "the key order's comparator changed where it decides nothing: an object's keys are unique, so none compares equal, and V8's sort (TimSort) only asks whether the comparator is below 0",
+  })),
+  {
+    file: 'src/workflows/planning/strategy.ts',
+    line: 146,
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'criteria given as a list (or none) wrapped in one more list: joined, a list reads as its items with commas and none as nothing, which split into the same words',
+  },
+  // The sh tokenizer and the option parser (src/workflows/tools/).
+  ...([106, 107] as const).map((line) => ({
+    file: 'src/workflows/tools/option-parser.ts',
+    line,
+    mutator: 'EqualityOperator',
+    replacement: 'equals <= 0',
+    why: "a long option's `=` at index 0: the word starts with `--`, so `=` is never its first character",
+  })),
+  {
+    file: 'src/workflows/tools/shell-words.ts',
+    line: 84,
+    mutator: 'EqualityOperator',
+    replacement: 'close >= open',
+    why: 'the `}` at the same index as the `{`: one character cannot be both',
+  },
+  {
+    file: 'src/workflows/tools/shell-words.ts',
+    line: 188,
+    mutator: 'EqualityOperator',
+    replacement: 'end <= 0',
+    why: 'the closing quote at index 0: the search starts after the opening quote, so it never finds one there',
+  },
+  {
+    file: 'src/workflows/tools/shell-words.ts',
+    line: 229,
+    mutator: 'EqualityOperator',
+    replacement: 'end <= 0',
+    why: "a comment's newline at index 0: the search starts after the `#`, so it never finds one there",
+  },
+  {
+    file: 'src/workflows/tools/read-only-find.ts',
+    line: 38,
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: "the end of the arguments checked by `args[index]?.text ?? ''` too: past the end that is '', which is no leading option, so the loop stops there either way",
+  },
+  {
+    file: 'src/workflows/tools/read-only-find.ts',
+    line: 38,
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    why: "the `?? ''` fallback changed: the loop checks `args[index] !== undefined` first, so it is never used",
+  },
+  {
+    file: 'src/workflows/tools/workspace-change-policy.ts',
+    line: 62,
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    why: "the first segment's default changed: the path has a segment after `.git` here, so the default is never used",
   },
 ];
 
