@@ -83,7 +83,7 @@ const testFiles =
  */
 const ownTestsFirst = (files) => {
   const modules = mutate.map((file) => file.replace(/^.*\//, '').replace(/\.ts$/, ''));
-  const own = (file) => modules.some((module) => file.replace(/^.*\//, '').startsWith(`${module}`));
+  const own = (file) => modules.some((module) => file.replace(/^.*\//, '').startsWith(module));
   return [...files.filter(own), ...files.filter((file) => !own(file))];
 };
 

@@ -43,6 +43,27 @@ const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
 ];
 
 /**
+ * The `(a < b ? -1 : a > b ? 1 : 0)` comparator that sorts an object's keys, changed where it
+ * decides nothing (the loop guard and the plan both sort keys so).
+ */
+function keyOrderComparator(file: string, line: number) {
+  return (
+    [
+      ['EqualityOperator', 'a <= b'],
+      ['EqualityOperator', 'a >= b'],
+      ['ConditionalExpression', 'true'],
+      ['ConditionalExpression', 'false'],
+    ] as const
+  ).map(([mutator, replacement]) => ({
+    file,
+    line,
+    mutator,
+    replacement,
+    why: "the key order's comparator changed where it decides nothing: an object's keys are unique, so none compares equal, and V8's sort (TimSort) only asks whether the comparator is below 0",
+  }));
+}
+
+/**
  * Surviving mutants no test can kill, by file, line and mutator (the replacement where one line
  * holds several), with why. Checked by hand: each one behaves exactly as the original code.
  */
@@ -252,20 +273,7 @@ const EQUIVALENT: ReadonlyArray<{
     why: 'a punctuation mark at the very end no longer ends a clause: it then stays at the end of the last clause, where no word pattern reads it',
   },
   // The loop guard's cycle detector and the order of an input's keys (loop-guard.ts).
-  ...(
-    [
-      ['EqualityOperator', 'a <= b'],
-      ['EqualityOperator', 'a >= b'],
-      ['ConditionalExpression', 'true'],
-      ['ConditionalExpression', 'false'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
-    file: 'src/workflows/principles/loop-guard.ts',
-    line: 58,
-    mutator,
-    replacement,
-    why: "the key order's comparator changed where it decides nothing: an object's keys are unique, so none compares equal, and V8's sort (TimSort) only asks whether the comparator is below 0",
-  })),
+  ...keyOrderComparator('src/workflows/principles/loop-guard.ts', 58),
   ...(
     [
       ['ConditionalExpression', 'false'],
@@ -341,20 +349,7 @@ const EQUIVALENT: ReadonlyArray<{
     replacement: '""',
     why: "the `?? 'undefined'` fallback changed: a tool input is an object, and JSON.stringify of an object is never undefined",
   },
-  ...(
-    [
-      ['EqualityOperator', 'a <= b'],
-      ['EqualityOperator', 'a >= b'],
-      ['ConditionalExpression', 'true'],
-      ['ConditionalExpression', 'false'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
-    file: 'src/workflows/planning/plan.ts',
-    line: 327,
-    mutator,
-    replacement,
-    why: "the key order's comparator changed where it decides nothing: an object's keys are unique, so none compares equal, and V8's sort (TimSort) only asks whether the comparator is below 0",
-  })),
+  ...keyOrderComparator('src/workflows/planning/plan.ts', 327),
   {
     file: 'src/workflows/planning/strategy.ts',
     line: 146,
