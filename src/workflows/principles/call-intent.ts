@@ -9,7 +9,8 @@ import { normalizedInput, resultDigest } from './loop-guard';
  * both match with it, and replay must match alike.
  *
  * Targets are the paths a call names: its path-like input fields, or for a shell command the
- * arguments of every simple command (options and the program names left out). Two calls share an
+ * arguments of every simple command (options and the program names left out; the command line
+ * of `sh -c` or `eval` read as commands in turn). Two calls share an
  * intent when they use the same tool and name a target in common; a call that names no target is
  * the same intent only as the very same call. Deliberately broad: it is only ever compared
  * against calls a human denied, and a false match costs one more "ask differently" prompt, while a
@@ -62,6 +63,9 @@ const COMMAND_FIELDS: readonly string[] = ['command', 'cmd', 'script'];
 /** Programs that only run another command: their first argument is the program, not a target. */
 const WRAPPERS: ReadonlySet<string> = new Set(['sudo', 'env', 'nice', 'nohup', 'time', 'timeout', 'xargs']);
 
+/** Shells whose `-c` argument is itself a command line: `bash -c 'rm -rf build'` names `build`. */
+const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'ash', 'mksh']);
+
 const MAX_TARGETS = 16;
 
 export function intentOf(toolName: string, input: unknown): CallIntent {
@@ -97,14 +101,14 @@ export function intentText(intent: CallIntent): string {
 }
 
 /**
- * A path as the same place however it is spelled: `./build/`, `build/*` and `build` are one
- * target. A leading `$PWD/` or `./`, trailing slashes and a trailing glob segment go; case is kept (file
- * systems differ on it).
+ * A path as the same place however it is spelled: `./build/`, `.//build`, `build/*` and `build`
+ * are one target. A leading `$PWD/` or `./` (with any slashes after it), trailing slashes and a
+ * trailing glob segment go; case is kept (file systems differ on it).
  */
 export function normalizeTarget(text: string): string {
   let target = text.trim();
-  target = target.replace(/^(\$PWD|\$\{PWD\}|\$\(pwd\))\//, '');
-  target = target.replace(/^(\.\/)+/, '');
+  target = target.replace(/^(\$PWD|\$\{PWD\}|\$\(pwd\))\/+/, '');
+  target = target.replace(/^(\.\/+)+/, '');
   target = target.replace(/(\/\*+)+$/, '');
   target = target.replace(/\/+$/, '');
   return target === '' ? '.' : target;
@@ -139,7 +143,19 @@ function commandTargets(command: string): string[] {
       if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || WRAPPERS.has(word)) index += 1;
       else break;
     }
-    return words.slice(index + 1).filter((word) => !word.startsWith('-') && !/^\d+$/.test(word));
+    const program = words[index] ?? '';
+    const args = words.slice(index + 1);
+    // A command line handed to eval or to a shell's -c names what the commands in it name.
+    if (program === 'eval') return commandTargets(args.join(' '));
+    const option = SHELLS.has(program.split('/').pop() ?? '')
+      ? args.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word))
+      : -1;
+    const script = option >= 0 ? args[option + 1] : undefined;
+    const rest = script === undefined ? args : args.filter((_, at) => at !== option + 1);
+    return [
+      ...(script === undefined ? [] : commandTargets(script)),
+      ...rest.filter((word) => !word.startsWith('-') && !/^\d+$/.test(word)),
+    ];
   });
 }
 
@@ -157,8 +173,10 @@ function roughSplit(command: string): string[][] {
     .map((part) =>
       part
         .split(/\s+/)
+        // operators first: stripping a mark first would leave `&1` of `2>&1` as a target
+        .filter((word) => !OPERATOR.test(word))
         .map((word) => word.replace(/^\d*[<>]+/, ''))
-        .filter((word) => word !== '' && !OPERATOR.test(word)),
+        .filter((word) => word !== ''),
     )
     .filter((words) => words.length > 0);
 }
