@@ -210,3 +210,13 @@ test('the schemas: a remembered denial was made by signal or Update; at most 50 
   assert.equal(rememberedDenialsSchema.safeParse(Array.from({ length: 50 }, () => one)).success, true);
   assert.equal(rememberedDenialsSchema.safeParse(Array.from({ length: 51 }, () => one)).success, false);
 });
+
+test('a target holding a newline is not two targets: its denial does not replace the denial of both', () => {
+  const both = rememberDenial([], shell('rm -rf a b'), decision());
+  const remembered = rememberDenial(both, shell("rm -rf 'a\nb'", 'call-2'), decision());
+  assert.deepEqual(
+    remembered.map((kept) => kept.intent),
+    [on('a', 'b'), on('a\nb')],
+  );
+  assert.equal(rememberedDenialFor(remembered, shell('rm -rf a'))?.decision.callId, 'call-1');
+});
