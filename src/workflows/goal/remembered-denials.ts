@@ -121,7 +121,11 @@ export function autoDenial(remembered: RememberedDenial, decidedAt: string): Aut
   };
 }
 
-/** Whether two kept intents are the very same (not merely overlapping): one replaces the other. */
+/**
+ * Whether two kept intents are the very same (not merely overlapping): one replaces the other.
+ * Targets are compared as JSON arrays, not joined by a separator: a target may hold a newline
+ * (`rm -rf 'a<newline>b'`), and must not pass for two (`rm -rf a b`), or its denial would drop theirs.
+ */
 function sameWholeIntent(a: CallIntent, b: CallIntent): boolean {
-  return a.tool === b.tool && a.call === b.call && a.targets.join('\n') === b.targets.join('\n');
+  return a.tool === b.tool && a.call === b.call && JSON.stringify(a.targets) === JSON.stringify(b.targets);
 }
