@@ -14,6 +14,7 @@ import {
   ruleFor,
   whyScopeMissesCall,
   type CallForRules,
+  type RuleContext,
   type RuleDraft,
 } from '../../src/workflows/approvals/rule-book';
 
@@ -70,7 +71,7 @@ const custom = (input: unknown, reversibility: CallForRules['reversibility'] = '
 });
 
 /** The verdict's effect and rule id, or undefined: which rule decided. */
-function decided(state: ApprovalRulesState | undefined, call: CallForRules, ctx = context) {
+function decided(state: ApprovalRulesState | undefined, call: CallForRules, ctx: RuleContext = context) {
   const verdict = ruleFor(state, call, ctx);
   return verdict === undefined ? undefined : `${verdict.effect} ${verdict.rule.id}`;
 }
@@ -624,4 +625,66 @@ test('in the exact pattern every * and ? of the subject becomes ?, so it is no w
   const state = book({ tool: 'write_file', effect: 'allow', pattern: exactPatternFor(write('src/a*.ts')) });
   assert.equal(decided(state, write('src/a*.ts')), 'allow rule-1');
   assert.equal(decided(state, write('src/abc.ts')), undefined);
+});
+
+test('a path pattern written with the absolute workspace path names the same paths as the relative one (the forbid rule refuses)', () => {
+  const allowAll = { tool: 'write_file', effect: 'allow' } as const;
+  for (const pattern of ['/ws/.env', '/ws/./.env', '/ws/.env*', '/ws/secrets/**']) {
+    const state = book({ tool: 'write_file', effect: 'forbid', pattern }, allowAll);
+    const path = pattern.includes('secrets') ? 'secrets/key' : '.env';
+    for (const written of [path, `./${path}`, `/ws/${path}`]) {
+      assert.equal(decided(state, write(written)), 'forbid rule-1', `${pattern} ${written}`);
+    }
+    assert.equal(decided(state, write('other')), 'allow rule-2', pattern);
+  }
+  const trailing = book({ tool: 'write_file', effect: 'forbid', pattern: '/ws/secrets/**' });
+  assert.equal(
+    decided(trailing, write('/ws/secrets/key'), { ...context, workspace: '/ws/' }),
+    'forbid rule-1',
+  );
+  const allow = book({ tool: 'write_file', effect: 'allow', pattern: '/ws/src/*.ts' });
+  assert.equal(decided(allow, write('src/a.ts')), 'allow rule-1');
+  assert.equal(decided(allow, write('src/a.ts'), { ...context, workspace: '' }), undefined);
+  assert.equal(decided(allow, write('/wsx/src/a.ts')), undefined);
+  const outside = book({ tool: 'write_file', effect: 'forbid', pattern: '/wsx/*' });
+  assert.equal(
+    decided(outside, write('/wsx/a')),
+    'forbid rule-1',
+    'a path outside the workspace stays absolute',
+  );
+  assert.equal(decided(outside, write('a')), undefined);
+});
+
+test('a rule given with a decision in absolute workspace paths covers its own call', () => {
+  assert.equal(
+    whyScopeMissesCall(
+      { tool: 'write_file', pattern: '/ws/.env', irreversible: false },
+      'forbid',
+      write('.env'),
+      '/ws',
+    ),
+    undefined,
+  );
+  assert.equal(
+    whyScopeMissesCall(
+      { tool: 'write_file', pattern: '/ws/src/*', irreversible: false },
+      'allow',
+      write('src/a'),
+      '/ws',
+    ),
+    undefined,
+  );
+});
+
+test('without a workspace (none, or empty) an absolute glob pattern stays absolute', () => {
+  const state = book({ tool: 'write_file', effect: 'forbid', pattern: '/etc/*' });
+  const contexts: RuleContext[] = [
+    { nowMs: NOW, approvers: anyone },
+    { ...context, workspace: '' },
+  ];
+  for (const ctx of contexts) {
+    const workspace = JSON.stringify(ctx.workspace);
+    assert.equal(decided(state, write('/etc/passwd'), ctx), 'forbid rule-1', `${workspace}`);
+    assert.equal(decided(state, write('etc/passwd'), ctx), undefined, `${workspace}`);
+  }
 });

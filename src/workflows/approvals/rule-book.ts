@@ -53,13 +53,14 @@ export function ruleFor(
   const subject = ruleSubject(call.toolName, call.input, context.workspace);
   const inForce = state.rules.filter((rule) => isInForce(rule, context.nowMs));
   const forbid = inForce.find(
-    (rule) => rule.effect === RuleEffect.Forbid && forbidMatches(rule, call.toolName, subject),
+    (rule) =>
+      rule.effect === RuleEffect.Forbid && forbidMatches(rule, call.toolName, subject, context.workspace),
   );
   if (forbid !== undefined) return { effect: RuleEffect.Forbid, rule: forbid };
   const allow = inForce.find(
     (rule) =>
       rule.effect === RuleEffect.Allow &&
-      allowMatches(rule, call.toolName, subject) &&
+      allowMatches(rule, call.toolName, subject, context.workspace) &&
       coversTier(rule, call.reversibility, context.approvers),
   );
   return allow === undefined ? undefined : { effect: RuleEffect.Allow, rule: allow };
@@ -79,14 +80,14 @@ export function whyScopeMissesCall(
   const subject = ruleSubject(call.toolName, call.input, workspace);
   const probe = { ...scope, effect } as ApprovalRule;
   if (effect === RuleEffect.Forbid) {
-    return forbidMatches(probe, call.toolName, subject)
+    return forbidMatches(probe, call.toolName, subject, workspace)
       ? undefined
       : `the rule ${ruleText(probe)} does not match this call (${call.toolName}: ${subjectText(subject)})`;
   }
   if (subject.kind === 'command' && subject.notCoverable !== undefined) {
     return `no rule can approve this command for later calls: ${subject.notCoverable}`;
   }
-  if (!allowMatches(probe, call.toolName, subject)) {
+  if (!allowMatches(probe, call.toolName, subject, workspace)) {
     return `the rule ${ruleText(probe)} does not match this call (${call.toolName}: ${subjectText(subject)})`;
   }
   if (call.reversibility === 'irreversible' && !scope.irreversible) {
@@ -168,14 +169,20 @@ function namesTool(rule: ApprovalRule, toolName: string): boolean {
 }
 
 /** An allow rule covers one plain command, a path, or an input; `*` alone covers every call. */
-function allowMatches(rule: ApprovalRule, toolName: string, subject: RuleSubject): boolean {
+function allowMatches(
+  rule: ApprovalRule,
+  toolName: string,
+  subject: RuleSubject,
+  workspace: string | undefined,
+): boolean {
   if (!namesTool(rule, toolName)) return false;
   if (subject.kind === 'command') {
     if (subject.notCoverable !== undefined || subject.commands.length !== 1) return false;
     return rule.pattern === '*' || globMatches(squeeze(rule.pattern), subject.commands[0] ?? '', 'text');
   }
   if (rule.pattern === '*') return true;
-  if (subject.kind === 'path') return globMatches(normalizedPattern(rule.pattern), subject.path, 'path');
+  if (subject.kind === 'path')
+    return globMatches(normalizedPattern(rule.pattern, workspace), subject.path, 'path');
   return globMatches(rule.pattern, subject.text, 'text');
 }
 
@@ -184,10 +191,16 @@ function allowMatches(rule: ApprovalRule, toolName: string, subject: RuleSubject
  * as written, and each piece of it between `;`, `&`, `|` and newlines (for lines with syntax the
  * splitter cannot read, `x; rm -rf $(y)`). Erring this way costs a refusal, never a run.
  */
-function forbidMatches(rule: ApprovalRule, toolName: string, subject: RuleSubject): boolean {
+function forbidMatches(
+  rule: ApprovalRule,
+  toolName: string,
+  subject: RuleSubject,
+  workspace: string | undefined,
+): boolean {
   if (!namesTool(rule, toolName)) return false;
   if (rule.pattern === '*') return true;
-  if (subject.kind === 'path') return globMatches(normalizedPattern(rule.pattern), subject.path, 'path');
+  if (subject.kind === 'path')
+    return globMatches(normalizedPattern(rule.pattern, workspace), subject.path, 'path');
   if (subject.kind === 'input') return globMatches(rule.pattern, subject.text, 'text');
   const pattern = squeeze(rule.pattern);
   const pieces = [
@@ -198,11 +211,24 @@ function forbidMatches(rule: ApprovalRule, toolName: string, subject: RuleSubjec
   return pieces.some((piece) => piece !== '' && globMatches(pattern, piece, 'text'));
 }
 
-/** A path pattern resolved like the paths it is matched against (`./src/**` is `src/**`). */
-function normalizedPattern(pattern: string): string {
+/**
+ * A path pattern resolved like the paths it is matched against (`./src/**` is `src/**`): in the
+ * workspace too, so `/ws/.env` and `/ws/secrets/**` name the paths the calls' `.env` and
+ * `/ws/secrets/key` are read as (relative), and a forbid rule written with the absolute path refuses.
+ */
+function normalizedPattern(pattern: string, workspace: string | undefined): string {
   const globbed = /[*?]/.test(pattern);
-  if (!globbed) return normalizedPath(pattern);
-  return pattern.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  if (!globbed) return normalizedPath(pattern, workspace);
+  return withinWorkspace(pattern, workspace)
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '');
+}
+
+/** A glob pattern under the workspace root, relative to it; any other pattern as written. */
+function withinWorkspace(pattern: string, workspace: string | undefined): string {
+  if (workspace === undefined || workspace === '') return pattern;
+  const root = workspace.endsWith('/') ? workspace.slice(0, -1) : workspace;
+  return pattern.startsWith(`${root}/`) ? pattern.slice(root.length + 1) : pattern;
 }
 
 function squeeze(text: string): string {
