@@ -225,3 +225,26 @@ test('long subjects and many stars are answered, and answered right (no backtrac
   assert.equal(globMatches('*'.repeat(MAX_PATTERN_LENGTH), 'x'.repeat(5_000), 'text'), true);
   assert.equal(globMatches(`${'*a'.repeat(500)}`, `${'a'.repeat(499)}b`, 'text'), false);
 });
+
+test('a path `**/` past its start leads on only at a slash: `**/b` never covers `xb`, `src/**/x.ts` never `src/evilx.ts`', () => {
+  expect('**/b', 'path', [
+    ['xb', false],
+    ['x/yb', false],
+    ['x/b', true],
+  ]);
+  expect('src/**/x.ts', 'path', [
+    ['src/evilx.ts', false],
+    ['src/a/evilx.ts', false],
+    ['src/x.ts', true],
+    ['src/a/x.ts', true],
+  ]);
+  expect('a**/b', 'path', [
+    ['axb', false],
+    ['ax/b', true],
+  ]);
+  expect('a***/b', 'path', [['axb', false]]);
+  expect('src/**/', 'path', [
+    ['src/a', false],
+    ['src/a/', true],
+  ]);
+});
