@@ -27,6 +27,8 @@ export function globMatches(pattern: string, subject: string, flavour: PatternFl
   let reachable = skipEmpty(tokens, start);
   for (const char of subject) {
     const next = new Array<boolean>(tokens.length + 1).fill(false);
+    /** Inside a `**\/` past its start: only a `/` leads on (below), never nothing. */
+    const inDirs: number[] = [];
     tokens.forEach((token, position) => {
       if (!reachable[position]) return;
       switch (token.kind) {
@@ -34,7 +36,7 @@ export function globMatches(pattern: string, subject: string, flavour: PatternFl
           if (token.crossesSlash || char !== '/') next[position] = true;
           return;
         case 'dirs':
-          next[position] = true;
+          inDirs.push(position);
           if (char === '/') next[position + 1] = true;
           return;
         case 'one':
@@ -45,11 +47,16 @@ export function globMatches(pattern: string, subject: string, flavour: PatternFl
       }
     });
     reachable = skipEmpty(tokens, next);
+    for (const position of inDirs) reachable[position] = true;
   }
   return reachable[tokens.length] === true;
 }
 
-/** Stars and `**\/` may match nothing: wherever one is reachable, so is the position after it. */
+/**
+ * Stars and `**\/` may match nothing: wherever one is reached, so is the position after it. A
+ * `**\/` is skipped only where it is entered, not after it took characters: `**\/b` covers `x/b`,
+ * never `xb`.
+ */
 function skipEmpty(tokens: readonly Token[], table: boolean[]): boolean[] {
   tokens.forEach((token, position) => {
     if (table[position] && (token.kind === 'any' || token.kind === 'dirs')) table[position + 1] = true;
