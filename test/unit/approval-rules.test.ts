@@ -112,9 +112,10 @@ test('a forbid rule refuses a command when any part of it matches, also parts th
   assert.equal(ruleFor(state, command('npm test'), context)?.effect, 'allow');
   assert.equal(
     ruleFor(state, command('npm test rm x'), context)?.effect,
-    'allow',
-    'rm as an argument is not rm',
+    'forbid',
+    'a program may run its arguments: rm as an argument is refused too',
   );
+  assert.equal(ruleFor(state, command('npm test firm x'), context)?.effect, 'allow', 'firm is not rm');
 });
 
 test('forbid wins over allow for the same call', () => {

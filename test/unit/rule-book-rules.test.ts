@@ -401,7 +401,7 @@ test("an allow pattern's blanks are squeezed too: runs of spaces and tabs are on
   assert.equal(decided(forbid, command('rm -rf build')), 'forbid rule-1');
 });
 
-test('a forbid rule matches any simple command of a line: `rm *` refuses the rm of a chain, but not rm as an argument', () => {
+test('a forbid rule matches any simple command of a line, and from any of its words: `rm *` refuses the rm of a chain and rm as an argument', () => {
   const state = book({ tool: 'run_command', effect: 'forbid', pattern: 'rm *' });
   for (const line of [
     'rm -rf build',
@@ -409,10 +409,55 @@ test('a forbid rule matches any simple command of a line: `rm *` refuses the rm 
     'true | rm x',
     "'rm' -rf build",
     'ls; rm x; ls',
+    // Programs run their arguments, and keel cannot know which do: an argument counts too.
+    'echo rm x',
+    'ls && echo rm x',
+    'sudo rm -rf x',
+    'x=1 rm -rf y',
+    'find . -exec rm {} ;',
+    'ls | xargs rm -f',
   ]) {
     assert.equal(decided(state, command(line)), 'forbid rule-1', line);
   }
-  for (const line of ['echo rm x', 'ls', 'ls && echo rm x']) {
+  // A word, not any text: `rm` inside another word is not rm.
+  for (const line of ['ls', 'echo firm x', 'farm -x', 'ls rm']) {
+    assert.equal(decided(state, command(line)), undefined, line);
+  }
+});
+
+test('a forbid rule sees through substitutions, subshells, groups, keywords and quotes: `rm *` refuses each way a model could hide rm', () => {
+  const state = book({ tool: 'run_command', effect: 'forbid', pattern: 'rm *' });
+  for (const line of [
+    'echo $(rm -rf ~)',
+    'echo `rm -rf ~`',
+    '(rm -rf x)',
+    '{ rm -rf x; }',
+    'if true; then rm -rf x; fi',
+    'while :; do rm -rf x; done',
+    "sh -c 'rm -rf x'",
+    'bash -c "rm -rf x"',
+    'eval "rm -rf x"',
+    '"r"m -rf x',
+    "r''m -rf x",
+    'r\\m -rf x',
+    'echo $(x)rm -rf y',
+    '! rm -rf x',
+  ]) {
+    assert.equal(decided(state, command(line)), 'forbid rule-1', JSON.stringify(line));
+  }
+});
+
+test('a forbid rule matched from any word still matches its whole pattern: `git push*` refuses pushes, not other git commands', () => {
+  const state = book({ tool: 'run_command', effect: 'forbid', pattern: 'git push*' });
+  for (const line of [
+    'git push origin main',
+    'cd x && git push',
+    "sh -c 'git push -f'",
+    'echo $(git push)',
+  ]) {
+    assert.equal(decided(state, command(line)), 'forbid rule-1', line);
+  }
+  for (const line of ['git pull', 'git status; echo push', 'git  log --grep push']) {
     assert.equal(decided(state, command(line)), undefined, line);
   }
 });
@@ -434,7 +479,8 @@ test('in a line the splitter cannot read, a forbid rule matches each trimmed pie
   ]) {
     assert.equal(decided(state, command(line)), 'forbid rule-1', JSON.stringify(line));
   }
-  assert.equal(decided(state, command('echo $(x) rm y')), undefined);
+  assert.equal(decided(state, command('echo $(x) rm y')), 'forbid rule-1');
+  assert.equal(decided(state, command('echo $(x) firm y')), undefined);
 });
 
 test('a forbid pattern of `*` refuses every command, even an empty one; a pattern matching only empty pieces does not', () => {
@@ -481,6 +527,14 @@ test('paths are read in the workspace: climbing out of src is not under src, an 
   const forbid = book({ tool: 'write_file', effect: 'forbid', pattern: 'src/secrets/**' });
   assert.equal(decided(forbid, write('/ws/src/x/../secrets/key')), 'forbid rule-1');
   assert.equal(decided(forbid, write('src//secrets/key')), 'forbid rule-1');
+  // Spelled to dodge the workspace prefix: resolved first, then read in the workspace.
+  for (const path of ['//ws/src/secrets/key', '/ws/../ws/src/secrets/key', '/ws//src/secrets/key']) {
+    assert.equal(decided(forbid, write(path)), 'forbid rule-1', path);
+  }
+  const outside = book({ tool: 'write_file', effect: 'forbid', pattern: '/etc/**' });
+  assert.equal(decided(outside, write('/ws/../etc/passwd')), 'forbid rule-1');
+  // A blank is part of a name: ` src/a.ts` is not under src.
+  assert.equal(decided(state, write(' src/a.ts')), undefined);
 });
 
 test('a plain path pattern is resolved like a path: ./ and .. and doubled or trailing slashes', () => {

@@ -187,9 +187,12 @@ function allowMatches(
 }
 
 /**
- * A forbid rule refuses a command when any part of it matches: each simple command, the line
- * as written, and each piece of it between `;`, `&`, `|` and newlines (for lines with syntax the
- * splitter cannot read, `x; rm -rf $(y)`). Erring this way costs a refusal, never a run.
+ * A forbid rule refuses a command when its pattern matches from any word of any part of it: each
+ * simple command, the line as written, and each piece between `;`, `&`, `|`, newlines, backquotes,
+ * parentheses and braces (`echo $(rm -rf ~)`, `(rm x)`, `{ rm x; }`), each also with its quotes and
+ * backslashes removed (`sh -c 'rm x'`, `r\m x`). From any word, because programs run their
+ * arguments (`sudo rm x`, `xargs rm`, `x=1 rm x`, `if true; then rm x; fi`) and keel cannot know
+ * which do: `rm *` refuses `echo rm x` too. Erring this way costs a refusal, never a run.
  */
 function forbidMatches(
   rule: ApprovalRule,
@@ -203,12 +206,15 @@ function forbidMatches(
     return globMatches(normalizedPattern(rule.pattern, workspace), subject.path, 'path');
   if (subject.kind === 'input') return globMatches(rule.pattern, subject.text, 'text');
   const pattern = squeeze(rule.pattern);
-  const pieces = [
-    ...subject.commands,
-    subject.raw,
-    ...subject.raw.split(/[;&|\n]+/).map((piece) => piece.trim()),
-  ];
-  return pieces.some((piece) => piece !== '' && globMatches(pattern, piece, 'text'));
+  // `* ` before the pattern: it may start at any word (a space comes before it); one table pass
+  // per piece, so a long line cannot make matching slow.
+  const fromAnyWord = `* ${pattern}`;
+  const parts = [...subject.commands, subject.raw, ...subject.raw.split(/[;&|\n`(){}]+/)];
+  const pieces = [...parts, ...parts.map((part) => part.replace(/['"\\]/g, ''))].map(squeeze);
+  return pieces.some(
+    (piece) =>
+      piece !== '' && (globMatches(pattern, piece, 'text') || globMatches(fromAnyWord, piece, 'text')),
+  );
 }
 
 /**
