@@ -203,7 +203,8 @@ test('paths: ., .., empty segments, a leading ./ and trailing slashes are resolv
     ['src/./a.ts/', 'src/a.ts'],
     ['src///', 'src'],
     ['src/x/../a.ts', 'src/a.ts'],
-    ['  src/a.ts\n', 'src/a.ts'],
+    // Blanks are part of a name: the tools do not trim, so neither do rules.
+    ['  src/a.ts\n', '  src/a.ts\n'],
     ['', '.'],
     ['.', '.'],
     ['./', '.'],
@@ -235,12 +236,16 @@ test('a path in the workspace is made relative to it, with or without a trailing
       ['/ws/src/a.ts', 'src/a.ts'],
       ['/ws', '.'],
       ['/ws/', '.'],
-      ['/ws/../etc/passwd', '../etc/passwd'],
+      ['/ws/../etc/passwd', '/etc/passwd'],
+      // Resolved before the workspace is taken off: these are the workspace's own src/secrets/k.
+      ['//ws/src/secrets/k', 'src/secrets/k'],
+      ['/ws/../ws/src/secrets/k', 'src/secrets/k'],
+      ['/ws/./src//secrets/k', 'src/secrets/k'],
       ['/wsx/a', '/wsx/a'],
       ['/w', '/w'],
       ['/other/ws/a', '/other/ws/a'],
       ['src/a.ts', 'src/a.ts'],
-      [' /ws/src ', 'src'],
+      [' /ws/src ', ' /ws/src '],
     ] as const) {
       assert.equal(normalizedPath(path, workspace), expected, `${workspace} ${path}`);
     }

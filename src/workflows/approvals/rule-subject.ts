@@ -79,20 +79,25 @@ function expands(word: ShellWord): boolean {
 }
 
 /**
- * A workspace path as rules see it: relative to the workspace, `.` and `..` resolved lexically,
+ * A workspace path as rules see it: relative to the workspace, `.`, `..` and repeated `/`
+ * resolved lexically (before the workspace is taken off, so `//ws/x` and `/ws/../ws/x` are `x`),
  * no leading `./`, no trailing `/`. A path that climbs out keeps its leading `..` (so `src/**`
  * never covers `src/../../etc/passwd`); an absolute path outside the workspace stays absolute.
+ * Blanks are kept: ` src/x` is a directory named ` src`, which `src/**` does not name.
  */
 export function normalizedPath(path: string, workspace?: string): string {
-  let text = path.trim();
-  if (workspace !== undefined && workspace !== '') {
-    const root = workspace.endsWith('/') ? workspace.slice(0, -1) : workspace;
-    if (text === root) text = '.';
-    else if (text.startsWith(`${root}/`)) text = text.slice(root.length + 1);
-  }
-  const absolute = text.startsWith('/');
+  const resolved = resolvedLexically(path);
+  if (workspace === undefined || workspace === '') return resolved;
+  const root = resolvedLexically(workspace);
+  if (resolved === root) return '.';
+  const prefix = root === '/' ? '/' : `${root}/`;
+  return resolved.startsWith(prefix) ? resolved.slice(prefix.length) : resolved;
+}
+
+function resolvedLexically(path: string): string {
+  const absolute = path.startsWith('/');
   const parts: string[] = [];
-  for (const part of text.split('/')) {
+  for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;
     if (part === '..' && parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
     else if (part === '..' && absolute) continue;
