@@ -28,7 +28,9 @@ const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Tiers: what an unapproved call may keep', /^src\/workflows\/tools\/workspace-change-policy\.ts$/],
   ['Tools: shell command classification', /^src\/workflows\/tools\//],
   ['Context budget', /^src\/workflows\/common\//],
-  ['Approvals and history limits', /^src\/workflows\/(goal|approvals)\//],
+  ['Approvals: standing rules', /^src\/workflows\/approvals\/(approval-rule|rule-[a-z-]+|why-it-waits)\.ts$/],
+  ['Approvals and history limits', /^src\/workflows\/(goal\/history-limits|approvals\/)/],
+  ['Goal decisions', /^src\/workflows\/goal\//],
   ['Principles: hypotheses', /^src\/workflows\/principles\/hypothesis(-guard)?\.ts$/],
   ['Principles: stagnation and loops', /^src\/workflows\/principles\/(stagnation|loop)-guard\.ts$/],
   ['Principles: denials', /^src\/workflows\/principles\/denial-guard\.ts$/],
@@ -356,6 +358,20 @@ const EQUIVALENT: ReadonlyArray<{
     mutator: 'ConditionalExpression',
     replacement: 'true',
     why: 'criteria given as a list (or none) wrapped in one more list: joined, a list reads as its items with commas and none as nothing, which split into the same words',
+  },
+  {
+    file: 'src/workflows/planning/strategy.ts',
+    line: 146,
+    mutator: 'ArrayDeclaration',
+    replacement: '["Stryker was here"]',
+    why: 'no criteria read as the words stryker, was, here: none is a keyword and none resonates with a pattern (each adds 0 to every score and to the total), so no goal is scored differently',
+  },
+  {
+    file: 'src/workflows/planning/strategy.ts',
+    line: 186,
+    mutator: 'EqualityOperator',
+    replacement: 'closest > WORD_RESONANCE_THRESHOLD',
+    why: 'a cosine of exactly 0.4 never occurs: stems are ±1 vectors of 2,048, so a cosine is (1024 − h)/1024 for a Hamming distance h, and 409.6/1024 is not one',
   },
   // The sh tokenizer and the option parser (src/workflows/tools/).
   ...([106, 107] as const).map((line) => ({
