@@ -205,16 +205,32 @@ function forbidMatches(
   if (subject.kind === 'path')
     return globMatches(normalizedPattern(rule.pattern, workspace), subject.path, 'path');
   if (subject.kind === 'input') return globMatches(rule.pattern, subject.text, 'text');
-  const pattern = squeeze(rule.pattern);
-  // `* ` before the pattern: it may start at any word (a space comes before it); one table pass
-  // per piece, so a long line cannot make matching slow.
-  const fromAnyWord = `* ${pattern}`;
+  // `* ` before the pattern and a space before each piece: the pattern may start at any word,
+  // the first included. One table pass per distinct piece, so matching stays linear in the line.
+  const fromAnyWord = `* ${squeeze(rule.pattern)}`;
+  return forbidPieces(subject).some((piece) => globMatches(fromAnyWord, ` ${piece}`, 'text'));
+}
+
+/**
+ * Worked out once per call, not once per rule: a long line and many rules would otherwise split
+ * the line again for each rule. Keyed by the subject object, so nothing outlives the call.
+ */
+const piecesOfSubject = new WeakMap<RuleSubject, string[]>();
+
+/** The distinct non-empty parts of a command line a forbid rule is matched against, blanks squeezed. */
+function forbidPieces(subject: Extract<RuleSubject, { kind: 'command' }>): string[] {
+  const known = piecesOfSubject.get(subject);
+  if (known !== undefined) return known;
   const parts = [...subject.commands, subject.raw, ...subject.raw.split(/[;&|\n`(){}]+/)];
-  const pieces = [...parts, ...parts.map((part) => part.replace(/['"\\]/g, ''))].map(squeeze);
-  return pieces.some(
-    (piece) =>
-      piece !== '' && (globMatches(pattern, piece, 'text') || globMatches(fromAnyWord, piece, 'text')),
-  );
+  const pieces = new Set<string>();
+  for (const part of parts) {
+    pieces.add(squeeze(part));
+    pieces.add(squeeze(part.replace(/['"\\]/g, '')));
+  }
+  pieces.delete('');
+  const result = [...pieces];
+  piecesOfSubject.set(subject, result);
+  return result;
 }
 
 /**
