@@ -68,6 +68,9 @@ const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh',
 
 const MAX_TARGETS = 16;
 
+/** How many command lines inside command lines (`eval`, `sh -c`) are read for targets. */
+const MAX_NESTED_COMMAND_LINES = 3;
+
 export function intentOf(toolName: string, input: unknown): CallIntent {
   const targets = new Set<string>();
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
@@ -131,7 +134,7 @@ function strings(value: unknown): string[] {
  * assignments; options are not targets. A command the tokenizer refuses (substitutions, unusual
  * syntax) falls back to its whitespace-separated words, so it still matches on the paths it names.
  */
-function commandTargets(command: string): string[] {
+function commandTargets(command: string, depth = 0): string[] {
   const split = splitSimpleCommands(command);
   const commands = split.ok
     ? split.commands.map((words) => words.map((word) => word.text))
@@ -145,15 +148,19 @@ function commandTargets(command: string): string[] {
     }
     const program = words[index] ?? '';
     const args = words.slice(index + 1);
-    // A command line handed to eval or to a shell's -c names what the commands in it name.
-    if (program === 'eval') return commandTargets(args.join(' '));
-    const option = SHELLS.has(program.split('/').pop() ?? '')
-      ? args.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word))
-      : -1;
+    // A command line handed to eval or to a shell's -c names what the commands in it name; read
+    // so only a few levels deep (`eval eval … rm x`, thousands of times over, would otherwise
+    // overflow the workflow's stack), deeper ones keep their words as targets.
+    const nested = depth < MAX_NESTED_COMMAND_LINES;
+    if (program === 'eval' && nested) return commandTargets(args.join(' '), depth + 1);
+    const option =
+      nested && SHELLS.has(program.split('/').pop() ?? '')
+        ? args.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word))
+        : -1;
     const script = option >= 0 ? args[option + 1] : undefined;
     const rest = script === undefined ? args : args.filter((_, at) => at !== option + 1);
     return [
-      ...(script === undefined ? [] : commandTargets(script)),
+      ...(script === undefined ? [] : commandTargets(script, depth + 1)),
       ...rest.filter((word) => !word.startsWith('-') && !/^\d+$/.test(word)),
     ];
   });
