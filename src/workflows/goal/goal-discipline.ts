@@ -26,9 +26,10 @@ export class GoalDiscipline {
     if (!prompt) return;
     this.state.transcript = appendUserBlocks(this.state.transcript, [{ type: 'text', text: prompt }]);
     const marker = this.state.principles.cadence.lastCheckpoint;
+    const calls = marker?.atToolCall ?? 0;
     this.visibility.record(
       LedgerEventKind.ReflectionCheckpoint,
-      `checkpoint after ${marker?.atToolCall ?? 0} tool calls of the task`,
+      `checkpoint after ${calls === 1 ? '1 tool call' : `${calls} tool calls`} of the task`,
       { atToolCall: marker?.atToolCall, cadence: this.state.principles.cadence.current },
     );
   }
