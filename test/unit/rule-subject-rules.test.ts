@@ -58,17 +58,17 @@ test('chained lines name every command and cannot be covered; the raw line keeps
   assert.equal(subjectText(run('a |  b')), 'a | b');
 });
 
-test('an empty line or a comment alone holds no command: it is not coverable either', () => {
+test('an empty line or a comment alone holds no command: it is not coverable either, and says it holds no command', () => {
   assert.deepEqual(run(''), {
     kind: 'command',
     commands: [],
-    notCoverable: 'it chains several commands',
+    notCoverable: 'it holds no command',
     raw: '',
   });
   assert.deepEqual(run('# c'), {
     kind: 'command',
     commands: [],
-    notCoverable: 'it chains several commands',
+    notCoverable: 'it holds no command',
     raw: '# c',
   });
   assert.equal(subjectText(run('  ')), '');

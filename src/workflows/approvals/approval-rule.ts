@@ -34,7 +34,7 @@ const toolNameSchema = z
   .string({ error: 'tool is required' })
   .trim()
   .min(1, 'tool is required')
-  .max(200)
+  .max(200, 'a tool name has at most 200 characters')
   .regex(/^[^\s:]+$/, 'a tool name has no blanks or colons');
 
 const patternSchema = z

@@ -53,7 +53,10 @@ function commandSubject(command: string): RuleSubject {
   const split = splitSimpleCommands(command);
   if (!split.ok) return { kind: 'command', commands: [], notCoverable: split.reason, raw };
   const commands = split.commands.map((words) => words.map((word) => word.text).join(' '));
-  if (split.commands.length !== 1) {
+  if (split.commands.length === 0) {
+    return { kind: 'command', commands, notCoverable: 'it holds no command', raw };
+  }
+  if (split.commands.length > 1) {
     return { kind: 'command', commands, notCoverable: 'it chains several commands', raw };
   }
   const words = split.commands[0] ?? [];
