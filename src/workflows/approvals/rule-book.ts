@@ -101,6 +101,18 @@ export function exactPatternFor(call: CallForRules, workspace?: string): string 
   return escapeGlob(subjectText(ruleSubject(call.toolName, call.input, workspace)));
 }
 
+/**
+ * Why no allow rule can name exactly this call, or undefined when one can. A pattern has no
+ * escape for `*` and `?`, so the "exact" pattern of a path `.en?` would also approve `.env`: a
+ * model could ask for an odd-looking call a human approves for good, then use its wildcard.
+ * (A forbid rule made so refuses a little more than its call, which is the safe side.)
+ */
+export function whyNoExactAllowRule(call: CallForRules, workspace?: string): string | undefined {
+  const text = subjectText(ruleSubject(call.toolName, call.input, workspace));
+  if (!/[*?]/.test(text)) return undefined;
+  return `no rule can approve exactly this call for later calls: "${text}" holds * or ?, which a rule reads as a wildcard (approve it alone, or give the rule's pattern yourself)`;
+}
+
 export type RuleDraft = RuleScope & {
   effect: RuleEffect;
   source: RuleSource;

@@ -14,7 +14,7 @@ import {
   type DecisionRule,
   type RuleScope,
 } from '../approvals/approval-rule';
-import { exactPatternFor, whyScopeMissesCall } from '../approvals/rule-book';
+import { exactPatternFor, whyNoExactAllowRule, whyScopeMissesCall } from '../approvals/rule-book';
 
 type ApprovalSignalPayload = z.output<typeof approvalSignalPayloadSchema>;
 
@@ -174,6 +174,11 @@ function judgeDecisionRule(
   authority: DecisionAuthority,
 ): { ok: true; scope: RuleScope } | { ok: false; reason: DecisionRefusalReason; message: string } {
   const effect = approved ? RuleEffect.Allow : RuleEffect.Forbid;
+  const inexact =
+    given.pattern === undefined && approved ? whyNoExactAllowRule(call, authority.workspace) : undefined;
+  if (inexact !== undefined) {
+    return { ok: false, reason: DecisionRefusalReason.RuleRefused, message: inexact };
+  }
   const scope: RuleScope = {
     tool: given.tool ?? call.toolName,
     pattern: given.pattern ?? exactPatternFor(call, authority.workspace),
