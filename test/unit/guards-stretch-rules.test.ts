@@ -424,6 +424,32 @@ test('progress: state from before issue 22 starts exploration where progress sto
   assert.deepEqual(state.exploration, { atToolCall: 3, atTurn: 2, warned: false });
 });
 
+test('stagnation: a warning before the window is full counts what was seen, and names the stop limit in the settings’ window', () => {
+  const state = fresh();
+  // call 1 new, calls 2-8 seen: 7 of the 8 calls so far brought nothing new
+  const decisions = oneByOne(state, [read('new-1', 1), ...[2, 3, 4, 5, 6, 7, 8].map(seen)]);
+  assert.deepEqual(fired(decisions), ['8:stagnation:warn']);
+  assert.equal(
+    decisions[7]?.[0]?.prompt,
+    [
+      '[No progress] 7 of your last 8 tool calls brought nothing new: results you had already seen, the same failure again, or a change that undid or only repeated an earlier one.',
+      'Repeating what you have already done will not finish the task. Do one of these next:',
+      '1. Make the change the task asks for, using what you already found',
+      '2. Look somewhere you have not looked yet, if something is still missing',
+      '3. Give your final answer now, or say in plain text what blocks the task',
+      `If 9 of your latest 10 calls bring nothing new, keel ${STUCK}.`,
+    ].join('\n'),
+  );
+  assert.deepEqual(decisions[7]?.[0]?.data, {
+    callsWithoutNew: 7,
+    window: 8,
+    turnsWithoutNew: 7,
+    limit: 7,
+    lastNewAtToolCall: 1,
+    atToolCall: 8,
+  });
+});
+
 test('stagnation and exploration: a stop needs the warning given in an earlier model turn, not in this one', () => {
   const settings = guardSettingsSchema.parse({
     stagnation: { exploreWarnAfterCalls: 3, exploreStopAfterCalls: 5 },
