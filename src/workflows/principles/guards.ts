@@ -604,6 +604,7 @@ function stagnationDecision(state: GuardsState, context: TurnContext): GuardDeci
       callsWithoutNew: verdict.callsWithoutNew,
       window: verdict.window,
       stopAfterCalls: settings.stagnation.stopAfterCalls,
+      stopWindow: settings.stagnation.window,
       consequence: context.consequence,
     }),
     data,

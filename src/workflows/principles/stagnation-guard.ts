@@ -105,6 +105,11 @@ export function stagnationPrompt(options: {
   window: number;
   stopAfterCalls: number;
   consequence: string;
+  /**
+   * The window the stop limit is counted in (the settings'); `window` is how many calls were
+   * seen, fewer early in a task. Defaults to `window`.
+   */
+  stopWindow?: number;
 }): string {
   return [
     `[No progress] ${options.callsWithoutNew} of your last ${options.window} tool calls brought nothing new: results you had already seen, the same failure again, or a change that undid or only repeated an earlier one.`,
@@ -112,7 +117,7 @@ export function stagnationPrompt(options: {
     '1. Make the change the task asks for, using what you already found',
     '2. Look somewhere you have not looked yet, if something is still missing',
     '3. Give your final answer now, or say in plain text what blocks the task',
-    `If ${options.stopAfterCalls} of your latest ${options.window} calls bring nothing new, keel ${options.consequence}.`,
+    `If ${options.stopAfterCalls} of your latest ${options.stopWindow ?? options.window} calls bring nothing new, keel ${options.consequence}.`,
   ].join('\n');
 }
 
