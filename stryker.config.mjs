@@ -15,11 +15,12 @@ import process from 'node:process';
  * The deciding modules measured so far (reports/mutation.md). Next, one group at a time (a run
  * reuses the results of the files already in reports/stryker-incremental.json): the approval
  * rules (src/workflows/approvals/: approval-rule, rule-pattern, rule-subject, rule-book,
- * rule-changes, rule-decisions, why-it-waits; about 880 mutants, an hour on two cores), the
- * per-command option lists (read-only-options.ts, read-only-git.ts), the other principles
- * (call-intent, progress, cost, checkpoint-*, guards), planning's plan-prompt, consolidation and
- * hypervector, and the goal decisions (approval-decision, remembered-denials, stop-reasons,
- * goal-ending, goal-discipline). Each has rule tests named after it (test/unit/<module>-rules…).
+ * rule-changes, rule-decisions, why-it-waits; 1,226 mutants with the goal decisions: the
+ * TypeScript checker, not the tests, sets the pace there, as most of src imports them — over an
+ * hour and a half on two cores), the per-command option lists (read-only-options.ts,
+ * read-only-git.ts), the other principles (call-intent, progress, cost, checkpoint-*, guards,
+ * principles; 961 mutants without the last two), and planning's plan-prompt, consolidation and
+ * hypervector. Each has rule tests named after it (test/unit/<module>-rules…), but hypervector.
  */
 const mutate = [
   // Tools: the shell classifier (read-only or not) and find's grammar.
@@ -61,6 +62,13 @@ const mutate = [
   'src/workflows/common/context-budget.ts',
   // The budgets: warnings at their fractions, exhaustion at the limit, and the notes' numbers.
   'src/workflows/principles/budget.ts',
+  // Goal decisions: a human's answer to an approval, denials remembered, why a goal stops, how
+  // it ends, and the discipline notes the model is sent.
+  'src/workflows/goal/approval-decision.ts',
+  'src/workflows/goal/remembered-denials.ts',
+  'src/workflows/goal/stop-reasons.ts',
+  'src/workflows/goal/goal-ending.ts',
+  'src/workflows/goal/goal-discipline.ts',
 ];
 
 /**
@@ -114,8 +122,11 @@ export default {
   coverageAnalysis: 'perTest',
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.mutation.json',
-  // Two cores: one test process per core.
-  concurrency: 2,
+  // Two cores, and Stryker gives half of the concurrency to TypeScript checkers and half to test
+  // runners: with 2, one checker at full load kept the test runner idle most of the time (a mutant
+  // is checked against every source file importing its module; its own rule test then kills it
+  // in a second). 3 makes two checkers beside one runner; more would only swap.
+  concurrency: 3,
   timeoutMS: 10000,
   // The first run starts every test file once, instrumented: minutes on two busy cores.
   dryRunTimeoutMinutes: 20,

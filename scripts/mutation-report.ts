@@ -36,6 +36,9 @@ const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Principles: denials', /^src\/workflows\/principles\/denial-guard\.ts$/],
   ['Principles: budgets', /^src\/workflows\/principles\/budget\.ts$/],
   ['Principles: cadence', /^src\/workflows\/principles\/(dynamic-)?cadence\.ts$/],
+  ['Principles: call intents', /^src\/workflows\/principles\/call-intent\.ts$/],
+  ['Principles: progress and cost', /^src\/workflows\/principles\/(progress|cost)\.ts$/],
+  ['Principles: checkpoints', /^src\/workflows\/principles\/checkpoint-[a-z]+\.ts$/],
   ['Principles', /^src\/workflows\/principles\//],
   ['Planning', /^src\/workflows\/planning\//],
   ['Activities: the irreversible journal', /^src\/activities\/tools\/irreversible-journal\.ts$/],
@@ -422,6 +425,28 @@ const EQUIVALENT: ReadonlyArray<{
     mutator: 'StringLiteral',
     replacement: '"Stryker was here!"',
     why: "the first segment's default changed: the path has a segment after `.git` here, so the default is never used",
+  },
+  // Goal decisions (src/workflows/goal/).
+  {
+    file: 'src/workflows/goal/approval-decision.ts',
+    line: 94,
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: "the `?? 'invalid'` fallback of a malformed decision's message changed: zod never fails a parse without an issue, so it is never used",
+  },
+  {
+    file: 'src/workflows/goal/goal-discipline.ts',
+    line: 69,
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'the early return when there are no notes dropped: appendUserBlocks returns the transcript unchanged when given no blocks',
+  },
+  {
+    file: 'src/workflows/goal/remembered-denials.ts',
+    line: 98,
+    mutator: 'ArithmeticOperator',
+    replacement: 'remembered.length + 1',
+    why: 'the newest-first search started two places past the end: the `earlier &&` check skips the missing entries, so it reaches the same denials in the same order',
   },
 ];
 
