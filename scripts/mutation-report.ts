@@ -443,6 +443,13 @@ const EQUIVALENT: ReadonlyArray<{
   },
   {
     file: 'src/workflows/goal/remembered-denials.ts',
+    line: 96,
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: "an empty list's own early return dropped (`remembered.length === 0` as false): the newest-first search over no entries finds nothing either",
+  },
+  {
+    file: 'src/workflows/goal/remembered-denials.ts',
     line: 98,
     mutator: 'ArithmeticOperator',
     replacement: 'remembered.length + 1',
