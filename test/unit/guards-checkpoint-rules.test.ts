@@ -5,15 +5,12 @@ import {
   DEFAULT_GUARD_SETTINGS,
   guardCheckpointReply,
   guardSettingsSchema,
-  guardTurn,
-  initialGuardsState,
   rememberModelReply,
   restartGuards,
-  type GuardedCall,
-  type GuardsState,
 } from '../../src/workflows/principles/guards';
 import { callKey } from '../../src/workflows/principles/loop-guard';
 import { CallEffect } from '../../src/workflows/principles/progress';
+import { fresh, read, turn, write } from './guards-test-helpers';
 
 /**
  * The guards' checkpoint replies and restarts (guards.ts, issue 27: mutation testing): whether a
@@ -21,41 +18,6 @@ import { CallEffect } from '../../src/workflows/principles/progress';
  * decisions on ignored checkpoints whole with their prompts — a warning, the escalation to
  * enforced checkpoints, the stop after held turns — and what a restart forgets and keeps.
  */
-
-const read = (path: string, atToolCall: number, extra: Partial<GuardedCall> = {}): GuardedCall => ({
-  toolName: 'read_file',
-  input: { path },
-  summary: `read_file: ${path}`,
-  resultText: `contents of ${path}`,
-  failed: false,
-  candidates: [],
-  atToolCall,
-  effect: CallEffect.Read,
-  hypothesisMismatch: undefined,
-  ...extra,
-});
-
-const write = (path: string, atToolCall: number): GuardedCall =>
-  read(path, atToolCall, {
-    toolName: 'write_file',
-    input: { path, content: 'new' },
-    summary: `write_file: ${path}`,
-    resultText: `Replaced the content of ${path}`,
-    effect: CallEffect.Change,
-    stateAfter: `${path}#new`,
-  });
-
-function turn(state: GuardsState, modelTurns: number, calls: GuardedCall[]) {
-  return guardTurn(state, DEFAULT_GUARD_SETTINGS, {
-    calls,
-    toolCalls: calls[calls.length - 1]?.atToolCall ?? 0,
-    modelTurns,
-    progressCycle: undefined,
-    consequence: 'stops the goal as stuck',
-  });
-}
-
-const fresh = () => initialGuardsState({ toolCalls: 0, modelTurns: 0 });
 
 const reply = (addressed: boolean, toolCalls: number, modelTurns: number, repeated = false) => ({
   addressed,
@@ -197,7 +159,7 @@ test('answering: the same answer as an earlier reply does not answer, and names 
   const state = fresh();
   rememberModelReply(state, 'Plan: Still Fine.', 1);
   assert.deepEqual(state.replies, [{ shape: 'plan still fine', atTurn: 1 }]);
-  turn(state, 2, [write('a', 2)]);
+  turn(state, 2, [write('a', 'new', 2)]);
   assert.deepEqual(
     answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: 'plan still fine', judged: true }),
     {
@@ -221,7 +183,7 @@ test('answering: a near-identical reply repeats one given since the last change 
     addressed: false,
     repeats: STATUS,
   });
-  turn(state, 4, [write('a', 2)]);
+  turn(state, 4, [write('a', 'new', 2)]);
   assert.deepEqual(answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: DRIFTED, judged: true }), {
     addressed: true,
   });

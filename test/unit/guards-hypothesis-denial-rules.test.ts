@@ -1,16 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  DEFAULT_GUARD_SETTINGS,
-  guardSettingsSchema,
-  guardTurn,
-  initialGuardsState,
-  type GuardDecision,
-  type GuardedCall,
-  type GuardSettings,
-  type GuardsState,
-} from '../../src/workflows/principles/guards';
+import { guardSettingsSchema, type GuardedCall } from '../../src/workflows/principles/guards';
 import { CallEffect } from '../../src/workflows/principles/progress';
+import { command, fresh, oneByOne, read, STUCK, turn } from './guards-test-helpers';
 
 /**
  * guardTurn's decisions per call, continued (guards.ts, issue 27: mutation testing): the
@@ -19,54 +11,9 @@ import { CallEffect } from '../../src/workflows/principles/progress';
  * decisions, and all guards off. The loop and cycle guards are in guards-rules.test.ts.
  */
 
-const STUCK = 'stops the goal as stuck';
-
-const read = (path: string, atToolCall: number, extra: Partial<GuardedCall> = {}): GuardedCall => ({
-  toolName: 'read_file',
-  input: { path },
-  summary: `read_file: ${path}`,
-  resultText: `contents of ${path}`,
-  failed: false,
-  candidates: [],
-  atToolCall,
-  effect: CallEffect.Read,
-  hypothesisMismatch: undefined,
-  ...extra,
-});
-
+/** A command a human denied: a failed call that ran nothing. */
 const denied = (line: string): GuardedCall =>
-  read('', 0, {
-    toolName: 'run_command',
-    input: { command: line },
-    summary: `run_command: ${line}`,
-    resultText: 'Denied by alice',
-    failed: true,
-    effect: CallEffect.Denied,
-  });
-
-/** One turn of calls; the goal's tool-call count is the last call's. */
-function turn(
-  state: GuardsState,
-  modelTurns: number,
-  calls: GuardedCall[],
-  settings: GuardSettings = DEFAULT_GUARD_SETTINGS,
-  consequence = STUCK,
-): GuardDecision[] {
-  return guardTurn(state, settings, {
-    calls,
-    toolCalls: calls[calls.length - 1]?.atToolCall ?? 0,
-    modelTurns,
-    progressCycle: undefined,
-    consequence,
-  });
-}
-
-/** One call per turn; turn n is tool call n. Returns the decisions by turn. */
-function oneByOne(state: GuardsState, calls: GuardedCall[], settings = DEFAULT_GUARD_SETTINGS) {
-  return calls.map((call) => turn(state, call.atToolCall, [call], settings));
-}
-
-const fresh = () => initialGuardsState({ toolCalls: 0, modelTurns: 0 });
+  command(line, 0, { resultText: 'Denied by alice', effect: CallEffect.Denied });
 
 const hypothesisPromptText = (streak: number, stopAfter: number, consequence = STUCK) =>
   [

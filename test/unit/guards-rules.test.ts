@@ -1,17 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  DEFAULT_GUARD_SETTINGS,
-  guardSettingsSchema,
-  guardTurn,
-  initialGuardsState,
-  type GuardDecision,
-  type GuardedCall,
-  type GuardSettings,
-  type GuardsState,
-} from '../../src/workflows/principles/guards';
+import { guardSettingsSchema, type GuardDecision } from '../../src/workflows/principles/guards';
 import { callKey, resultDigest } from '../../src/workflows/principles/loop-guard';
-import { CallEffect } from '../../src/workflows/principles/progress';
+import { fresh, oneByOne, read, STUCK, turn } from './guards-test-helpers';
 
 /**
  * guardTurn's decisions per call (guards.ts, issue 27: mutation testing): the loop and cycle
@@ -20,45 +11,6 @@ import { CallEffect } from '../../src/workflows/principles/progress';
  * prompt (a turn of its own since), and the warnings remembered for that. The hypothesis and
  * denial guards are in guards-hypothesis-denial-rules.test.ts.
  */
-
-const STUCK = 'stops the goal as stuck';
-
-const read = (path: string, atToolCall: number, extra: Partial<GuardedCall> = {}): GuardedCall => ({
-  toolName: 'read_file',
-  input: { path },
-  summary: `read_file: ${path}`,
-  resultText: `contents of ${path}`,
-  failed: false,
-  candidates: [],
-  atToolCall,
-  effect: CallEffect.Read,
-  hypothesisMismatch: undefined,
-  ...extra,
-});
-
-/** One turn of calls; the goal's tool-call count is the last call's. */
-function turn(
-  state: GuardsState,
-  modelTurns: number,
-  calls: GuardedCall[],
-  settings: GuardSettings = DEFAULT_GUARD_SETTINGS,
-  consequence = STUCK,
-): GuardDecision[] {
-  return guardTurn(state, settings, {
-    calls,
-    toolCalls: calls[calls.length - 1]?.atToolCall ?? 0,
-    modelTurns,
-    progressCycle: undefined,
-    consequence,
-  });
-}
-
-/** One call per turn; turn n is tool call n. Returns the decisions by turn. */
-function oneByOne(state: GuardsState, calls: GuardedCall[], settings = DEFAULT_GUARD_SETTINGS) {
-  return calls.map((call) => turn(state, call.atToolCall, [call], settings));
-}
-
-const fresh = () => initialGuardsState({ toolCalls: 0, modelTurns: 0 });
 
 const repeatedSuccessPrompt = (repeats: number, summary: string, stopAt: number, consequence = STUCK) =>
   [
@@ -213,7 +165,7 @@ test('loop: a failing call with results matched off names its tool’s next acti
       candidates: ['npm run lint', 'cat test.log'],
     });
   const decisions = [1, 2, 3, 4].map((n) =>
-    turn(state, n, [failing(n)], settings, 'fails the active plan step'),
+    turn(state, n, [failing(n)], settings, { consequence: 'fails the active plan step' }),
   );
   const data = {
     call: 'run_command: npm test',

@@ -5,12 +5,9 @@ import {
   guardSettingsSchema,
   guardTurn,
   initialGuardsState,
-  type GuardDecision,
-  type GuardedCall,
-  type GuardSettings,
-  type GuardsState,
 } from '../../src/workflows/principles/guards';
 import { CallEffect } from '../../src/workflows/principles/progress';
+import { fired, fresh, oneByOne, read, STUCK, turn, write } from './guards-test-helpers';
 
 /**
  * guardTurn's stretches (guards.ts, issue 27: mutation testing): the stagnation and exploration
@@ -20,61 +17,9 @@ import { CallEffect } from '../../src/workflows/principles/progress';
  * exploration and lets a stagnation warning be given afresh.
  */
 
-const STUCK = 'stops the goal as stuck';
-
-const read = (path: string, atToolCall: number, extra: Partial<GuardedCall> = {}): GuardedCall => ({
-  toolName: 'read_file',
-  input: { path },
-  summary: `read_file: ${path}`,
-  resultText: `contents of ${path}`,
-  failed: false,
-  candidates: [],
-  atToolCall,
-  effect: CallEffect.Read,
-  hypothesisMismatch: undefined,
-  ...extra,
-});
-
 /** A read of another file with a result already seen (new-1's, once it was read): nothing new, and no loop. */
 const seen = (atToolCall: number) =>
   read(`same-${atToolCall}`, atToolCall, { resultText: 'contents of new-1' });
-
-const write = (path: string, content: string, atToolCall: number, stateAfter?: string): GuardedCall =>
-  read(path, atToolCall, {
-    toolName: 'write_file',
-    input: { path, content },
-    summary: `write_file: ${path}`,
-    resultText: `Replaced the content of ${path}`,
-    effect: CallEffect.Change,
-    stateAfter: stateAfter ?? `${path}#${content}`,
-  });
-
-function turn(
-  state: GuardsState,
-  modelTurns: number,
-  calls: GuardedCall[],
-  settings: GuardSettings = DEFAULT_GUARD_SETTINGS,
-  progressCycle?: number,
-): GuardDecision[] {
-  return guardTurn(state, settings, {
-    calls,
-    toolCalls: calls[calls.length - 1]?.atToolCall ?? 0,
-    modelTurns,
-    progressCycle,
-    consequence: STUCK,
-  });
-}
-
-function oneByOne(state: GuardsState, calls: GuardedCall[], settings = DEFAULT_GUARD_SETTINGS) {
-  return calls.map((call) => turn(state, call.atToolCall, [call], settings));
-}
-
-const fired = (decisions: GuardDecision[][]) =>
-  decisions.flatMap((list, index) =>
-    list.map((decision) => `${index + 1}:${decision.guard}:${decision.action}`),
-  );
-
-const fresh = () => initialGuardsState({ toolCalls: 0, modelTurns: 0 });
 
 /** Calls 1-3 new, then reads of what was seen. */
 const stagnating = (count: number) =>
@@ -392,21 +337,21 @@ test('progress: rewriting the same file with nothing learned in between is churn
 
 test('progress: a completed plan step restarts both stretches at the turn’s tool calls and empties the share; the same mark again does not', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0, progressCycle: 0 });
-  turn(state, 1, [read('new-1', 1), seen(2), seen(3)], DEFAULT_GUARD_SETTINGS, 0);
+  turn(state, 1, [read('new-1', 1), seen(2), seen(3)], DEFAULT_GUARD_SETTINGS, { progressCycle: 0 });
   assert.deepEqual(state.progress, { atToolCall: 1, atTurn: 1, warned: false, cycleSeen: 0 });
   assert.deepEqual(state.recentProgress, [true, false, false]);
-  turn(state, 2, [seen(4), seen(5)], DEFAULT_GUARD_SETTINGS, 1);
+  turn(state, 2, [seen(4), seen(5)], DEFAULT_GUARD_SETTINGS, { progressCycle: 1 });
   assert.deepEqual(state.progress, { atToolCall: 5, atTurn: 2, warned: false, cycleSeen: 1 });
   assert.deepEqual(state.exploration, { atToolCall: 5, atTurn: 2, warned: false });
   assert.deepEqual(state.recentProgress, []);
-  turn(state, 3, [seen(6)], DEFAULT_GUARD_SETTINGS, 1);
+  turn(state, 3, [seen(6)], DEFAULT_GUARD_SETTINGS, { progressCycle: 1 });
   assert.deepEqual(state.progress, { atToolCall: 5, atTurn: 2, warned: false, cycleSeen: 1 });
   assert.deepEqual(state.recentProgress, [false]);
 });
 
 test('progress: a change in a turn that also completes a step starts the stretches at the change', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0, progressCycle: 0 });
-  turn(state, 1, [write('a', '1', 1), read('b', 2)], DEFAULT_GUARD_SETTINGS, 1);
+  turn(state, 1, [write('a', '1', 1), read('b', 2)], DEFAULT_GUARD_SETTINGS, { progressCycle: 1 });
   assert.deepEqual(state.progress, { atToolCall: 1, atTurn: 1, warned: false, cycleSeen: 1 });
   assert.deepEqual(state.exploration, { atToolCall: 1, atTurn: 1, warned: false });
   assert.deepEqual(state.recentProgress, []);
@@ -480,7 +425,7 @@ test('stagnation and exploration: a stop needs the warning given in an earlier m
 
 test('progress: without a plan mark this turn, a mark seen before is no completed step', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0, progressCycle: 2 });
-  turn(state, 1, [read('new-1', 1), seen(2)], DEFAULT_GUARD_SETTINGS, 2);
+  turn(state, 1, [read('new-1', 1), seen(2)], DEFAULT_GUARD_SETTINGS, { progressCycle: 2 });
   turn(state, 2, [seen(3)]);
   assert.deepEqual(state.progress, { atToolCall: 1, atTurn: 1, warned: false, cycleSeen: 2 });
   assert.deepEqual(state.exploration, { atToolCall: 0, atTurn: 0, warned: false });

@@ -10,63 +10,10 @@ import {
   initialGuardsState,
   rememberModelReply,
   restartGuards,
-  type GuardDecision,
-  type GuardedCall,
   type GuardsState,
 } from '../../src/workflows/principles/guards';
 import { CallEffect } from '../../src/workflows/principles/progress';
-
-const read = (path: string, atToolCall: number, extra: Partial<GuardedCall> = {}): GuardedCall => ({
-  toolName: 'read_file',
-  input: { path },
-  summary: `read_file: ${path}`,
-  resultText: `contents of ${path}`,
-  failed: false,
-  candidates: [],
-  atToolCall,
-  effect: CallEffect.Read,
-  hypothesisMismatch: undefined,
-  ...extra,
-});
-
-const write = (path: string, content: string, atToolCall: number): GuardedCall =>
-  read(path, atToolCall, {
-    toolName: 'write_file',
-    input: { path, content },
-    summary: `write_file: ${path}`,
-    resultText: `Replaced the content of ${path}`,
-    effect: CallEffect.Change,
-    stateAfter: `${path}#${content}`,
-  });
-
-const command = (line: string, atToolCall: number, extra: Partial<GuardedCall> = {}): GuardedCall =>
-  read('', atToolCall, {
-    toolName: 'run_command',
-    input: { command: line },
-    summary: `run_command: ${line}`,
-    resultText: 'exit 1: 3 tests failed',
-    failed: true,
-    ...extra,
-  });
-
-/** One call per turn, as most scripted scenarios make them; turn n is tool call n. */
-function turns(state: GuardsState, calls: GuardedCall[], settings = DEFAULT_GUARD_SETTINGS) {
-  return calls.map((call) =>
-    guardTurn(state, settings, {
-      calls: [call],
-      toolCalls: call.atToolCall,
-      modelTurns: call.atToolCall,
-      progressCycle: undefined,
-      consequence: 'stops the goal as stuck',
-    }),
-  );
-}
-
-/** "3:loop:warn" for each decision, by the turn it was made in. */
-const fired = (decisions: GuardDecision[][]) =>
-  decisions.flatMap((list, index) =>
-    list.map((decision) => `${index + 1}:${decision.guard}:${decision.action}`),
-  );
+import { command, fired, oneByOne, read, write } from './guards-test-helpers';
 
 test('goal input: on by default with the documented limits; bad limits are refused', () => {
   assert.equal(DEFAULT_GUARD_SETTINGS.loop.enabled, true);
@@ -93,7 +40,7 @@ test('goal input: on by default with the documented limits; bad limits are refus
 
 test('a repeater: the loop guard prompts at its 3rd read and stops it at the 5th, with the numbers', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
-  const decisions = turns(
+  const decisions = oneByOne(
     state,
     [1, 2, 3, 4, 5].map((n) => read('notes.md', n)),
   );
@@ -141,7 +88,7 @@ test('guards: { enabled: false } switches every guard off', () => {
   const settings = guardSettingsSchema.parse({ enabled: false });
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
   assert.ok(
-    turns(
+    oneByOne(
       state,
       [1, 2, 3, 4, 5, 6, 7, 8].map((n) => read('a', n)),
       settings,
@@ -157,7 +104,7 @@ test('a looper gets its tool’s own next actions in the prompt', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
   const failing = (n: number) =>
     read('missing.txt', n, { failed: true, resultText: 'no such file', candidates: ['list_dir "."'] });
-  const decisions = turns(state, [1, 2, 3].map(failing));
+  const decisions = oneByOne(state, [1, 2, 3].map(failing));
   assert.match(decisions[2]?.[0]?.prompt ?? '', /failing the same way each time[\s\S]*1\. list_dir "\."/);
 });
 
@@ -167,7 +114,7 @@ test('a careful reader: 20 distinct files one per turn, then a summary: no decis
     ...Array.from({ length: 20 }, (_, index) => read(`src/module-${index}.ts`, index + 1)),
     write('SUMMARY.md', 'what the modules do', 21),
   ];
-  assert.deepEqual(fired(turns(state, calls)), []);
+  assert.deepEqual(fired(oneByOne(state, calls)), []);
 });
 
 test('a long good task of distinct reads and regular edits: no decision at all', () => {
@@ -177,7 +124,7 @@ test('a long good task of distinct reads and regular edits: no decision at all',
       ? write(`src/module-${index}.ts`, `v${index}`, index + 1)
       : read(`src/module-${index}.ts`, index + 1),
   );
-  assert.deepEqual(fired(turns(state, calls)), []);
+  assert.deepEqual(fired(oneByOne(state, calls)), []);
 });
 
 test('fake progress: the same failing test and a notes file rewritten each round is stopped within 10', () => {
@@ -188,7 +135,7 @@ test('fake progress: the same failing test and a notes file rewritten each round
       ? command('npm test', index + 1)
       : write('notes.txt', `attempt ${round}`, index + 1);
   });
-  const decisions = fired(turns(state, calls));
+  const decisions = fired(oneByOne(state, calls));
   const stop = decisions.find((decision) => decision.endsWith(':stop'));
   assert.ok(stop, `no stop in ${decisions.join(', ')}`);
   assert.ok(Number(stop.split(':')[0]) <= 12, stop); // the misbehaviour starts at call 3
@@ -210,7 +157,7 @@ test('an edit rotation of 3 states is a cycle: warned after two rounds, stopped 
       stateAfter: `log.ts#${to}`,
     });
   });
-  const decisions = fired(turns(state, calls));
+  const decisions = fired(oneByOne(state, calls));
   assert.ok(decisions.includes('6:cycle:warn'), decisions.join(', '));
   assert.ok(decisions.includes('9:cycle:stop'), decisions.join(', '));
 });
@@ -219,14 +166,14 @@ test('cycles of 2 and 4 reads; a changing result is no cycle', () => {
   for (const length of [2, 4]) {
     const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
     const calls = Array.from({ length: length * 3 }, (_, index) => read(`f${index % length}`, index + 1));
-    const decisions = fired(turns(state, calls)).filter((decision) => decision.includes(':cycle:'));
+    const decisions = fired(oneByOne(state, calls)).filter((decision) => decision.includes(':cycle:'));
     assert.deepEqual(decisions, [`${2 * length}:cycle:warn`, `${3 * length}:cycle:stop`]);
   }
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
   const polling = Array.from({ length: 8 }, (_, index) =>
     read(`f${index % 2}`, index + 1, { resultText: `progress ${index}` }),
   );
-  assert.deepEqual(fired(turns(state, polling)), []);
+  assert.deepEqual(fired(oneByOne(state, polling)), []);
 });
 
 test('re-reading three files with a scratch write every 7th call is stopped within 10 of the first re-read', () => {
@@ -236,7 +183,7 @@ test('re-reading three files with a scratch write every 7th call is stopped with
       ? write('scratch.txt', `note ${index}`, index + 1)
       : read(`f${index % 3}`, index + 1),
   );
-  const decisions = fired(turns(state, calls));
+  const decisions = fired(oneByOne(state, calls));
   const stop = decisions.find((decision) => decision.endsWith(':stop'));
   assert.ok(stop, decisions.join(', '));
   assert.ok(Number(stop.split(':')[0]) <= 3 + 10, stop);
@@ -281,7 +228,7 @@ test('denials: the first is warned, the same intent in other words is stopped at
 
 test('progress (a new state, or a plan step completed) starts the stretches again', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
-  turns(
+  oneByOne(
     state,
     [1, 2, 3, 4, 5, 6].map((n) => read('same', n, { summary: `read ${n}` })),
   );
@@ -299,7 +246,7 @@ test('progress (a new state, or a plan step completed) starts the stretches agai
 
 test('hypotheses that keep missing: a prompt at 3 in a row', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
-  const decisions = turns(
+  const decisions = oneByOne(
     state,
     [1, 2, 3].map((n) => read(`f${n}`, n, { hypothesisMismatch: true, toolName: 'search' })),
   );
@@ -339,7 +286,7 @@ test('a checkpoint answer that repeats an earlier reply counts as unanswered', (
   rememberModelReply(state, boilerplate, 1);
   rememberModelReply(state, 'Reading src/app.ts to find where the handler is registered.', 2);
   // the same answer, even after the task moved on (a new state at turn 3)
-  turns(state, [write('src/app.ts', 'fixed', 3)]);
+  oneByOne(state, [write('src/app.ts', 'fixed', 3)]);
   const judged = { text: ` ${boilerplate.toUpperCase()} `, judged: true };
   const repeated = answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, judged);
   assert.equal(repeated.addressed, false);
@@ -356,7 +303,7 @@ test('a checkpoint answer that repeats an earlier reply counts as unanswered', (
     false,
   );
   // … but after a change it is the narration of repetitive work that moves
-  turns(state, [write('vendor/lib-4.js', 'patched', 5)]);
+  oneByOne(state, [write('vendor/lib-4.js', 'patched', 5)]);
   assert.equal(
     answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: drifting, judged: true }).addressed,
     true,
@@ -380,7 +327,7 @@ test('a checkpoint answer that repeats an earlier reply counts as unanswered', (
 
 test('a restart (new task, new plan attempt) forgets loops and stretches but keeps checkpoints and denials', () => {
   const state = initialGuardsState({ toolCalls: 0, modelTurns: 0 });
-  turns(
+  oneByOne(
     state,
     [1, 2, 3].map((n) => read('a', n)),
   );
@@ -412,7 +359,7 @@ test('a restart (new task, new plan attempt) forgets loops and stretches but kee
 
 test('guard state round-trips through its schema; state from before issue 22 still parses', () => {
   const state = initialGuardsState({ toolCalls: 4, modelTurns: 2, progressCycle: 1 });
-  turns(
+  oneByOne(
     state,
     [5, 6, 7].map((n) => read('a', n)),
   );
