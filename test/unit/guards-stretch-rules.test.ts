@@ -123,6 +123,11 @@ test('stagnation: turns without anything new are counted from the turn of the la
     lastNewAtToolCall: 3,
     atToolCall: 10,
   });
+  // The calls' stop is off: the warning names the turns' stop, not "0 of your latest 10 calls".
+  assert.equal(
+    decisions[6]?.[0]?.prompt?.split('\n').at(-1),
+    'If 4 of your turns in a row bring nothing new, keel stops the goal as stuck.',
+  );
   assert.deepEqual(decisions[7]?.[0]?.data, {
     callsWithoutNew: 8,
     window: 10,

@@ -126,3 +126,31 @@ test('the exploration prompt, whole: the calls since a change, what to decide, a
     ].join('\n'),
   );
 });
+
+test('a stop turned off (limit 0) is never threatened: the turns limit is named instead, or no stop at all', () => {
+  const last = (stopAfterCalls: number, stopAfterTurns?: number) =>
+    stagnationPrompt({
+      callsWithoutNew: 7,
+      window: 10,
+      stopAfterCalls,
+      stopAfterTurns,
+      consequence: 'stops the goal as stuck',
+    })
+      .split('\n')
+      .slice(5);
+  assert.deepEqual(last(9, 16), [
+    'If 9 of your latest 10 calls bring nothing new, keel stops the goal as stuck.',
+  ]);
+  assert.deepEqual(last(0, 16), [
+    'If 16 of your turns in a row bring nothing new, keel stops the goal as stuck.',
+  ]);
+  assert.deepEqual(last(0, 0), []);
+  assert.deepEqual(last(0), []);
+  assert.equal(
+    explorationPrompt({ callsWithoutChange: 30, stopAfterCalls: 0, consequence: 'stops the goal as stuck' }),
+    [
+      '[Still exploring] 30 tool calls since anything in the workspace last changed. Reading is useful, but the task needs an outcome.',
+      'Decide now what the change is and make it, or give your final answer with what you found, or say in plain text what blocks the task.',
+    ].join('\n'),
+  );
+});

@@ -604,6 +604,7 @@ function stagnationDecision(state: GuardsState, context: TurnContext): GuardDeci
       callsWithoutNew: verdict.callsWithoutNew,
       window: verdict.window,
       stopAfterCalls: settings.stagnation.stopAfterCalls,
+      stopAfterTurns: settings.stagnation.stopAfterTurns,
       stopWindow: settings.stagnation.window,
       consequence: context.consequence,
     }),

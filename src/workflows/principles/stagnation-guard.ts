@@ -104,6 +104,8 @@ export function stagnationPrompt(options: {
   callsWithoutNew: number;
   window: number;
   stopAfterCalls: number;
+  /** The turns-in-a-row stop; named only when the calls' stop is off (0), so the threat is real. */
+  stopAfterTurns?: number;
   consequence: string;
   /**
    * The window the stop limit is counted in (the settings'); `window` is how many calls were
@@ -117,8 +119,31 @@ export function stagnationPrompt(options: {
     '1. Make the change the task asks for, using what you already found',
     '2. Look somewhere you have not looked yet, if something is still missing',
     '3. Give your final answer now, or say in plain text what blocks the task',
-    `If ${options.stopAfterCalls} of your latest ${options.stopWindow ?? options.window} calls bring nothing new, keel ${options.consequence}.`,
+    ...stagnationStopLine(options),
   ].join('\n');
+}
+
+/**
+ * The stop the warning announces: a limit of 0 turns that stop off, so a warning must not threaten
+ * "0 of your latest 10 calls" (which a model reads as a stop at the next call); with both stops
+ * off the warning is a prompt only and says nothing of a stop.
+ */
+function stagnationStopLine(options: {
+  window: number;
+  stopAfterCalls: number;
+  stopAfterTurns?: number;
+  consequence: string;
+  stopWindow?: number;
+}): string[] {
+  if (options.stopAfterCalls > 0)
+    return [
+      `If ${options.stopAfterCalls} of your latest ${options.stopWindow ?? options.window} calls bring nothing new, keel ${options.consequence}.`,
+    ];
+  if ((options.stopAfterTurns ?? 0) > 0)
+    return [
+      `If ${options.stopAfterTurns} of your turns in a row bring nothing new, keel ${options.consequence}.`,
+    ];
+  return [];
 }
 
 export function explorationPrompt(options: {
@@ -129,6 +154,9 @@ export function explorationPrompt(options: {
   return [
     `[Still exploring] ${options.callsWithoutChange} tool calls since anything in the workspace last changed. Reading is useful, but the task needs an outcome.`,
     'Decide now what the change is and make it, or give your final answer with what you found, or say in plain text what blocks the task.',
-    `At ${options.stopAfterCalls} calls without a change, keel ${options.consequence}.`,
+    // A limit of 0 turns the stop off: then the prompt threatens nothing.
+    ...(options.stopAfterCalls > 0
+      ? [`At ${options.stopAfterCalls} calls without a change, keel ${options.consequence}.`]
+      : []),
   ].join('\n');
 }
