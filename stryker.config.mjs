@@ -69,6 +69,15 @@ const mutate = [
   'src/workflows/goal/stop-reasons.ts',
   'src/workflows/goal/goal-ending.ts',
   'src/workflows/goal/goal-discipline.ts',
+  // The approval rules: the patterns a human approves with, the call text they match, the rule
+  // book's verdict, rule changes and why a call waits.
+  'src/workflows/approvals/approval-rule.ts',
+  'src/workflows/approvals/rule-pattern.ts',
+  'src/workflows/approvals/rule-subject.ts',
+  'src/workflows/approvals/rule-book.ts',
+  'src/workflows/approvals/rule-changes.ts',
+  'src/workflows/approvals/rule-decisions.ts',
+  'src/workflows/approvals/why-it-waits.ts',
 ];
 
 /**
