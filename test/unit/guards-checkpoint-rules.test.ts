@@ -217,7 +217,7 @@ test('answering: state from before issue 22 (no exploration) compares from progr
   });
 });
 
-test('restart: windows, stretches, hypotheses and all but denial warnings are forgotten; memory, denials, replies, checkpoints and the count stay', () => {
+test('restart: windows, stretches, hypotheses and their warnings are forgotten; memory, denials, replies, checkpoints, their warnings and the count stay', () => {
   const state = fresh();
   // a loop warning, a hypothesis streak, a denial warning, a checkpoint warning, a reply
   turn(state, 1, [read('a', 1), read('a', 2), read('a', 3, { hypothesisMismatch: true })]);
@@ -245,10 +245,30 @@ test('restart: windows, stretches, hypotheses and all but denial warnings are fo
     exploration: { atToolCall: 9, atTurn: 6, warned: false },
     recentProgress: [],
     hypotheses: { streak: 0, warned: false },
-    warnings: [{ about: 'denial run_command on build', atTurn: 2 }],
+    warnings: [
+      { about: 'denial run_command on build', atTurn: 2 },
+      { about: 'checkpoints', atTurn: 3 },
+    ],
   });
   restartGuards(state, { toolCalls: 10, modelTurns: 7 });
   assert.deepEqual(state.progress, { atToolCall: 10, atTurn: 7, warned: false });
+});
+
+test('restart: checkpoints enforced before it stay enforced, and their stop names the turn of the warning given before it', () => {
+  const state = fresh();
+  guardCheckpointReply(state, DEFAULT_GUARD_SETTINGS, reply(false, 7, 8));
+  guardCheckpointReply(state, DEFAULT_GUARD_SETTINGS, reply(false, 10, 11));
+  restartGuards(state, { toolCalls: 10, modelTurns: 11 });
+  assert.equal(guardCheckpointReply(state, DEFAULT_GUARD_SETTINGS, reply(false, 10, 12)), undefined);
+  assert.deepEqual(guardCheckpointReply(state, DEFAULT_GUARD_SETTINGS, reply(false, 10, 13))?.data, {
+    kind: 'stop',
+    heldTurns: 3,
+    judged: 2,
+    answered: 0,
+    limit: 3,
+    atToolCall: 10,
+    warnedAtTurn: 11,
+  });
 });
 
 test('restart: a call repeated before it starts its count again; a denied intent is stopped at its next denials', () => {

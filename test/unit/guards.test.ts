@@ -353,7 +353,7 @@ test('a restart (new task, new plan attempt) forgets loops and stretches but kee
   assert.equal(state.denied.length, 1);
   assert.deepEqual(
     state.warnings.map((warning) => warning.about),
-    ['denial run_command on build'],
+    ['denial run_command on build', 'checkpoints'],
   );
 });
 

@@ -720,7 +720,9 @@ export function guardCheckpointReply(
 
 /**
  * A new task, or a new plan attempt after a backtrack: the stretches start again. What the goal
- * has seen and what was denied stay: they are facts about the workspace and the human.
+ * has seen and what was denied stay: they are facts about the workspace and the human. So does
+ * the checkpoint record (the model's answers are a fact about the model), and with it the
+ * checkpoint warning, so a later stop for held replies still names the turn it was warned in.
  */
 export function restartGuards(
   state: GuardsState,
@@ -733,5 +735,7 @@ export function restartGuards(
   state.exploration = fresh.exploration;
   state.recentProgress = fresh.recentProgress;
   state.hypotheses = fresh.hypotheses;
-  state.warnings = state.warnings.filter((warning) => warning.about.startsWith('denial '));
+  state.warnings = state.warnings.filter(
+    (warning) => warning.about.startsWith('denial ') || warning.about === 'checkpoints',
+  );
 }
