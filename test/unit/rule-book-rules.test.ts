@@ -742,12 +742,3 @@ test('without a workspace (none, or empty) an absolute glob pattern stays absolu
     assert.equal(decided(state, write('etc/passwd'), ctx), undefined, `${workspace}`);
   }
 });
-
-test("a forbid rule sees a line no shell could read whole with its quotes removed: `rm *` refuses `'rm' -rf x '`", () => {
-  // Unbalanced quotes leave no simple command to match; the raw line with its quotes removed is
-  // still matched, so a model cannot hide `rm` behind a stray quote.
-  const state = book({ tool: 'run_command', effect: 'forbid', pattern: 'rm *' });
-  for (const line of ["'rm' -rf x '", 'echo "rm" -rf x "', '"rm" -rf x \\']) {
-    assert.equal(decided(state, command(line)), 'forbid rule-1', JSON.stringify(line));
-  }
-});
