@@ -166,8 +166,19 @@ function commandTargets(command: string, depth = 0): string[] {
   });
 }
 
-/** sh's operators and redirections, which are neither programs nor targets. */
-const OPERATOR = /^(&&|\|\||[;|&]|\d*[<>]+[&|]?\d*-?)$/;
+/**
+ * sh's (and bash's) redirection marks: `>`, `2>>`, `<>`, `<<-`, `<<<`, `>|`, `>&`, `&>`, `&>>`.
+ * Exact, not "any run of < and >": a mark the pattern missed would stay on its word, and
+ * `&>/dev/null`, which many commands end with, would be one target they all share.
+ */
+const REDIRECTION_MARK = '(?:&>>?|\\d*(?:<<<|<<-?|<>|>>|>\\||[<>]&?))';
+/**
+ * sh's operators and redirections standing alone, which are neither programs nor targets: a
+ * duplicated descriptor (`2>&1`, `<&3`, `2>&-`, bash's `>&2-`) names no file either.
+ */
+const OPERATOR = new RegExp(`^(?:&&|\\|\\||[;|&]|${REDIRECTION_MARK}|\\d*[<>]&(?:\\d+-?|-))$`);
+/** The mark in front of the file a redirection names (`>out.txt`, `&>>log`, `>&file`). */
+const LEADING_MARK = new RegExp(`^${REDIRECTION_MARK}`);
 
 /**
  * For a command the tokenizer refuses (it refuses output redirections, substitutions, …): split
@@ -175,15 +186,18 @@ const OPERATOR = /^(&&|\|\||[;|&]|\d*[<>]+[&|]?\d*-?)$/;
  * `echo a > out.txt && rm -r build` names `a`, `out.txt` and `build` — not `>` or `&&`.
  */
 function roughSplit(command: string): string[][] {
-  return command
-    .split(/&&|\|\||[;|\n]/)
-    .map((part) =>
-      part
-        .split(/\s+/)
-        // operators first: stripping a mark first would leave `&1` of `2>&1` as a target
-        .filter((word) => !OPERATOR.test(word))
-        .map((word) => word.replace(/^\d*[<>]+/, ''))
-        .filter((word) => word !== ''),
-    )
-    .filter((words) => words.length > 0);
+  return (
+    command
+      // `>|` (write even with noclobber) is a redirection, not a pipe
+      .split(/&&|\|\||(?<!>)\||[;\n]/)
+      .map((part) =>
+        part
+          .split(/\s+/)
+          // operators first: stripping a mark first would leave `&1` of `2>&1` as a target
+          .filter((word) => !OPERATOR.test(word))
+          .map((word) => word.replace(LEADING_MARK, ''))
+          .filter((word) => word !== ''),
+      )
+      .filter((words) => words.length > 0)
+  );
 }
