@@ -12,14 +12,13 @@ import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import process from 'node:process';
 
 /**
- * The deciding modules measured so far (reports/mutation.md). Next, one group at a time (a run
- * reuses the results of the files already in reports/stryker-incremental.json): the per-command
- * option lists (read-only-options.ts, read-only-git.ts; 1,043 mutants), the other principles
- * (call-intent, progress, cost, checkpoint-*: 573 mutants; then guards and principles), and
- * planning's plan-prompt, consolidation and hypervector. Each has rule tests named after it
- * (test/unit/<module>-rules…). Most of src imports these modules, so the TypeScript checker, not
- * the tests, sets the pace (the approval rules: 905 mutants in 67 minutes on two cores). Kill a
- * survivor in a new test file: a changed file that already killed mutants has them all re-tested.
+ * The deciding modules measured so far (reports/mutation.md). Left: the per-command option lists
+ * (read-only-options.ts, read-only-git.ts; 1,043 mutants, mostly table entries), which have rule
+ * tests named after them (test/unit/<module>-rules…); add one group at a time (a run reuses the
+ * results of the files already in reports/stryker-incremental.json). Most of src imports these
+ * modules, so the TypeScript checker and the survivors, not the tests, set the pace (the
+ * principles and planning: 961 mutants in 50 minutes on two cores). Kill a survivor in a new test
+ * file: a changed file that already killed mutants has them all re-tested.
  */
 const mutate = [
   // Tools: the shell classifier (read-only or not) and find's grammar.
@@ -77,6 +76,21 @@ const mutate = [
   'src/workflows/approvals/rule-changes.ts',
   'src/workflows/approvals/rule-decisions.ts',
   'src/workflows/approvals/why-it-waits.ts',
+  // Principles: the call's stated intent against what it did, progress and cost of the latest
+  // calls, the checkpoints' escalation and the parroted checkpoint answer.
+  'src/workflows/principles/call-intent.ts',
+  'src/workflows/principles/progress.ts',
+  'src/workflows/principles/cost.ts',
+  'src/workflows/principles/checkpoint-escalation.ts',
+  'src/workflows/principles/checkpoint-parrot.ts',
+  // Principles: the guards that turn those verdicts into warnings and stops, turn by turn, and
+  // the principles' state around them (budgets, reflection and the meta notes).
+  'src/workflows/principles/guards.ts',
+  'src/workflows/principles/principles.ts',
+  // Planning: the plan prompt, the consolidation of lessons across runs and the hypervector memory.
+  'src/workflows/planning/plan-prompt.ts',
+  'src/workflows/planning/consolidation.ts',
+  'src/workflows/planning/hypervector.ts',
 ];
 
 /**
