@@ -87,7 +87,8 @@ const mutate = [
   // the principles' state around them (budgets, reflection and the meta notes).
   'src/workflows/principles/guards.ts',
   'src/workflows/principles/principles.ts',
-  // Planning: the plan prompt, the consolidation of lessons across runs and the hypervector memory.
+  // Planning: the plan prompt, earlier turns condensed into one belief (seed 004), and the
+  // hypervector encoding of texts that strategy selection compares.
   'src/workflows/planning/plan-prompt.ts',
   'src/workflows/planning/consolidation.ts',
   'src/workflows/planning/hypervector.ts',
