@@ -51,34 +51,43 @@ const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
  * The `(a < b ? -1 : a > b ? 1 : 0)` comparator that sorts an object's keys, changed where it
  * decides nothing (the loop guard and the plan both sort keys so).
  */
-function keyOrderComparator(file: string, line: number) {
-  return (
-    [
-      ['EqualityOperator', 'a <= b'],
-      ['EqualityOperator', 'a >= b'],
-      ['ConditionalExpression', 'true'],
-      ['ConditionalExpression', 'false'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
+/** A surviving mutant no test can kill, by file, line and mutator, with why. */
+interface Equivalent {
+  readonly file: string;
+  readonly line: number;
+  readonly mutator: string;
+  /** Where one line holds several mutants of one mutator: which one. */
+  readonly replacement?: string;
+  readonly why: string;
+}
+
+/** Several equivalent mutants of one file for one reason: each row is line, mutator, replacement. */
+function forOneReason(
+  file: string,
+  why: string,
+  rows: ReadonlyArray<readonly [line: number, mutator: string, replacement?: string]>,
+): Equivalent[] {
+  return rows.map(([line, mutator, replacement]) => ({ file, line, mutator, replacement, why }));
+}
+
+function keyOrderComparator(file: string, line: number): Equivalent[] {
+  return forOneReason(
     file,
-    line,
-    mutator,
-    replacement,
-    why: "the key order's comparator changed where it decides nothing: an object's keys are unique, so none compares equal, and V8's sort (TimSort) only asks whether the comparator is below 0",
-  }));
+    "the key order's comparator changed where it decides nothing: an object's keys are unique, so none compares equal, and V8's sort (TimSort) only asks whether the comparator is below 0",
+    [
+      [line, 'EqualityOperator', 'a <= b'],
+      [line, 'EqualityOperator', 'a >= b'],
+      [line, 'ConditionalExpression', 'true'],
+      [line, 'ConditionalExpression', 'false'],
+    ],
+  );
 }
 
 /**
  * Surviving mutants no test can kill, by file, line and mutator (the replacement where one line
  * holds several), with why. Checked by hand: each one behaves exactly as the original code.
  */
-const EQUIVALENT: ReadonlyArray<{
-  file: string;
-  line: number;
-  mutator: string;
-  replacement?: string;
-  why: string;
-}> = [
+const EQUIVALENT: readonly Equivalent[] = [
   {
     file: 'src/codec/aes-gcm.ts',
     line: 13,
@@ -92,43 +101,37 @@ const EQUIVALENT: ReadonlyArray<{
     why: "the decipher's `{ authTagLength: 16 }` dropped: decrypt always hands it the last 16 bytes as the tag, so no other length can reach it",
   },
   // The empty path's own case: path.posix.normalize('') is '.', so '' resolves to the root anyway.
-  ...(['false', '"Stryker was here!"', '""'] as const).map((replacement) => ({
-    file: 'src/activities/tools/workspace.ts',
-    line: 32,
-    mutator: replacement === 'false' ? 'ConditionalExpression' : 'StringLiteral',
-    replacement,
-    why: "the empty path's own case changed: path.posix.normalize('') is '.', so an empty path still resolves to the root",
-  })),
+  ...forOneReason(
+    'src/activities/tools/workspace.ts',
+    "the empty path's own case changed: path.posix.normalize('') is '.', so an empty path still resolves to the root",
+    [
+      [32, 'ConditionalExpression', 'false'],
+      [32, 'StringLiteral', '"Stryker was here!"'],
+      [32, 'StringLiteral', '""'],
+    ],
+  ),
   // symlinkOutcome's `inside`: escapes() already refuses '..' and '../…' (path.sep is '/': keel
   // runs on Linux), and `lexical` is never absolute (a relative join, or path.relative's answer).
-  ...(
+  ...forOneReason(
+    'src/activities/tools/workspace.ts',
+    "a link's `inside` check past escapes(): escapes() already catches '..' and '../…' on POSIX, so the extra checks decide nothing",
     [
-      ['LogicalOperator', "!escapes(lexical) || !lexical.startsWith('../')"],
-      ['MethodExpression', "lexical.endsWith('../')"],
-      ['ConditionalExpression', 'true'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
-    file: 'src/activities/tools/workspace.ts',
-    line: 132,
-    mutator,
-    replacement,
-    why: "a link's `inside` check past escapes(): escapes() already catches '..' and '../…' on POSIX, so the extra checks decide nothing",
-  })),
+      [132, 'LogicalOperator', "!escapes(lexical) || !lexical.startsWith('../')"],
+      [132, 'MethodExpression', "lexical.endsWith('../')"],
+      [132, 'ConditionalExpression', 'true'],
+    ],
+  ),
   // nearestExistingDirectory's step up: posix dirname('.') is '.', and normalize never yields ''.
-  ...(
+  ...forOneReason(
+    'src/activities/tools/workspace.ts',
+    "the root's own case in the walk up changed: path.posix.dirname('.') is '.' too, and a normalized path is never ''",
     [
-      ['ConditionalExpression', 'false'],
-      ['StringLiteral', '"Stryker was here!"'],
+      [154, 'ConditionalExpression', 'false'],
+      [154, 'StringLiteral', '"Stryker was here!"'],
       // `current === ""` in the condition (the '.' it yields is another mutant, killed).
-      ['StringLiteral', '""'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
-    file: 'src/activities/tools/workspace.ts',
-    line: 154,
-    mutator,
-    replacement,
-    why: "the root's own case in the walk up changed: path.posix.dirname('.') is '.' too, and a normalized path is never ''",
-  })),
+      [154, 'StringLiteral', '""'],
+    ],
+  ),
   {
     file: 'src/activities/tools/workspace-access/open-beneath.ts',
     line: 66,
@@ -194,20 +197,16 @@ const EQUIVALENT: ReadonlyArray<{
   })),
   // The word before the first word: tokens[-1] is undefined, and neither '' nor any fallback text
   // is a negation or a verb, so the first word's own case decides nothing.
-  ...(
+  ...forOneReason(
+    'src/workflows/principles/hypothesis.ts',
+    "the first word's missing previous word read otherwise: tokens[-1] is undefined and no fallback is a negation or a verb",
     [
       [153, 'EqualityOperator', 'index >= 0'],
       [153, 'ConditionalExpression', 'true'],
       [153, 'StringLiteral', '"Stryker was here!"'],
       [166, 'StringLiteral', '"Stryker was here!"'],
-    ] as const
-  ).map(([line, mutator, replacement]) => ({
-    file: 'src/workflows/principles/hypothesis.ts',
-    line,
-    mutator,
-    replacement,
-    why: "the first word's missing previous word read otherwise: tokens[-1] is undefined and no fallback is a negation or a verb",
-  })),
+    ],
+  ),
   // The context budget (src/workflows/common/context-budget.ts).
   {
     file: 'src/workflows/common/context-budget.ts',
@@ -216,18 +215,14 @@ const EQUIVALENT: ReadonlyArray<{
     replacement: 'false',
     why: 'copy on write copies a message again when a second block of it is cut: the copy of the copy has the same content, and the original stays untouched either way',
   },
-  ...(
+  ...forOneReason(
+    'src/workflows/common/context-budget.ts',
+    'the outer loop goes on to later messages once the target is reached: the inner loop checks `chars > target` before every block, so nothing more is cut',
     [
-      ['ConditionalExpression', 'true'],
-      ['EqualityOperator', 'chars >= target'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
-    file: 'src/workflows/common/context-budget.ts',
-    line: 78,
-    mutator,
-    replacement,
-    why: 'the outer loop goes on to later messages once the target is reached: the inner loop checks `chars > target` before every block, so nothing more is cut',
-  })),
+      [78, 'ConditionalExpression', 'true'],
+      [78, 'EqualityOperator', 'chars >= target'],
+    ],
+  ),
   {
     file: 'src/workflows/common/context-budget.ts',
     line: 110,
@@ -279,18 +274,14 @@ const EQUIVALENT: ReadonlyArray<{
   },
   // The loop guard's cycle detector and the order of an input's keys (loop-guard.ts).
   ...keyOrderComparator('src/workflows/principles/loop-guard.ts', 58),
-  ...(
+  ...forOneReason(
+    'src/workflows/principles/loop-guard.ts',
+    'a history too short for two rounds compared anyway: its earlier round is shorter than the latest, and a call never equals a missing one',
     [
-      ['ConditionalExpression', 'false'],
-      ['ArithmeticOperator', '2 / length'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
-    file: 'src/workflows/principles/loop-guard.ts',
-    line: 203,
-    mutator,
-    replacement,
-    why: 'a history too short for two rounds compared anyway: its earlier round is shorter than the latest, and a call never equals a missing one',
-  })),
+      [203, 'ConditionalExpression', 'false'],
+      [203, 'ArithmeticOperator', '2 / length'],
+    ],
+  ),
   {
     file: 'src/workflows/principles/loop-guard.ts',
     line: 221,
@@ -334,19 +325,15 @@ const EQUIVALENT: ReadonlyArray<{
     replacement: 'priority > PRIORITY_BOOST_CEILING',
     why: 'a priority at the ceiling boosted anyway: the boost is capped at the ceiling, so it stays where it was',
   },
-  ...(
+  ...forOneReason(
+    'src/workflows/planning/plan.ts',
+    'the next step found by position or by status alone: in every plan the steps after the active one are pending and none before it is',
     [
-      ['LogicalOperator', 'step.index > active.index || step.status === StepStatus.Pending'],
-      ['ConditionalExpression', 'true'],
-      ['EqualityOperator', 'step.index >= active.index'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
-    file: 'src/workflows/planning/plan.ts',
-    line: 156,
-    mutator,
-    replacement,
-    why: 'the next step found by position or by status alone: in every plan the steps after the active one are pending and none before it is',
-  })),
+      [156, 'LogicalOperator', 'step.index > active.index || step.status === StepStatus.Pending'],
+      [156, 'ConditionalExpression', 'true'],
+      [156, 'EqualityOperator', 'step.index >= active.index'],
+    ],
+  ),
   {
     file: 'src/workflows/planning/plan.ts',
     line: 320,
@@ -377,13 +364,14 @@ const EQUIVALENT: ReadonlyArray<{
     why: 'a cosine of exactly 0.4 never occurs: stems are ±1 vectors of 2,048, so a cosine is (1024 − h)/1024 for a Hamming distance h, and 409.6/1024 is not one',
   },
   // The sh tokenizer and the option parser (src/workflows/tools/).
-  ...([106, 107] as const).map((line) => ({
-    file: 'src/workflows/tools/option-parser.ts',
-    line,
-    mutator: 'EqualityOperator',
-    replacement: 'equals <= 0',
-    why: "a long option's `=` at index 0: the word starts with `--`, so `=` is never its first character",
-  })),
+  ...forOneReason(
+    'src/workflows/tools/option-parser.ts',
+    "a long option's `=` at index 0: the word starts with `--`, so `=` is never its first character",
+    [
+      [106, 'EqualityOperator', 'equals <= 0'],
+      [107, 'EqualityOperator', 'equals <= 0'],
+    ],
+  ),
   {
     file: 'src/workflows/tools/shell-words.ts',
     line: 84,
@@ -640,7 +628,9 @@ const EQUIVALENT: ReadonlyArray<{
   // The hypervector encoding writes and reads Int8Array and Int32Array entries: a write past the
   // end is dropped and a read past it is undefined, which `?? 0` makes 0, so a loop bound one
   // further changes nothing; its vectors hold only -1, 0 and 1, for which a / b is a * b.
-  ...(
+  ...forOneReason(
+    'src/workflows/planning/hypervector.ts',
+    'a loop one entry further: a typed array drops a write past its end, and a read past it is undefined, which `?? 0` makes 0',
     [
       [50, 'EqualityOperator', 'offset <= HYPERVECTOR_DIMENSIONS'],
       [52, 'EqualityOperator', 'offset + bit <= HYPERVECTOR_DIMENSIONS'],
@@ -649,40 +639,34 @@ const EQUIVALENT: ReadonlyArray<{
       [92, 'EqualityOperator', 'index <= HYPERVECTOR_DIMENSIONS'],
       [104, 'EqualityOperator', 'index <= first.length'],
       [176, 'EqualityOperator', 'index <= size'],
-    ] as const
-  ).map(([line, mutator, replacement]) => ({
-    file: 'src/workflows/planning/hypervector.ts',
-    line,
-    mutator,
-    replacement,
-    why: 'a loop one entry further: a typed array drops a write past its end, and a read past it is undefined, which `?? 0` makes 0',
-  })),
-  ...(
+    ],
+  ),
+  ...forOneReason(
+    'src/workflows/planning/hypervector.ts',
+    "a random vector's inner bound loosened: 2,048 is a multiple of 32, so the 32-bit draws end on the last entry; an entry written one bit further (`bits >>> 32` is `bits`) is written again by the next draw, and writes past the end are dropped",
     [
       [52, 'EqualityOperator', 'bit <= 32'],
       [52, 'ConditionalExpression', 'true'],
       [52, 'ArithmeticOperator', 'offset - bit'],
-    ] as const
-  ).map(([line, mutator, replacement]) => ({
-    file: 'src/workflows/planning/hypervector.ts',
-    line,
-    mutator,
-    replacement,
-    why: "a random vector's inner bound loosened: 2,048 is a multiple of 32, so the 32-bit draws end on the last entry; an entry written one bit further (`bits >>> 32` is `bits`) is written again by the next draw, and writes past the end are dropped",
-  })),
-  ...(
+    ],
+  ),
+  ...forOneReason(
+    'src/workflows/planning/hypervector.ts',
+    'binding divides instead of multiplying: entries are -1, 0 or 1, for which a / b is a * b, and the Infinity or NaN of a division by 0 is stored as 0 in an Int8Array, like the product',
     [
-      [63, '(first[index] ?? 0) / (second[index] ?? 0)'],
-      [178, '(a[(index - 2 + size) % size] ?? 0) * (b[(index - 1 + size) % size] ?? 0) / (c[index] ?? 0)'],
-      [178, '(a[(index - 2 + size) % size] ?? 0) / (b[(index - 1 + size) % size] ?? 0)'],
-    ] as const
-  ).map(([line, replacement]) => ({
-    file: 'src/workflows/planning/hypervector.ts',
-    line,
-    mutator: 'ArithmeticOperator',
-    replacement,
-    why: 'binding divides instead of multiplying: entries are -1, 0 or 1, for which a / b is a * b, and the Infinity or NaN of a division by 0 is stored as 0 in an Int8Array, like the product',
-  })),
+      [63, 'ArithmeticOperator', '(first[index] ?? 0) / (second[index] ?? 0)'],
+      [
+        178,
+        'ArithmeticOperator',
+        '(a[(index - 2 + size) % size] ?? 0) * (b[(index - 1 + size) % size] ?? 0) / (c[index] ?? 0)',
+      ],
+      [
+        178,
+        'ArithmeticOperator',
+        '(a[(index - 2 + size) % size] ?? 0) / (b[(index - 1 + size) % size] ?? 0)',
+      ],
+    ],
+  ),
   {
     file: 'src/workflows/planning/hypervector.ts',
     line: 150,
@@ -726,13 +710,15 @@ const EQUIVALENT: ReadonlyArray<{
     replacement: 'index <= words.length',
     why: "the wrapper loop one word further: past the end the word is '', neither an assignment nor a wrapper, so the loop stops at the same index",
   },
-  ...[145, 149, 157].map((line) => ({
-    file: 'src/workflows/principles/call-intent.ts',
-    line,
-    mutator: 'StringLiteral',
-    replacement: '"Stryker was here!"',
-    why: "a `?? ''` fallback made other text: an index below the length and split().pop() always find a word, and a program that is only wrappers is no target either way",
-  })),
+  ...forOneReason(
+    'src/workflows/principles/call-intent.ts',
+    "a `?? ''` fallback made other text: an index below the length and split().pop() always find a word, and a program that is only wrappers is no target either way",
+    [
+      [145, 'StringLiteral', '"Stryker was here!"'],
+      [149, 'StringLiteral', '"Stryker was here!"'],
+      [157, 'StringLiteral', '"Stryker was here!"'],
+    ],
+  ),
   {
     file: 'src/workflows/principles/call-intent.ts',
     line: 190,
@@ -746,18 +732,14 @@ const EQUIVALENT: ReadonlyArray<{
     replacement: '/\\s/',
     why: 'a part split at each space instead of each run: the extra words are empty, and empty words are filtered out',
   },
-  ...(
+  ...forOneReason(
+    'src/workflows/principles/call-intent.ts',
+    'the rough split keeps commands with no words: an empty command has no program and names no target',
     [
-      ['ConditionalExpression', 'true'],
-      ['EqualityOperator', 'words.length >= 0'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
-    file: 'src/workflows/principles/call-intent.ts',
-    line: 201,
-    mutator,
-    replacement,
-    why: 'the rough split keeps commands with no words: an empty command has no program and names no target',
-  })),
+      [201, 'ConditionalExpression', 'true'],
+      [201, 'EqualityOperator', 'words.length >= 0'],
+    ],
+  ),
   // The guards and the principles' state.
   {
     file: 'src/workflows/principles/guards.ts',
@@ -773,18 +755,14 @@ const EQUIVALENT: ReadonlyArray<{
     replacement: 'false',
     why: 'the cycle check no longer returns early for a longest cycle under 2: detectCycle tries lengths 2 to the longest, so it finds none either',
   },
-  ...(
+  ...forOneReason(
+    'src/workflows/principles/principles.ts',
+    'the budget warnings handled when there are none: nothing is pushed, and metaNoteLine([]) is undefined, so no note is added',
     [
-      ['ConditionalExpression', 'true'],
-      ['EqualityOperator', 'evaluation.warnings.length >= 0'],
-    ] as const
-  ).map(([mutator, replacement]) => ({
-    file: 'src/workflows/principles/principles.ts',
-    line: 273,
-    mutator,
-    replacement,
-    why: 'the budget warnings handled when there are none: nothing is pushed, and metaNoteLine([]) is undefined, so no note is added',
-  })),
+      [273, 'ConditionalExpression', 'true'],
+      [273, 'EqualityOperator', 'evaluation.warnings.length >= 0'],
+    ],
+  ),
   {
     file: 'src/workflows/principles/principles.ts',
     line: 276,
