@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { separateHereDocuments } from '../tools/here-documents';
 import { splitSimpleCommands } from '../tools/shell-words';
 import { normalizedInput, resultDigest } from './loop-guard';
 
@@ -10,7 +11,8 @@ import { normalizedInput, resultDigest } from './loop-guard';
  *
  * Targets are the paths a call names: its path-like input fields, or for a shell command the
  * arguments of every simple command (options and the program names left out; the command line
- * of `sh -c` or `eval` read as commands in turn). Two calls share an
+ * of `sh -c` or `eval`, and a here-document a shell reads, read as commands in turn; any other
+ * here-document is text, not targets). Two calls share an
  * intent when they use the same tool and name a target in common; a call that names no target is
  * the same intent only as the very same call. Deliberately broad: it is only ever compared
  * against calls a human denied, and a false match costs one more "ask differently" prompt, while a
@@ -130,15 +132,36 @@ function strings(value: unknown): string[] {
 }
 
 /**
- * The arguments of each simple command, past the program name, its wrappers and environment
- * assignments; options are not targets. A command the tokenizer refuses (substitutions, unusual
+ * The targets a command line names. A command the tokenizer refuses (substitutions, unusual
  * syntax) falls back to its whitespace-separated words, so it still matches on the paths it names.
  */
-function commandTargets(command: string, depth = 0): string[] {
+function commandTargets(commandLine: string, depth = 0): string[] {
+  const { command, documents } = separateHereDocuments(commandLine);
   const split = splitSimpleCommands(command);
   const commands = split.ok
     ? split.commands.map((words) => words.map((word) => word.text))
     : roughSplit(command);
+  // A here-document is what a program reads: a script when a shell on its line reads it
+  // (`bash <<EOF`, `cat <<EOF | sh`), and otherwise text (`cat > fix.py << 'EOF'`) whose words
+  // would make any two such calls one intent ("import", "EOF").
+  const scripts =
+    depth < MAX_NESTED_COMMAND_LINES
+      ? documents
+          .filter((document) => roughSplit(document.line).flat().some(isShell))
+          .flatMap((document) => commandTargets(document.body, depth + 1))
+      : [];
+  return [...scripts, ...simpleCommandTargets(commands, depth)];
+}
+
+function isShell(word: string): boolean {
+  return SHELLS.has(word.split('/').pop() ?? '');
+}
+
+/**
+ * The arguments of each simple command, past the program name, its wrappers and environment
+ * assignments; options are not targets.
+ */
+function simpleCommandTargets(commands: readonly string[][], depth: number): string[] {
   return commands.flatMap((words) => {
     let index = 0;
     while (index < words.length) {
@@ -153,10 +176,7 @@ function commandTargets(command: string, depth = 0): string[] {
     // overflow the workflow's stack), deeper ones keep their words as targets.
     const nested = depth < MAX_NESTED_COMMAND_LINES;
     if (program === 'eval' && nested) return commandTargets(args.join(' '), depth + 1);
-    const option =
-      nested && SHELLS.has(program.split('/').pop() ?? '')
-        ? args.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word))
-        : -1;
+    const option = nested && isShell(program) ? args.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word)) : -1;
     const script = option >= 0 ? args[option + 1] : undefined;
     const rest = script === undefined ? args : args.filter((_, at) => at !== option + 1);
     return [
