@@ -19,7 +19,6 @@ test('a here-document written to a file: the file is the target, not the delimit
     'test_fix.py',
   ]);
   assert.deepEqual(targetsOf('cd /testbed && cat > reproduce_issue.py <<EOF\nprint("x")\nEOF'), [
-    '/testbed',
     'reproduce_issue.py',
   ]);
   assert.deepEqual(targetsOf('cat <<-END > notes.md\n\tsee the docs\n\tEND'), ['notes.md']);

@@ -25,7 +25,7 @@ const targetsOf = (command: string) => shell(command).targets;
 
 test('a command line handed to sh -c, bash -lc, /bin/sh -c or eval names what its commands name', () => {
   assert.deepEqual(targetsOf('sh -c "rm -rf build"'), ['build']);
-  assert.deepEqual(targetsOf("bash -lc 'cd /x && rm -rf build/' name arg"), ['/x', 'arg', 'build', 'name']);
+  assert.deepEqual(targetsOf("bash -lc 'cd /x && rm -rf build/' name arg"), ['arg', 'build', 'name']);
   assert.deepEqual(targetsOf("/bin/sh -c 'rm -r ./build'"), ['build']);
   assert.deepEqual(targetsOf('eval "rm -rf build"'), ['build']);
   assert.deepEqual(targetsOf('eval rm -rf build'), ['build']);
@@ -169,7 +169,7 @@ test('options and bare numbers are not targets; 2a, a2 and a-b are', () => {
 });
 
 test('every simple command of a line names its targets', () => {
-  assert.deepEqual(targetsOf('cd src && rm a; ls b | grep c || cat d'), ['a', 'b', 'c', 'd', 'src']);
+  assert.deepEqual(targetsOf('mkdir src && rm a; ls b | grep c || cat d'), ['a', 'b', 'c', 'd', 'src']);
 });
 
 test('a command the tokenizer refuses is split on whitespace and on &&, ||, ;, | and newlines', () => {
@@ -215,7 +215,9 @@ test('normalizeTarget: spaces around, a leading $PWD/, ${PWD}/, $(pwd)/ or ./ (r
     ['', '.'],
     ['.', '.'],
     ['./', '.'],
-    ['/', '.'],
+    // the root is not the workspace: `rm -rf /` is not `rm -rf .`
+    ['/', '/'],
+    ['///', '/'],
     ['$PWD/', '.'],
   ];
   for (const [text, target] of cases) assert.equal(normalizeTarget(text), target, JSON.stringify(text));

@@ -115,6 +115,8 @@ export function normalizeTarget(text: string): string {
   target = target.replace(/^(\$PWD|\$\{PWD\}|\$\(pwd\))\/+/, '');
   target = target.replace(/^(\.\/+)+/, '');
   target = target.replace(/(\/\*+)+$/, '');
+  // `/` is the root, not `.` with a slash
+  if (/^\/+$/.test(target)) return '/';
   target = target.replace(/\/+$/, '');
   return target === '' ? '.' : target;
 }
@@ -159,9 +161,13 @@ function isShell(word: string): boolean {
 
 /**
  * The arguments of each simple command, past the program name, its wrappers and environment
- * assignments; options are not targets.
+ * assignments; options are not targets. `cd DIR` names none: agents start most commands with
+ * `cd /testbed &&` (the recorded trajectories: 1,413 of 3,436), which made any two of them one
+ * intent. Its directory stands in for the `.` or bare glob of the commands after it instead, so
+ * `cd build && rm -rf *` is still about `build`.
  */
 function simpleCommandTargets(commands: readonly string[][], depth: number): string[] {
+  let directory: string | undefined;
   return commands.flatMap((words) => {
     let index = 0;
     while (index < words.length) {
@@ -171,6 +177,10 @@ function simpleCommandTargets(commands: readonly string[][], depth: number): str
     }
     const program = words[index] ?? '';
     const args = words.slice(index + 1);
+    if (DIRECTORY_CHANGES.has(program)) {
+      directory = directoryAfter(directory, args);
+      return [];
+    }
     // A command line handed to eval or to a shell's -c names what the commands in it name; read
     // so only a few levels deep (`eval eval … rm x`, thousands of times over, would otherwise
     // overflow the workflow's stack), deeper ones keep their words as targets.
@@ -181,9 +191,31 @@ function simpleCommandTargets(commands: readonly string[][], depth: number): str
     const rest = script === undefined ? args : args.filter((_, at) => at !== option + 1);
     return [
       ...(script === undefined ? [] : commandTargets(script, depth + 1)),
-      ...rest.filter((word) => !word.startsWith('-') && !/^\d+$/.test(word)),
+      ...rest
+        .filter((word) => !word.startsWith('-') && !/^\d+$/.test(word))
+        .map((word) => (directory !== undefined && isHere(word) ? directory : word)),
     ];
   });
+}
+
+/** Commands that change the directory the commands after them run in. */
+const DIRECTORY_CHANGES: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
+
+/**
+ * The directory after `cd ARGS` (or pushd, popd), as far as the words show it: undefined when
+ * they do not (`cd`, `cd -`, `cd ~`, `cd $DIR`, popd), relative ones joined to the one before.
+ */
+function directoryAfter(before: string | undefined, args: readonly string[]): string | undefined {
+  const operands = args.filter((word) => !word.startsWith('-'));
+  const target = operands[0];
+  if (operands.length !== 1 || target === undefined || /^[~$]|^\+\d/.test(target)) return undefined;
+  if (target.startsWith('/') || before === undefined) return normalizeTarget(target);
+  return normalizeTarget(`${before}/${target}`);
+}
+
+/** `.`, `./`, `*`, `./*`: the directory a command runs in, whatever it is. */
+function isHere(word: string): boolean {
+  return /^(?:\.\/*)?\**$/.test(word) && word !== '';
 }
 
 /**
