@@ -59,6 +59,11 @@ test('a here-document a shell reads is a script: its commands name the targets (
   assert.equal(sameIntent(shell('bash <<EOF\nrm -rf build\nEOF'), shell('rm -r ./build/')), true);
 });
 
+test('a here-document xargs reads is arguments: its words are targets (cat <<EOF | xargs rm -rf)', () => {
+  assert.deepEqual(targetsOf('cat <<EOF | xargs rm -rf\nbuild\n  dist -v\nEOF'), ['build', 'dist']);
+  assert.equal(sameIntent(shell('xargs -0 rm <<EOF\nbuild\nEOF'), shell('rm -rf build')), true);
+});
+
 test('a here-document any other program reads names no target: a script for python is text here', () => {
   const intent = shell("python3 - << 'EOF'\nimport shutil\nshutil.rmtree('build')\nEOF");
   assert.deepEqual(intent.targets, []);

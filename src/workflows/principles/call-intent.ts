@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { separateHereDocuments } from '../tools/here-documents';
+import { separateHereDocuments, type HereDocument } from '../tools/here-documents';
 import { splitSimpleCommands } from '../tools/shell-words';
 import { normalizedInput, resultDigest } from './loop-guard';
 
@@ -143,16 +143,25 @@ function commandTargets(commandLine: string, depth = 0): string[] {
   const commands = split.ok
     ? split.commands.map((words) => words.map((word) => word.text))
     : roughSplit(command);
-  // A here-document is what a program reads: a script when a shell on its line reads it
-  // (`bash <<EOF`, `cat <<EOF | sh`), and otherwise text (`cat > fix.py << 'EOF'`) whose words
-  // would make any two such calls one intent ("import", "EOF").
-  const scripts =
-    depth < MAX_NESTED_COMMAND_LINES
-      ? documents
-          .filter((document) => roughSplit(document.line).flat().some(isShell))
-          .flatMap((document) => commandTargets(document.body, depth + 1))
-      : [];
-  return [...scripts, ...simpleCommandTargets(commands, depth)];
+  return [
+    ...documents.flatMap((document) => documentTargets(document, depth)),
+    ...simpleCommandTargets(commands, depth),
+  ];
+}
+
+/**
+ * A here-document is what a program reads: a script when a shell on its line reads it
+ * (`bash <<EOF`, `cat <<EOF | sh`), arguments when xargs does (`cat <<EOF | xargs rm`), and
+ * otherwise text (`cat > fix.py << 'EOF'`) whose words would make any two such calls one intent
+ * ("import", "EOF").
+ */
+function documentTargets(document: HereDocument, depth: number): string[] {
+  const readers = roughSplit(document.line).flat();
+  if (readers.some(isShell))
+    return depth < MAX_NESTED_COMMAND_LINES ? commandTargets(document.body, depth + 1) : [];
+  if (readers.some((word) => word.split('/').pop() === 'xargs'))
+    return document.body.split(/\s+/).filter((word) => word !== '' && !word.startsWith('-'));
+  return [];
 }
 
 function isShell(word: string): boolean {
