@@ -45,3 +45,12 @@ test('<> and <<< are marks: what follows them is the word they read', () => {
   assert.deepEqual(targetsOf('grep x <<<text > o'), ['o', 'text', 'x']);
   assert.deepEqual(targetsOf('grep x <<< text > o'), ['o', 'text', 'x']);
 });
+
+test('quotes are followed: a quoted script is one target, so two python -c scripts are not one intent by a shared `=`', () => {
+  const first = shell("python -c \"\nimport os\nos.environ['A'] = '1'\nprint(os.getcwd())\n\" 2>&1");
+  const second = shell('python -c "\nx = 2\nprint(x)\n" 2>&1');
+  assert.equal(first.targets.length, 1);
+  assert.equal(sameIntent(first, second), false);
+  assert.deepEqual(targetsOf('rm -rf "build" 2>/dev/null'), ['build']);
+  assert.equal(sameIntent(shell("rm -rf 'build' &>/dev/null"), shell('rm -r build')), true);
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { separateHereDocuments, type HereDocument } from '../tools/here-documents';
+import { splitRoughly } from '../tools/rough-words';
 import { splitSimpleCommands } from '../tools/shell-words';
 import { normalizedInput, resultDigest } from './loop-guard';
 
@@ -243,22 +244,17 @@ const LEADING_MARK = new RegExp(`^${REDIRECTION_MARK}`);
 
 /**
  * For a command the tokenizer refuses (it refuses output redirections, substitutions, …): split
- * on whitespace and on sh's separators, and leave operators and redirection marks out, so
+ * on blanks and on sh's separators outside quotes, and leave operators and redirection marks out, so
  * `echo a > out.txt && rm -r build` names `a`, `out.txt` and `build` — not `>` or `&&`.
  */
 function roughSplit(command: string): string[][] {
-  return (
-    command
-      // `>|` (write even with noclobber) is a redirection, not a pipe
-      .split(/&&|\|\||(?<!>)\||[;\n]/)
-      .map((part) =>
-        part
-          .split(/\s+/)
-          // operators first: stripping a mark first would leave `&1` of `2>&1` as a target
-          .filter((word) => !OPERATOR.test(word))
-          .map((word) => word.replace(LEADING_MARK, ''))
-          .filter((word) => word !== ''),
-      )
-      .filter((words) => words.length > 0)
-  );
+  return splitRoughly(command)
+    .map((words) =>
+      words
+        // operators first: stripping a mark first would leave `&1` of `2>&1` as a target
+        .filter((word) => !OPERATOR.test(word))
+        .map((word) => word.replace(LEADING_MARK, ''))
+        .filter((word) => word !== ''),
+    )
+    .filter((words) => words.length > 0);
 }
