@@ -199,14 +199,21 @@ function simpleCommandTargets(commands: readonly string[][], depth: number): str
     const option = nested && isShell(program) ? args.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word)) : -1;
     const script = option >= 0 ? args[option + 1] : undefined;
     const rest = script === undefined ? args : args.filter((_, at) => at !== option + 1);
+    // `python -m pytest tests`: the module is the program that runs, not what the call is about
+    // (or `pip install pytest` and every test run would be one intent).
+    const moduleOption = PYTHON.test(program.split('/').pop() ?? '') ? rest.indexOf('-m') : -1;
+    const operands = moduleOption >= 0 ? rest.filter((_, at) => at !== moduleOption + 1) : rest;
     return [
       ...(script === undefined ? [] : commandTargets(script, depth + 1)),
-      ...rest
+      ...operands
         .filter((word) => !word.startsWith('-') && !/^\d+$/.test(word))
         .map((word) => (directory !== undefined && isHere(word) ? directory : word)),
     ];
   });
 }
+
+/** python, python3, python3.12: `-m MODULE` names the program to run. */
+const PYTHON = /^python[0-9.]*$/;
 
 /** Commands that change the directory the commands after them run in. */
 const DIRECTORY_CHANGES: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
