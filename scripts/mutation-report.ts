@@ -26,6 +26,8 @@ interface Report {
 /** Module groups, in the order docs/development.md names them; a file joins the first group matching it. */
 const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Tiers: what an unapproved call may keep', /^src\/workflows\/tools\/workspace-change-policy\.ts$/],
+  ['Tools: per-command option lists', /^src\/workflows\/tools\/read-only-(options|git)\.ts$/],
+  ['Tools: here-documents and rough words', /^src\/workflows\/tools\/(here-documents|rough-words)\.ts$/],
   ['Tools: shell command classification', /^src\/workflows\/tools\//],
   ['Context budget', /^src\/workflows\/common\//],
   ['Approvals: standing rules', /^src\/workflows\/approvals\/(approval-rule|rule-[a-z-]+|why-it-waits)\.ts$/],
