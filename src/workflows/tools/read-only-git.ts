@@ -16,7 +16,8 @@ import type { ShellWord } from './shell-words';
 const WRITES = 'writes a file';
 const RUNS = 'runs a configured program';
 
-const DIFF: OptionSpec = {
+// `satisfies`, not a type annotation: log's and diff's options extend its lists, known to be there.
+const DIFF = {
   flags: 'psuzwbRaWD',
   gluedValue: 'MCBUSGl',
   longFlags: [
@@ -41,15 +42,15 @@ const DIFF: OptionSpec = {
     textconv: RUNS,
     'no-index': 'compares files outside the repository',
   },
-};
+} satisfies OptionSpec;
 
 const LOG: OptionSpec = {
   ...DIFF,
-  flags: `${DIFF.flags ?? ''}icEFPgmtr`,
+  flags: `${DIFF.flags}icEFPgmtr`,
   valued: 'n',
   numberOption: true,
   longFlags: [
-    ...(DIFF.longFlags ?? []),
+    ...DIFF.longFlags,
     ...['oneline', 'graph', 'no-decorate', 'all', 'first-parent', 'merges', 'no-merges', 'reverse'],
     ...['topo-order', 'date-order', 'author-date-order', 'abbrev-commit', 'no-abbrev-commit'],
     ...['relative-date', 'all-match', 'invert-grep', 'regexp-ignore-case', 'extended-regexp'],
@@ -60,7 +61,7 @@ const LOG: OptionSpec = {
     ...['clear-decorations', 'show-pulls', 'no-min-parents', 'no-max-parents', 'cc'],
   ],
   longOptional: [
-    ...(DIFF.longOptional ?? []),
+    ...DIFF.longOptional,
     ...['decorate', 'branches', 'tags', 'remotes', 'format', 'pretty', 'date', 'since', 'after'],
     ...['until', 'before', 'author', 'committer', 'grep', 'max-count', 'skip', 'notes', 'expand-tabs'],
     ...['encoding', 'max-parents', 'min-parents', 'exclude', 'decorate-refs', 'decorate-refs-exclude'],
@@ -104,7 +105,7 @@ const READ_ONLY_GIT: Readonly<Record<string, GitSubcommand>> = {
   log: { options: LOG, check: whyFormatRuns },
   show: { options: LOG, check: whyFormatRuns },
   diff: {
-    options: { ...DIFF, longFlags: [...(DIFF.longFlags ?? []), 'cached', 'staged', 'merge-base'] },
+    options: { ...DIFF, longFlags: [...DIFF.longFlags, 'cached', 'staged', 'merge-base'] },
   },
   'rev-parse': {
     options: {
