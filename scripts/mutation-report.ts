@@ -707,7 +707,7 @@ const EQUIVALENT: readonly Equivalent[] = [
   // Call intent's word loop and the rough split of a command the tokenizer refuses.
   {
     file: 'src/workflows/principles/call-intent.ts',
-    line: 144,
+    line: 183,
     mutator: 'EqualityOperator',
     replacement: 'index <= words.length',
     why: "the wrapper loop one word further: past the end the word is '', neither an assignment nor a wrapper, so the loop stops at the same index",
@@ -716,30 +716,31 @@ const EQUIVALENT: readonly Equivalent[] = [
     'src/workflows/principles/call-intent.ts',
     "a `?? ''` fallback made other text: an index below the length and split().pop() always find a word, and a program that is only wrappers is no target either way",
     [
-      [145, 'StringLiteral', '"Stryker was here!"'],
-      [149, 'StringLiteral', '"Stryker was here!"'],
-      [157, 'StringLiteral', '"Stryker was here!"'],
+      [169, 'StringLiteral', '"Stryker was here!"'],
+      [184, 'StringLiteral', '"Stryker was here!"'],
+      [188, 'StringLiteral', '"Stryker was here!"'],
+      [204, 'StringLiteral', '"Stryker was here!"'],
     ],
   ),
   {
     file: 'src/workflows/principles/call-intent.ts',
-    line: 190,
+    line: 258,
     mutator: 'MethodExpression',
     why: 'the rough split keeps commands with no words: an empty command has no program and names no target',
   },
   {
     file: 'src/workflows/principles/call-intent.ts',
-    line: 195,
+    line: 164,
     mutator: 'Regex',
     replacement: '/\\s/',
-    why: 'a part split at each space instead of each run: the extra words are empty, and empty words are filtered out',
+    why: 'the words xargs reads split at each blank instead of each run: the extra words are empty, and empty words are filtered out',
   },
   ...forOneReason(
     'src/workflows/principles/call-intent.ts',
     'the rough split keeps commands with no words: an empty command has no program and names no target',
     [
-      [201, 'ConditionalExpression', 'true'],
-      [201, 'EqualityOperator', 'words.length >= 0'],
+      [266, 'ConditionalExpression', 'true'],
+      [266, 'EqualityOperator', 'words.length >= 0'],
     ],
   ),
   // The guards and the principles' state.
