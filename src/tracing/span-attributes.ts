@@ -1,16 +1,11 @@
 import { estimateUsd, inputTokensOfAllKinds } from '../workflows/principles/cost';
+import { GenAiAttribute } from './gen-ai-conventions';
 
 /**
- * keel's span names and attribute keys, shared by the activity side and the workflow side, and
- * the pure functions that turn keel's values into attributes. No I/O: the workflow bundle
- * imports this file.
+ * keel's own attribute keys, set beside the GenAI conventions' (gen-ai-conventions.ts) on the
+ * same spans, shared by the activity side and the workflow side, and the pure functions that turn
+ * keel's values into attributes. No I/O: the workflow bundle imports this file.
  */
-export const KeelSpan = {
-  Goal: 'keel.goal',
-  ModelTurn: 'keel.model_turn',
-  ToolCall: 'keel.tool_call',
-} as const;
-
 export const KeelAttribute = {
   GoalId: 'keel.goal.id',
   GoalStatus: 'keel.goal.status',
@@ -21,10 +16,9 @@ export const KeelAttribute = {
   ToolCallsMutating: 'keel.tool_calls.mutating',
   ToolCallsIrreversible: 'keel.tool_calls.irreversible',
   Turn: 'keel.model.turn',
-  Model: 'gen_ai.request.model',
+  /** What a structured call was for (a plan, a review, a reflection). */
+  Purpose: 'keel.model.purpose',
   StopReason: 'keel.model.stop_reason',
-  InputTokens: 'gen_ai.usage.input_tokens',
-  OutputTokens: 'gen_ai.usage.output_tokens',
   CacheCreationTokens: 'keel.usage.cache_creation_input_tokens',
   CacheReadTokens: 'keel.usage.cache_read_input_tokens',
   CostUsd: 'keel.cost.usd',
@@ -34,8 +28,6 @@ export const KeelAttribute = {
   ToolOk: 'keel.tool.ok',
 } as const;
 
-export type SpanAttributes = Record<string, string | number | boolean>;
-
 interface Usage {
   inputTokens: number;
   outputTokens: number;
@@ -43,14 +35,20 @@ interface Usage {
   cacheReadInputTokens: number;
 }
 
+export type SpanAttributeValue = string | number | boolean | string[];
+export type SpanAttributes = Record<string, SpanAttributeValue>;
+
 /** Tokens and the estimated cost (keel's price table) of a usage record; none when it is not one. */
 export function usageAttributes(usage: unknown, model: string | undefined): SpanAttributes {
   if (!isUsage(usage)) return {};
   const attributes: SpanAttributes = {
-    // OpenTelemetry's GenAI conventions count every input token here, cached ones included; the
-    // cache attributes say how many of them the prompt cache wrote and served.
-    [KeelAttribute.InputTokens]: inputTokensOfAllKinds(usage),
-    [KeelAttribute.OutputTokens]: usage.outputTokens,
+    // The GenAI conventions count every input token here, cached ones included (Anthropic's
+    // input_tokens leaves them out); the cache attributes say how many the cache wrote and served.
+    [GenAiAttribute.InputTokens]: inputTokensOfAllKinds(usage),
+    [GenAiAttribute.OutputTokens]: usage.outputTokens,
+    [GenAiAttribute.CacheCreationInputTokens]: usage.cacheCreationInputTokens,
+    [GenAiAttribute.CacheReadInputTokens]: usage.cacheReadInputTokens,
+    // keel's names from before the conventions had cache attributes, kept for existing queries.
     [KeelAttribute.CacheCreationTokens]: usage.cacheCreationInputTokens,
     [KeelAttribute.CacheReadTokens]: usage.cacheReadInputTokens,
   };

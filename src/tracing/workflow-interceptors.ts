@@ -1,7 +1,7 @@
 /**
  * keel's workflow interceptor module (bundled into the workflow code, so no I/O here): one
- * `keel.goal` span per run of a goal, with the goal's tokens, estimated cost and tool calls by
- * tier. It runs inside the SDK's OpenTelemetry interceptors, whose tracer provider and span
+ * `invoke_agent keel` span per run of a goal (the GenAI conventions' agent span,
+ * gen-ai-conventions.ts), with the goal's tokens, estimated cost and tool calls by tier. It runs inside the SDK's OpenTelemetry interceptors, whose tracer provider and span
  * exporter sink (replay-safe: not called on replay) it uses.
  */
 import * as otel from '@opentelemetry/api';
@@ -15,7 +15,15 @@ import {
   type WorkflowInterceptors,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import { goalAttributes, KeelAttribute, KeelSpan } from './span-attributes';
+import {
+  GEN_AI_AGENT_NAME,
+  errorType,
+  GEN_AI_PROVIDER,
+  GenAiAttribute,
+  GenAiOperation,
+  INVOKE_AGENT_SPAN_NAME,
+} from './gen-ai-conventions';
+import { goalAttributes, KeelAttribute } from './span-attributes';
 
 /** The goal's input, as far as tracing needs it (the model's name prices the tokens). */
 function modelOf(args: unknown[]): string | undefined {
@@ -33,8 +41,18 @@ class GoalSpan implements WorkflowInboundCallsInterceptor, WorkflowOutboundCalls
     if (workflowInfo().workflowType !== 'goalWorkflow') return next(input);
     const tracer = otel.trace.getTracer('keel');
     const model = modelOf(input.args);
-    return tracer.startActiveSpan(KeelSpan.Goal, async (span) => {
-      span.setAttribute(KeelAttribute.GoalId, workflowInfo().workflowId);
+    const goalId = workflowInfo().workflowId;
+    const attributes = {
+      [GenAiAttribute.OperationName]: GenAiOperation.InvokeAgent,
+      [GenAiAttribute.ProviderName]: GEN_AI_PROVIDER,
+      [GenAiAttribute.AgentName]: GEN_AI_AGENT_NAME,
+      [GenAiAttribute.ConversationId]: goalId,
+      ...(model === undefined ? {} : { [GenAiAttribute.RequestModel]: model }),
+      [KeelAttribute.GoalId]: goalId,
+    };
+    // INTERNAL: the agent runs here, in the workflow, not behind a remote call.
+    const options = { kind: otel.SpanKind.INTERNAL, attributes };
+    return tracer.startActiveSpan(INVOKE_AGENT_SPAN_NAME, options, async (span) => {
       try {
         const result = await next(input);
         span.setAttributes(goalAttributes(result, model));
@@ -44,6 +62,7 @@ class GoalSpan implements WorkflowInboundCallsInterceptor, WorkflowOutboundCalls
           span.setAttribute(KeelAttribute.GoalContinuedAsNew, true);
           span.setAttributes(goalAttributes(this.carried, model));
         } else {
+          span.setAttribute(GenAiAttribute.ErrorType, errorType(error));
           span.setStatus({ code: otel.SpanStatusCode.ERROR, message: String(error) });
         }
         throw error;
