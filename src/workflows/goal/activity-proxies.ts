@@ -72,7 +72,7 @@ export function proxiesFor(config: GoalConfig) {
       const key = `${hostQueue}|${scheduleToStartTimeout}`;
       let proxies = hostProxies.get(key);
       if (proxies === undefined) {
-        proxies = hostProxiesFor({ taskQueue: hostQueue, scheduleToStartTimeout });
+        proxies = hostProxiesFor({ taskQueue: hostQueue, scheduleToStartTimeout }, heartbeatTimeoutMs);
         hostProxies.set(key, proxies);
       }
       return proxies;
@@ -181,17 +181,37 @@ function toolProxiesFor(options: {
 }
 type ToolProxies = ReturnType<typeof toolProxiesFor>;
 
+/** A probe is a few stats: a worker that took one and has not answered in this long is in trouble. */
+const PROBE_TIMEOUT_MS = 10_000;
+
 /**
- * Activities bound to a host's workspace. Questions (probe) are asked once: an unanswered one
- * means the host is away, which the caller handles. Preparing a workspace (a git clone) and
- * backups are retried on failure like any activity.
+ * Activities bound to a host's workspace. Preparing a workspace (a git clone) and backups are
+ * retried on failure like any activity.
  */
-function hostProxiesFor(options: { taskQueue: string; scheduleToStartTimeout: number }) {
+function hostProxiesFor(
+  options: { taskQueue: string; scheduleToStartTimeout: number },
+  heartbeatTimeoutMs: number,
+) {
   return {
+    /**
+     * The question "do you have the workspace?" (issue 41). A worker that took it and gave no
+     * answer — a start-to-close timeout, a worker lost mid-probe, a failed stat — is asked again
+     * with backoff: a late answer is not a "no", and taking it for one failed goals whose host
+     * was merely busy. A goal's heartbeat timeout is how soon it notices a lost worker, so a
+     * shorter one shortens the probe's too. A schedule-to-start timeout is never retried by
+     * Temporal: no worker of the host took the question, which is how the caller tells a host
+     * away from a slow one (goal-host.ts, host-questions.ts).
+     */
     questions: wf.proxyActivities<Pick<KeelActivities, 'probeWorkspace'>>({
       ...options,
-      startToCloseTimeout: '30s',
-      retry: { maximumAttempts: 1 },
+      startToCloseTimeout: Math.min(PROBE_TIMEOUT_MS, heartbeatTimeoutMs),
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumInterval: '5s',
+        maximumAttempts: 3,
+        nonRetryableErrorTypes: ['InvalidHostActivityInput'],
+      },
     }),
     /** Carrying a workspace on a move (workspace-carry.ts): short steps, retried on trouble. */
     carry: wf.proxyActivities<

@@ -1,20 +1,22 @@
 import * as wf from '@temporalio/workflow';
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { ActivityProxies } from './activity-proxies';
 import { describeFailure } from './goal-failures';
+import { waitForHost } from './goal-host-liveness';
 import { GoalPhase, type GoalState } from './goal-state';
 import type { GoalVisibility } from './goal-visibility';
 import { LedgerEventKind } from '../common/ledger';
 import { FailureType } from '../common/failure-types';
+import { bindingWorkspace, chooseBinding, placeOf, type HostBinding } from '../hosts/host-binding';
+import { carryPack } from './host-carry';
 import {
-  bindingWorkspace,
-  chooseBinding,
-  placeOf,
-  unavailableActions,
-  unavailableText,
-  type HostAnswer,
-  type HostBinding,
-} from '../hosts/host-binding';
+  isScheduleToStartTimeout,
+  noAnswerFailure,
+  settleBinding,
+  unansweredOf,
+  type AskedHost,
+  type BindingWait,
+} from './host-questions';
 import { currentHostLoss } from '../hosts/host-loss';
 import { hostTaskQueue, WorkspaceProbeState, type WorkspaceProbe } from '../hosts/host-queues';
 import {
@@ -28,8 +30,8 @@ import type { WorkspacePack } from '../hosts/workspace-carry';
 
 /** Hosts answer the binding question within this (a listed host that cannot is not chosen). */
 const BIND_QUESTION_TIMEOUT_MS = 15_000;
-/** While a host is away, the question to it waits in its queue up to this long before it is asked anew. */
-const LONGEST_QUESTION_WAIT_MS = 10 * 60_000;
+/** At the start, shorter: each round lists the hosts again, so a host that stopped is let go. */
+const LONGEST_BIND_QUESTION_WAIT_MS = 2 * 60_000;
 
 /**
  * The goal's workspace host: bound at the start (the hosts polling the task queue are asked who
@@ -46,6 +48,8 @@ export class GoalHost {
   private inFlight = 0;
   /** The hosts asked at the binding, until the binding is in the ledger. */
   private asked: string[] | undefined;
+  /** The binding's wait for hosts that had not answered, if it waited, until it is in the ledger. */
+  private waited: BindingWait | undefined;
 
   constructor(
     private readonly goal: {
@@ -75,28 +79,42 @@ export class GoalHost {
   }
 
   /**
-   * Binds the goal to the host that has its workspace (or the one the input names). Throws a
+   * Binds the goal to the host that has its workspace (or the one the input names). A host that
+   * may still answer and has not yet is waited for, visibly (host-questions.ts). Throws a
    * non-retryable UnknownHost or WorkspaceNotFound failure, which fails the goal at its start.
    */
   async bind(): Promise<void> {
     if (this.state.host !== undefined) return;
     const config = this.state.config;
-    const candidates =
-      config.host !== undefined
-        ? [config.host]
-        : (
-            await this.goal.activities.startLookups.listHosts.executeWithOptions(
-              { summary: 'list the hosts polling the task queue' },
-              [{ taskQueue: wf.workflowInfo().taskQueue }],
-            )
-          ).hosts;
-    const answers = await Promise.all(candidates.map((hostId) => this.ask(hostId, BIND_QUESTION_TIMEOUT_MS)));
-    const choice = chooseBinding({
-      workspace: config.workspace,
-      answers,
-      ...(config.host === undefined ? {} : { named: config.host }),
-      ...(config.workspaceSource === undefined ? {} : { source: config.workspaceSource }),
+    const listHosts = async () =>
+      (
+        await this.goal.activities.startLookups.listHosts.executeWithOptions(
+          { summary: 'list the hosts polling the task queue' },
+          [{ taskQueue: wf.workflowInfo().taskQueue }],
+        )
+      ).hosts;
+    const candidates = config.host !== undefined ? [config.host] : await listHosts();
+    const phaseBefore = this.state.phase;
+    const { choice, answers, waited } = await settleBinding({
+      candidates,
+      named: config.host !== undefined,
+      ask: (hostId, waitMs) => this.ask(hostId, waitMs),
+      choose: (hostAnswers) =>
+        chooseBinding({
+          workspace: config.workspace,
+          answers: hostAnswers,
+          ...(config.host === undefined ? {} : { named: config.host }),
+          ...(config.workspaceSource === undefined ? {} : { source: config.workspaceSource }),
+        }),
+      ...(config.host === undefined ? { relist: listHosts } : {}),
+      firstQuestionWaitMs: BIND_QUESTION_TIMEOUT_MS,
+      longestQuestionWaitMs: LONGEST_BIND_QUESTION_WAIT_MS,
+      onWait: (hosts) => this.showBindingWait(hosts),
     });
+    if (waited !== undefined) {
+      if (this.state.phase === GoalPhase.HostUnavailable) this.state.phase = phaseBefore;
+      this.goal.visibility.show();
+    }
     if (choice.kind === 'fail') {
       throw ApplicationFailure.nonRetryable(choice.message, FailureType[choice.type]);
     }
@@ -107,18 +125,34 @@ export class GoalHost {
       ...placeOf(probe, config.workspace),
     };
     this.asked = candidates;
+    this.waited = waited;
+  }
+
+  /**
+   * The start waits for hosts that have not answered: shown as the phase a goal whose host is
+   * away shows. The ledger has it in host.bound (recorded after goal.started, which listeners
+   * expect first), with how long and for whom it waited.
+   */
+  private showBindingWait(hosts: readonly string[]): void {
+    wf.log.warn('waiting for hosts that have not answered whether they have the workspace', { hosts });
+    this.state.phase = GoalPhase.HostUnavailable;
+    this.goal.visibility.show();
   }
 
   /** The ledger's `host.bound`, recorded after `goal.started` (which listeners expect first). */
   recordBinding(): void {
     const host = this.state.host;
     if (host === undefined || this.asked === undefined) return;
-    this.goal.visibility.record(LedgerEventKind.HostBound, `bound to host ${host.id}`, {
-      host: host.id,
-      via: host.via,
-      asked: this.asked,
-    });
+    const waited = this.waited;
+    this.goal.visibility.record(
+      LedgerEventKind.HostBound,
+      waited === undefined
+        ? `bound to host ${host.id}`
+        : `bound to host ${host.id} after waiting since ${waited.since} for ${waited.hosts.join(', ')} to answer`,
+      { host: host.id, via: host.via, asked: this.asked, ...(waited === undefined ? {} : { waited }) },
+    );
     this.asked = undefined;
+    this.waited = undefined;
   }
 
   /**
@@ -149,62 +183,10 @@ export class GoalHost {
 
   /** Parallel calls that all found the host away share one wait. */
   private awaitHost(): Promise<void> {
-    this.waiting ??= this.waitForHost().finally(() => {
+    this.waiting ??= waitForHost(this.goal, (hostId, waitMs) => this.ask(hostId, waitMs)).finally(() => {
       this.waiting = undefined;
     });
     return this.waiting;
-  }
-
-  private async waitForHost(): Promise<void> {
-    const host = this.state.host as HostBinding;
-    const phaseBefore = this.state.phase;
-    host.unavailableSince = new Date().toISOString();
-    const actions = unavailableActions({
-      workflowId: this.goal.workflowId,
-      canRecreate: this.state.config.workspaceSource !== undefined,
-    });
-    this.goal.visibility.record(LedgerEventKind.HostUnavailable, unavailableText(host), {
-      host: host.id,
-      since: host.unavailableSince,
-      actions,
-    });
-    this.state.phase = GoalPhase.HostUnavailable;
-    this.goal.visibility.show();
-    const waitingFor = host.id;
-    // A question waits in the host's queue until a worker takes it, so a longer wait does not
-    // delay the resumption; it only keeps a week-long outage from filling the history.
-    let questionWaitMs = this.state.config.timing.hostTimeoutMs;
-    const longestWaitMs = Math.max(questionWaitMs, LONGEST_QUESTION_WAIT_MS);
-    for (;;) {
-      if (this.state.host?.id !== waitingFor) break; // rebound by a human (rebindHost)
-      const answer = await this.askUnlessRebound(waitingFor, questionWaitMs);
-      questionWaitMs = Math.min(questionWaitMs * 2, longestWaitMs);
-      if (answer !== undefined) {
-        this.goal.visibility.record(LedgerEventKind.HostAvailable, `host ${waitingFor} is back`, {
-          host: waitingFor,
-          unavailableSince: host.unavailableSince,
-          workspace: answer.state,
-        });
-        delete host.unavailableSince;
-        break;
-      }
-    }
-    if (this.state.phase === GoalPhase.HostUnavailable) this.state.phase = phaseBefore;
-    this.goal.visibility.show();
-  }
-
-  /** Asks the host again (its workers take the question once they poll), unless a rebind comes first. */
-  private async askUnlessRebound(hostId: string, waitMs: number): Promise<WorkspaceProbe | undefined> {
-    // One scope for both: whichever loses is cancelled, so no wait outlives its round.
-    const scope = new wf.CancellationScope();
-    const first = await scope.run(() =>
-      Promise.race([
-        this.ask(hostId, waitMs).then((answer) => answer.probe),
-        wf.condition(() => this.state.host?.id !== hostId).then(() => undefined),
-      ]),
-    );
-    scope.cancel();
-    return first;
   }
 
   /** Whether a human may move the goal now; the reason when not. */
@@ -238,12 +220,7 @@ export class GoalHost {
       const relative = this.state.host?.relative;
       const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS, relative);
       const source = this.state.config.workspaceSource;
-      if (answer.probe === undefined) {
-        throw ApplicationFailure.nonRetryable(
-          `host ${hostId} did not answer: no worker of that host polls ${this.queueOf(hostId)}`,
-          FailureType.UnknownHost,
-        );
-      }
+      if (answer.probe === undefined) throw noAnswerFailure(answer, this.queueOf(hostId));
       let via: HostBinding['via'] = 'rebound';
       const there = answer.probe.workspace ?? this.state.config.workspace;
       if (answer.probe.state === WorkspaceProbeState.Missing && source !== undefined) {
@@ -275,12 +252,7 @@ export class GoalHost {
   private async carryTo(hostId: string, by: string): Promise<HostBinding> {
     const from = this.state.host as HostBinding;
     const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS, from.relative);
-    if (answer.probe === undefined) {
-      throw ApplicationFailure.nonRetryable(
-        `host ${hostId} did not answer: no worker of that host polls ${this.queueOf(hostId)}`,
-        FailureType.UnknownHost,
-      );
-    }
+    if (answer.probe === undefined) throw noAnswerFailure(answer, this.queueOf(hostId));
     const there = answer.probe.workspace ?? this.state.config.workspace;
     if (answer.probe.state !== WorkspaceProbeState.Missing) {
       throw ApplicationFailure.nonRetryable(
@@ -317,20 +289,16 @@ export class GoalHost {
     const here = this.workspace;
     const there = probe.workspace ?? this.state.config.workspace;
     const packId = `carry-${Date.now()}`;
-    const old = this.goal.activities.onHost(from.queue, BIND_QUESTION_TIMEOUT_MS).carry;
-    const next = this.goal.activities.onHost(this.queueOf(hostId), BIND_QUESTION_TIMEOUT_MS).carry;
-    const pack = await old.packWorkspace.executeWithOptions(
-      { summary: `pack the workspace on host ${from.id}` },
-      [{ workspace: here, packId }],
-    );
-    for (let index = 0; index < pack.chunks; index += 1) {
-      const chunk = await old.readPackChunk({ workspace: here, packId, index });
-      await next.writePackChunk({ workspace: there, packId, index, data: chunk.data });
-    }
-    await next.unpackWorkspace.executeWithOptions({ summary: `unpack the workspace on host ${hostId}` }, [
-      { workspace: there, packId, bytes: pack.bytes, digest: pack.digest },
-    ]);
-    await old.dropPack({ workspace: here, packId }).catch(() => undefined); // a leftover file, no more
+    const pack = await carryPack({
+      from: { id: from.id, carry: this.goal.activities.onHost(from.queue, BIND_QUESTION_TIMEOUT_MS).carry },
+      to: {
+        id: hostId,
+        carry: this.goal.activities.onHost(this.queueOf(hostId), BIND_QUESTION_TIMEOUT_MS).carry,
+      },
+      here,
+      there,
+      packId,
+    });
     const binding = this.moveTo({ hostId, by, via: 'carried', probe, carried: pack });
     this.goal.visibility.show();
     return binding;
@@ -396,8 +364,8 @@ export class GoalHost {
       ]);
   }
 
-  /** Asks one host about the workspace; no answer (the host is away, or failed to answer) is undefined. */
-  private async ask(hostId: string, timeoutMs: number, relative?: string): Promise<HostAnswer> {
+  /** Asks one host about the workspace; no answer leaves the probe undefined, and says why. */
+  private async ask(hostId: string, timeoutMs: number, relative?: string): Promise<AskedHost> {
     // The bound host is asked about its own path; any other about the goal input's (and, on a
     // move, about the path under its roots).
     const workspace = hostId === this.id ? this.workspace : this.state.config.workspace;
@@ -410,9 +378,10 @@ export class GoalHost {
       return { hostId, probe };
     } catch (error) {
       if (wf.isCancellation(error)) throw error;
-      if (!isScheduleToStartTimeout(error))
+      const unanswered = unansweredOf(error);
+      if (unanswered !== 'away')
         wf.log.warn('host question failed', { hostId, error: describeFailure(error) });
-      return { hostId, probe: undefined };
+      return { hostId, probe: undefined, unanswered };
     }
   }
 
@@ -423,13 +392,4 @@ export class GoalHost {
   private queueOf(hostId: string): string {
     return hostTaskQueue(wf.workflowInfo().taskQueue, hostId);
   }
-}
-
-/** No worker of the host took the activity in time: it never ran, so it is safe to ask again. */
-export function isScheduleToStartTimeout(error: unknown): boolean {
-  return (
-    error instanceof ActivityFailure &&
-    error.cause instanceof TimeoutFailure &&
-    error.cause.timeoutType === 'SCHEDULE_TO_START'
-  );
 }

@@ -50,12 +50,22 @@ export type BindingChoice =
   | { kind: 'bind'; hostId: string; via: 'probe' | 'named' }
   /** No host has the workspace, but the goal can recreate it from its source on this host. */
   | { kind: 'clone'; hostId: string }
+  /**
+   * Hosts that may still answer have not yet: they are asked again, and the goal waits. A late
+   * answer is not a "no": taking it for one fails a goal whose host is merely busy (issue 41).
+   */
+  | { kind: 'wait'; hostIds: string[] }
   | { kind: 'fail'; type: 'UnknownHost' | 'WorkspaceNotFound'; message: string };
 
-/** An answer, or `undefined` when the host did not take the question in time. */
+/** An answer, or `undefined` when the host did not give one in time. */
 export interface HostAnswer {
   hostId: string;
   probe: WorkspaceProbe | undefined;
+  /**
+   * No answer yet, from a host that may still give one (goal-host.ts decides: a listed host,
+   * or a named one whose worker took the question): asked again, never taken for a "no".
+   */
+  pending?: boolean;
 }
 
 export function chooseBinding(options: {
@@ -69,6 +79,7 @@ export function chooseBinding(options: {
   const answering = answers.filter((answer) => answer.probe !== undefined);
   if (named !== undefined) {
     const answer = answers.find((candidate) => candidate.hostId === named);
+    if (answer?.pending === true && answer.probe === undefined) return { kind: 'wait', hostIds: [named] };
     if (answer?.probe === undefined) {
       return {
         kind: 'fail',
@@ -91,6 +102,13 @@ export function chooseBinding(options: {
     .map((answer) => answer.hostId)
     .sort();
   if (holding[0] !== undefined) return { kind: 'bind', hostId: holding[0], via: 'probe' };
+  // Before cloning too: a silent host may hold the workspace, and a fresh clone beside it would
+  // quietly start the goal over without its earlier work.
+  const silent = answers
+    .filter((answer) => answer.probe === undefined && answer.pending === true)
+    .map((answer) => answer.hostId)
+    .sort();
+  if (silent.length > 0) return { kind: 'wait', hostIds: silent };
   if (source !== undefined) {
     const room = answering
       .filter((answer) => answer.probe?.state === WorkspaceProbeState.Missing)
