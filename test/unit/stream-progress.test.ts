@@ -10,6 +10,8 @@ test('the progress of a stream: the block being written, its latest text, the to
   assert.deepEqual(progress.snapshot(), {
     kind: 'model-stream',
     outputTokens: 0,
+    bytes: 0,
+    events: 0,
     latest: '',
     writing: 'nothing yet',
   });
@@ -62,4 +64,8 @@ test('the progress of a stream: the block being written, its latest text, the to
     }),
   );
   assert.equal(progress.snapshot().outputTokens, 321, "the endpoint's own count wins once it sends one");
+  assert.equal(progress.snapshot().events, 7, 'every event counts');
+  progress.received(120);
+  progress.received(30);
+  assert.equal(progress.snapshot().bytes, 150, 'raw bytes (pings too) as they arrive');
 });

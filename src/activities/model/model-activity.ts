@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { FailureType } from '../../workflows/common/failure-types';
+import { FailureType, RetryableModelFailureType } from '../../workflows/common/failure-types';
 import type {
   ModelCallInput,
   ModelCallResult,
@@ -13,6 +13,8 @@ import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-con
 import { capAnswer } from './answer-cap';
 import { wireRequest } from './cache-breakpoints';
 import { StreamProgressTracker } from './stream-progress';
+import { arrivalMiddleware, StreamWatch, type GaveUp } from './stream-watch';
+import { retryDelayMs } from './retry-delay';
 import { toModelFailure } from './model-errors';
 import type { ModelRequestStore, StoredRequest } from './request-store/model-request-store';
 import { STORED_REQUEST_VERSION } from './request-store/model-request-store';
@@ -26,6 +28,8 @@ export interface ModelActivityDependencies {
 
 /** How often the stream's progress is sent at most (Temporal throttles heartbeats further). */
 const PROGRESS_BEAT_MS = 1000;
+/** The first event's allowance for inputs that do not name one (older workflows' calls). */
+const DEFAULT_FIRST_EVENT_WITHIN_MS = 5 * 60_000;
 
 export function createModelActivities({ client, requestStore }: ModelActivityDependencies) {
   /** The whole request: the input's own parts after the stored request it extends, if any. */
@@ -87,32 +91,48 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
   /**
    * Runs one Messages request as a stream, so max_tokens up to the model's output limit works
    * (the SDK refuses long non-streaming requests) and the heartbeats carry the answer as it forms
-   * (stream-progress.ts); a dead worker is noticed within the heartbeat timeout. Cancellation
-   * aborts the stream. Errors become Temporal failures.
+   * (stream-progress.ts). Heartbeats go out as stream data arrives (stream-watch.ts): a stream
+   * silent for the heartbeat timeout, or no first event within `firstEventWithinMs`, ends the
+   * attempt here, and a dead worker's attempt ends by the heartbeat timeout on the server. Cancellation aborts the stream. Errors become Temporal
+   * failures whose next-retry delay this attempt's number decides (retry-delay.ts).
    */
-  async function send(body: Anthropic.MessageCreateParamsNonStreaming): Promise<Anthropic.Message> {
+  async function send(
+    body: Anthropic.MessageCreateParamsNonStreaming,
+    how: { firstEventWithinMs?: number | undefined; retryCapMs?: number | undefined },
+  ): Promise<Anthropic.Message> {
     const context = activityContextOrUndefined();
+    const attempt = context?.info.attempt ?? 1;
     const progress = new StreamProgressTracker();
-    const beat = (): void => context?.heartbeat(progress.snapshot());
-    // A stream can be silent for long (thinking, a slow first token): beat on a timer as well.
-    const heartbeat = context ? setInterval(beat, heartbeatIntervalMs(context)) : undefined;
-    let lastBeat = 0;
+    const gaveUp = new AbortController();
+    const watch = new StreamWatch({
+      beat: () => context?.heartbeat(progress.snapshot()),
+      firstEventWithinMs: how.firstEventWithinMs ?? DEFAULT_FIRST_EVENT_WITHIN_MS,
+      silenceMs: context?.info.heartbeatTimeoutMs || undefined,
+      waitingBeatMs: context ? heartbeatIntervalMs(context) : 10_000,
+      throttleMs: context ? Math.min(PROGRESS_BEAT_MS, heartbeatIntervalMs(context)) : PROGRESS_BEAT_MS,
+      onGiveUp: () => gaveUp.abort(),
+    });
+    const signal = context ? AbortSignal.any([context.cancellationSignal, gaveUp.signal]) : gaveUp.signal;
+    const backoff = { attempt, ...(how.retryCapMs === undefined ? {} : { capMs: how.retryCapMs }) };
+    watch.start();
     try {
-      const stream = client.messages.stream(body, context ? { signal: context.cancellationSignal } : {});
-      stream.on('streamEvent', (event) => {
-        progress.observe(event);
-        const now = Date.now();
-        if (now - lastBeat >= PROGRESS_BEAT_MS) {
-          lastBeat = now;
-          beat();
-        }
+      const arrived = arrivalMiddleware((bytes) => {
+        progress.received(bytes);
+        watch.arrived();
       });
+      const stream = client.messages.stream(body, { signal, middleware: [arrived] });
+      stream.on('streamEvent', (event) => progress.observe(event));
       return await stream.finalMessage();
     } catch (error) {
       if (context?.cancellationSignal.aborted) throw new CancelledFailure('the model call was cancelled');
-      throw toModelFailure(error);
+      const failure = failureOf(error, watch.gaveUp, backoff);
+      // The last error rides in the heartbeat details: Temporal keeps them across attempts, so
+      // a goal whose patience runs out can say what the API last answered (goal-failures.ts),
+      // and the pending activity shows why it is waiting.
+      if (!failure.nonRetryable) context?.heartbeat({ ...progress.snapshot(), lastError: failure.message });
+      throw failure;
     } finally {
-      if (heartbeat) clearInterval(heartbeat);
+      watch.stop();
     }
   }
 
@@ -122,18 +142,21 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
       const request = await assemble(input);
       const cache = { enabled: input.model.cache?.enabled ?? true, ttl: input.model.cache?.ttl ?? '5m' };
       const wire = wireRequest(request, cache, input.turnNote);
-      const response = await send({
-        model: input.model.name,
-        max_tokens: input.model.maxTokens,
-        system: wire.system,
-        messages: wire.messages,
-        ...(wire.tools.length > 0 ? { tools: wire.tools } : {}),
-        ...(wire.tools.length > 0 && input.toolChoice === 'none' ? { tool_choice: { type: 'none' } } : {}),
-        ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
-        ...(input.model.thinking
-          ? { thinking: { type: 'enabled', budget_tokens: input.model.thinking.budgetTokens } }
-          : {}),
-      });
+      const response = await send(
+        {
+          model: input.model.name,
+          max_tokens: input.model.maxTokens,
+          system: wire.system,
+          messages: wire.messages,
+          ...(wire.tools.length > 0 ? { tools: wire.tools } : {}),
+          ...(wire.tools.length > 0 && input.toolChoice === 'none' ? { tool_choice: { type: 'none' } } : {}),
+          ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
+          ...(input.model.thinking
+            ? { thinking: { type: 'enabled', budget_tokens: input.model.thinking.budgetTokens } }
+            : {}),
+        },
+        input,
+      );
       const result = toResult(response);
       const key = await remember(input, request, result.content);
       return key === undefined ? result : { ...result, request: key };
@@ -141,20 +164,23 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
 
     /** A structured answer through a forced tool call (see StructuredCallInput). */
     async callStructured(input: StructuredCallInput): Promise<StructuredCallResult> {
-      const response = await send({
-        model: input.model.name,
-        max_tokens: input.model.maxTokens,
-        system: input.system,
-        messages: [{ role: 'user', content: input.prompt }],
-        tools: [
-          {
-            name: input.output.toolName,
-            description: input.output.description,
-            input_schema: { ...input.output.jsonSchema, type: 'object' },
-          },
-        ],
-        tool_choice: { type: 'tool', name: input.output.toolName },
-      });
+      const response = await send(
+        {
+          model: input.model.name,
+          max_tokens: input.model.maxTokens,
+          system: input.system,
+          messages: [{ role: 'user', content: input.prompt }],
+          tools: [
+            {
+              name: input.output.toolName,
+              description: input.output.description,
+              input_schema: { ...input.output.jsonSchema, type: 'object' },
+            },
+          ],
+          tool_choice: { type: 'tool', name: input.output.toolName },
+        },
+        input,
+      );
       const result = toResult(response);
       const call = result.content.find(
         (block) => block.type === 'tool_use' && block.name === input.output.toolName,
@@ -165,6 +191,24 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
       return { raw: text, viaTool: false, usage: result.usage };
     },
   };
+}
+
+/** The Temporal failure of an attempt that threw: the watch's reason first, else the API's. */
+function failureOf(
+  error: unknown,
+  why: GaveUp | undefined,
+  backoff: { attempt: number; capMs?: number },
+): ApplicationFailure {
+  if (why === undefined) return toModelFailure(error, backoff);
+  const seconds = Math.round(why.afterMs / 100) / 10;
+  return ApplicationFailure.create({
+    message:
+      why.reason === 'silence'
+        ? `the model's stream went silent for ${seconds} s (timing.streamSilenceMs)`
+        : `the model endpoint sent nothing for ${seconds} s after the request (timing.modelTimeoutMs)`,
+    type: RetryableModelFailureType.Timeout,
+    nextRetryDelay: retryDelayMs(backoff),
+  });
 }
 
 /** The messages the segments describe, or undefined when they do not fit what there is. */

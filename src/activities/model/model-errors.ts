@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType, RetryableModelFailureType } from '../../workflows/common/failure-types';
+import { retryAfterMs, retryDelayMs } from './retry-delay';
 
 const NON_RETRYABLE_BY_STATUS: Record<number, string> = {
   400: FailureType.ModelBadRequest,
@@ -11,39 +12,90 @@ const NON_RETRYABLE_BY_STATUS: Record<number, string> = {
 };
 
 /**
+ * The HTTP status an error event inside a stream stands for. After a 200 the API reports trouble
+ * as an SSE `error` event with the usual error body ("during periods of high usage, you may
+ * receive an overloaded_error, which would normally correspond to an HTTP 529 in a non-streaming
+ * context": platform.claude.com/docs/en/build-with-claude/streaming, "Error events"); its `type`
+ * names the status (platform.claude.com/docs/en/api/errors, "HTTP errors").
+ */
+const STATUS_BY_ERROR_TYPE: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+export interface ModelFailureOptions {
+  /** Temporal's number of the attempt that failed (1 for the first), for the backoff. */
+  readonly attempt?: number;
+  /** The jitter's source; Math.random unless a test fixes it. */
+  readonly random?: () => number;
+  /** The widest backoff window (timing.modelRetryCapMs); retry-delay.ts's 10 s otherwise. */
+  readonly capMs?: number;
+}
+
+/**
  * Turns an SDK error into a Temporal failure. The SDK's own retries are off, so this is the one
  * place that decides: requests that can never succeed fail at once with a named type; overload,
- * rate limits, server errors and lost connections are retried by Temporal with backoff.
+ * rate limits, server errors, lost connections and errors inside a stream are retried by Temporal
+ * after the wait retry-delay.ts draws (the retry-after the endpoint asked for, plus jitter).
  */
-export function toModelFailure(error: unknown): ApplicationFailure {
+export function toModelFailure(error: unknown, options: ModelFailureOptions = {}): ApplicationFailure {
+  const retryable = (message: string, type: string, retryAfter?: number): ApplicationFailure =>
+    ApplicationFailure.create({
+      message,
+      type,
+      nonRetryable: false,
+      nextRetryDelay: retryDelayMs({
+        attempt: options.attempt ?? 1,
+        retryAfterMs: retryAfter,
+        ...(options.random ? { random: options.random } : {}),
+        ...(options.capMs === undefined ? {} : { capMs: options.capMs }),
+      }),
+    });
   if (error instanceof Anthropic.APIConnectionTimeoutError) {
-    return ApplicationFailure.retryable(`model request timed out`, RetryableModelFailureType.Timeout);
+    return retryable('model request timed out', RetryableModelFailureType.Timeout);
   }
   if (error instanceof Anthropic.APIConnectionError) {
-    return ApplicationFailure.retryable(
+    return retryable(
       `could not reach the model endpoint: ${error.message}`,
       RetryableModelFailureType.Connection,
     );
   }
-  if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
-    const status = error.status;
+  if (error instanceof Anthropic.APIError) {
     const details = error as { error?: unknown; message: string; headers?: Headers };
-    const message = `model endpoint answered ${status}: ${apiErrorMessage(details)}`;
+    const inStream = typeof error.status !== 'number';
+    const status = inStream ? STATUS_BY_ERROR_TYPE[error.type ?? ''] : error.status;
+    if (status === undefined) {
+      return retryable(
+        `the model's stream broke off with an error: ${apiErrorMessage(details)}`,
+        RetryableModelFailureType.ServerError,
+      );
+    }
+    const message = inStream
+      ? `the model's stream broke off with an error (as ${status}): ${apiErrorMessage(details)}`
+      : `model endpoint answered ${status}: ${apiErrorMessage(details)}`;
     if (isContextTooLong(status, details)) {
       return ApplicationFailure.nonRetryable(message, FailureType.ModelContextTooLong);
     }
+    // platform.claude.com/docs/en/api/errors: a 429 whose error_code is
+    // enforced_spend_limit_reached lasts until the month's end or a higher tier; waiting it out
+    // for hours would only hold the goal.
+    if (error.errorCode === 'enforced_spend_limit_reached') {
+      return ApplicationFailure.nonRetryable(message, FailureType.ModelSpendLimitReached);
+    }
     const permanent = NON_RETRYABLE_BY_STATUS[status];
     if (permanent) return ApplicationFailure.nonRetryable(message, permanent);
-    return ApplicationFailure.create({
-      message,
-      type: retryableType(status),
-      nonRetryable: false,
-      nextRetryDelay: retryAfterMs(details.headers),
-    });
+    return retryable(message, retryableType(status), retryAfterMs(details.headers));
   }
-  // Unknown statuses and anything else: let Temporal retry within the policy's limit.
+  // Anything else (a socket reset mid-stream surfaces as a plain error): retried like a 5xx.
   const text = error instanceof Error ? error.message : String(error);
-  return ApplicationFailure.retryable(`model call failed: ${text}`, RetryableModelFailureType.ServerError);
+  return retryable(`model call failed: ${text}`, RetryableModelFailureType.ServerError);
 }
 
 /**
@@ -70,15 +122,4 @@ function apiErrorMessage(error: { error?: unknown; message: string }): string {
   const type = typeof body?.error?.type === 'string' ? body.error.type : undefined;
   const message = typeof body?.error?.message === 'string' ? body.error.message : error.message;
   return type ? `${type}: ${message}` : message;
-}
-
-/** Honour the endpoint's retry-after (seconds) when it gives one, within reason. */
-function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const value = headers?.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  // "0" means "now": the retry policy's own backoff is the better guide (and Temporal treats a
-  // zero next-retry delay as no retry at all).
-  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
-  return Math.min(seconds, 300) * 1000;
 }

@@ -6,6 +6,14 @@ const LATEST_CHARS = 160;
 
 export class StreamProgressTracker {
   private outputChars = 0;
+  private events = 0;
+  private bytes = 0;
+
+  /** Takes a chunk of the stream's raw bytes (pings too), as it arrives. */
+  received(bytes: number): void {
+    this.bytes += bytes;
+  }
+
   private reportedTokens: number | undefined;
   private latest = '';
   private writing: StreamProgress['writing'] = 'nothing yet';
@@ -13,6 +21,7 @@ export class StreamProgressTracker {
 
   /** Takes one event of the Messages stream. */
   observe(event: Anthropic.MessageStreamEvent): void {
+    this.events += 1;
     switch (event.type) {
       case 'content_block_start': {
         const block = event.content_block;
@@ -52,6 +61,8 @@ export class StreamProgressTracker {
     return {
       kind: 'model-stream',
       outputTokens: this.reportedTokens ?? Math.ceil(this.outputChars / 4),
+      bytes: this.bytes,
+      events: this.events,
       latest: this.latest,
       writing: this.writing,
       ...(this.tool === undefined ? {} : { tool: this.tool }),

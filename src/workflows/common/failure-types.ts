@@ -12,6 +12,14 @@ export const FailureType = {
   ModelUnprocessable: 'ModelUnprocessable',
   ModelResponseInvalid: 'ModelResponseInvalid',
   /**
+   * The model API stayed unavailable (429, 529, 5xx, lost connections, silent streams) for the
+   * goal's whole patience (model.patienceMs): the goal fails with this type, its message saying
+   * how long it waited and the last error.
+   */
+  ModelUnavailable: 'ModelUnavailable',
+  /** A 429 with error_code enforced_spend_limit_reached: no retry helps before the limit resets. */
+  ModelSpendLimitReached: 'ModelSpendLimitReached',
+  /**
    * The request is longer than the model's context window ("prompt is too long", or 413): the
    * workflow trims the context harder and asks once more, then fails the goal with this type.
    */
@@ -71,6 +79,7 @@ export const NON_RETRYABLE_MODEL_FAILURES: readonly string[] = [
   FailureType.ModelNotFound,
   FailureType.ModelUnprocessable,
   FailureType.ModelResponseInvalid,
+  FailureType.ModelSpendLimitReached,
   FailureType.ModelRequestMissing,
   FailureType.ModelContextTooLong,
 ];

@@ -2,6 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { KeelActivities } from '../../activities';
 import { FailureType, NON_RETRYABLE_MODEL_FAILURES } from '../common/failure-types';
 import type { GoalConfig } from './goal-input';
+import { modelActivityOptions } from './model-retry-policy';
 
 /**
  * Calls of fixed-tier read-only tools (read_file, list_dir, search, read-only MCP tools) with no
@@ -20,17 +21,10 @@ export function proxiesFor(config: GoalConfig) {
   const toolProxies = new Map<string, ToolProxies>();
   const hostProxies = new Map<string, HostProxies>();
   return {
-    model: wf.proxyActivities<Pick<KeelActivities, 'callModel' | 'callStructured'>>({
-      startToCloseTimeout: modelTimeoutMs,
-      heartbeatTimeout: heartbeatTimeoutMs,
-      retry: {
-        initialInterval: '1s',
-        backoffCoefficient: 2,
-        maximumInterval: '1m',
-        maximumAttempts: 10,
-        nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_FAILURES],
-      },
-    }),
+    /** Model calls wait out transient API trouble for the goal's patience (model-retry-policy.ts). */
+    model: wf.proxyActivities<Pick<KeelActivities, 'callModel' | 'callStructured'>>(
+      modelActivityOptions(config),
+    ),
     /**
      * The closing report (closing-report.ts): the same model call, retried briefly. It is a
      * courtesy at the end of a stopped goal, so a model that keeps failing must not hold the

@@ -1,5 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { RetryState, TimeoutType } from '@temporalio/common';
 import type { ToolCallRecord } from './goal-state';
 import type { NamedCall } from './call-ids';
 import { recordBase } from './turn';
@@ -82,9 +83,23 @@ export function earlierAttemptOnAwayHost(host: string, error: unknown): EarlierA
   });
 }
 
-/** A model call that failed for good fails the goal with the same, non-retryable type. */
-export function modelFailure(error: unknown): unknown {
+/**
+ * A model call that failed for good fails the goal: with the same, non-retryable type, or with
+ * ModelUnavailable when the goal's patience ran out on trouble that retries could have outlasted
+ * (its schedule-to-close timeout fired, or the next retry would have come after it).
+ */
+export function modelFailure(
+  error: unknown,
+  waited?: { waitedMs: number; patienceMs: number | undefined },
+): unknown {
   if (wf.isCancellation(error)) return error;
+  if (waited !== undefined && patienceRanOut(error)) {
+    const patience = waited.patienceMs === undefined ? '' : ` (patience ${formatWait(waited.patienceMs)})`;
+    return ApplicationFailure.nonRetryable(
+      `the model API stayed unavailable for ${formatWait(waited.waitedMs)}${patience}; last error: ${lastError(error)}`,
+      FailureType.ModelUnavailable,
+    );
+  }
   if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
     const cause = error.cause;
     return ApplicationFailure.nonRetryable(
@@ -93,4 +108,45 @@ export function modelFailure(error: unknown): unknown {
     );
   }
   return ApplicationFailure.nonRetryable(`model call failed: ${describeFailure(error)}`, 'ModelCallFailed');
+}
+
+function patienceRanOut(error: unknown): boolean {
+  if (!(error instanceof ActivityFailure)) return false;
+  const cause = error.cause;
+  if (cause instanceof TimeoutFailure && cause.timeoutType === TimeoutType.SCHEDULE_TO_CLOSE) return true;
+  return error.retryState === RetryState.TIMEOUT;
+}
+
+/** The last attempt's own failure: what the API last said, or which timeout ended it. */
+function lastError(error: unknown): string {
+  let failure: unknown = error instanceof ActivityFailure ? error.cause : error;
+  const timeouts: string[] = [];
+  while (failure instanceof TimeoutFailure) {
+    const beat = failure.lastHeartbeatDetails as { lastError?: unknown } | undefined;
+    // The server attaches no cause to a schedule-to-close timeout that fires between attempts;
+    // the model activity's last heartbeat names the error it last retried (model-activity.ts).
+    if (typeof beat?.lastError === 'string' && failure.cause === undefined) return beat.lastError;
+    if (failure.timeoutType !== TimeoutType.SCHEDULE_TO_CLOSE)
+      timeouts.push(
+        `no data within the ${String(failure.timeoutType).toLowerCase().replace(/_/g, '-')} timeout`,
+      );
+    failure = failure.cause;
+  }
+  if (failure instanceof Error) return failure.message;
+  return timeouts[0] ?? 'none recorded (the patience ran out during the first attempt)';
+}
+
+/** 90000 → "1m 30s"; 7200000 → "2h"; short and exact enough for a failure message. */
+export function formatWait(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = seconds % 60;
+  const parts = [
+    hours > 0 ? `${hours}h` : '',
+    minutes > 0 ? `${minutes}m` : '',
+    rest > 0 && hours === 0 ? `${rest}s` : '',
+  ];
+  return parts.filter((part) => part !== '').join(' ');
 }

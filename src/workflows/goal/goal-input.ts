@@ -13,6 +13,11 @@ export const ApprovalPolicy = { Auto: 'auto', Ask: 'ask' } as const;
 export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy];
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+/**
+ * How long a goal waits out an unavailable model API (429, 529, 5xx, lost connections, silent
+ * streams) before it fails with ModelUnavailable: long enough for an outage or a busy afternoon.
+ */
+export const DEFAULT_MODEL_PATIENCE_MS = 6 * 60 * 60_000;
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -44,6 +49,12 @@ export const modelSettingsSchema = z
     temperature: z.number().min(0).max(1).optional(),
     thinking: thinkingSettingsSchema.optional(),
     cache: promptCacheSettingsSchema.prefault({}),
+    /**
+     * How long transient API trouble is waited out, per model call (`keel run --model-patience`).
+     * The wait is Temporal's (durable: a worker restart loses none of it); an answer that begins
+     * before it ends still gets its whole time to stream (model-retry-policy.ts).
+     */
+    patienceMs: z.number().int().positive().default(DEFAULT_MODEL_PATIENCE_MS),
   })
   .strict()
   .superRefine((model, context) => {
@@ -86,6 +97,10 @@ export const goalLimitsSchema = z
  */
 export const activityTimingSchema = z
   .object({
+    /**
+     * How long a model call may wait for its stream's first event (the API reads a long prompt
+     * first). It no longer bounds the answer's length: see model-retry-policy.ts.
+     */
     modelTimeoutMs: z
       .number()
       .int()
@@ -97,6 +112,17 @@ export const activityTimingSchema = z
       .positive()
       .default(11 * 60_000),
     heartbeatTimeoutMs: z.number().int().positive().default(30_000),
+    /**
+     * The longest a model call's stream may go without data before the attempt is ended and
+     * retried (its heartbeat timeout); twice heartbeatTimeoutMs when unset. modelTimeoutMs is
+     * the wait for the stream's first event; the answer's length is bounded by its max_tokens.
+     */
+    streamSilenceMs: z.number().int().positive().optional(),
+    /**
+     * The widest random wait between two attempts of a model call in trouble (full jitter;
+     * activities/model/retry-delay.ts): the first request after an outage ends comes within it.
+     */
+    modelRetryCapMs: z.number().int().positive().default(10_000),
     /**
      * How long a call may wait for a worker of the goal's host before the host counts as
      * unavailable (schedule-to-start), and how often it is asked again while it is.

@@ -26,6 +26,7 @@ import { judgeStop, moreRoomThan, type StopVerdict } from './stop-reasons';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
 import type { CarriedModelRequest } from './carried-model-request';
+import { modelCallTimeouts } from './model-retry-policy';
 
 /** A model turn's answer, what its stop reason means, and the room it was given. */
 export interface ModelTurn {
@@ -100,6 +101,7 @@ export class GoalModelCalls {
     let askedAgain = false;
     let result: ModelCallResult;
     for (;;) {
+      const asked = Date.now(); // workflow time: the same on replay
       try {
         result = await this.send(sent, turn, maxTokens);
       } catch (error) {
@@ -109,7 +111,7 @@ export class GoalModelCalls {
           sent = this.request();
           continue;
         }
-        throw modelFailure(error);
+        throw modelFailure(error, { waitedMs: Date.now() - asked, patienceMs: config.model.patienceMs });
       }
       const room = askedAgain ? undefined : cutCallRoom(result, config.model.name, maxTokens);
       if (room === undefined) break;
@@ -154,6 +156,7 @@ export class GoalModelCalls {
       summary: 'closing report',
       callModel: this.goal.activities.closingReport.callModel,
       toolChoice: 'none',
+      closing: true,
     });
     this.addUsage(result.usage);
     return result;
@@ -181,16 +184,25 @@ export class GoalModelCalls {
       summary: string;
       callModel: ActivityProxies['model']['callModel'];
       toolChoice?: ModelCallInput['toolChoice'];
+      /** The closing report: a courtesy, retried briefly by its own proxy. */
+      closing?: true;
     } = { summary: `model turn ${turn}`, callModel: this.goal.activities.model.callModel },
   ): Promise<ModelCallResult> {
     const planContext = this.goal.planContext();
+    const config = this.state.config;
+    // The answer's own room decides how long an attempt may stream (model-retry-policy.ts); the
+    // closing report keeps its proxy's brief schedule and takes only the attempt's bound.
+    const timeouts = modelCallTimeouts(config, maxTokens);
+    const options = how.closing ? { startToCloseTimeout: timeouts.startToCloseTimeout } : timeouts;
     const call = (parts: ModelRequestParts): Promise<ModelCallResult> =>
-      how.callModel.executeWithOptions({ summary: how.summary, priority: this.priority() }, [
+      how.callModel.executeWithOptions({ summary: how.summary, priority: this.priority(), ...options }, [
         {
-          model: { ...this.state.config.model, maxTokens },
+          model: { ...config.model, maxTokens },
           ...parts,
           ...(planContext ? { turnNote: planContext } : {}),
           ...(how.toolChoice ? { toolChoice: how.toolChoice } : {}),
+          firstEventWithinMs: config.timing.modelTimeoutMs,
+          retryCapMs: config.timing.modelRetryCapMs,
           goalId: this.goal.workflowId,
           turn,
         } satisfies ModelCallInput,
@@ -260,13 +272,19 @@ export class GoalModelCalls {
     let result;
     try {
       result = await this.goal.activities.model.callStructured.executeWithOptions(
-        { summary: options.purpose, priority: this.priority() },
+        {
+          summary: options.purpose,
+          priority: this.priority(),
+          ...modelCallTimeouts(this.state.config, model.maxTokens),
+        },
         [
           {
             model: { ...model, ...(options.model ? { name: options.model } : {}) },
             system: 'You answer with structured data through the tool you are given.',
             prompt: options.prompt,
             output: { toolName: options.toolName, description: options.description, jsonSchema },
+            firstEventWithinMs: this.state.config.timing.modelTimeoutMs,
+            retryCapMs: this.state.config.timing.modelRetryCapMs,
             goalId: this.goal.workflowId,
             purpose: options.purpose,
           },

@@ -6,8 +6,14 @@ import type { ContentBlock, TranscriptMessage } from '../common/transcript';
 /** A range of the stored request's messages ([from, to)), or null for the next message sent. */
 export type RequestSegment = [number, number] | null;
 
-/** The goal's model settings as an activity takes them (inputs of older runs may lack `cache`). */
-export type ModelCallSettings = Omit<ModelSettings, 'cache'> & { cache?: ModelSettings['cache'] };
+/**
+ * The goal's model settings as an activity takes them (inputs of older runs may lack `cache`;
+ * the patience is the workflow's, the activity never reads it).
+ */
+export type ModelCallSettings = Omit<ModelSettings, 'cache' | 'patienceMs'> & {
+  cache?: ModelSettings['cache'];
+  patienceMs?: number;
+};
 
 /** What the workflow asks of one model turn, tool definitions from the goal's recorded catalogue. */
 export interface ModelCallInput {
@@ -44,6 +50,13 @@ export interface ModelCallInput {
    * are still sent, so the request keeps the goal's cached prefix.
    */
   toolChoice?: 'none';
+  /**
+   * How long the stream's first event may take (timing.modelTimeoutMs; the API reads a long
+   * prompt before it answers). Omitted by older runs: five minutes.
+   */
+  firstEventWithinMs?: number;
+  /** The widest backoff window between attempts (timing.modelRetryCapMs). Omitted: 10 s. */
+  retryCapMs?: number;
   /** For logs and summaries only. */
   goalId: string;
   turn: number;
@@ -69,6 +82,9 @@ export interface StructuredCallInput {
   system: string;
   prompt: string;
   output: { toolName: string; description: string; jsonSchema: Record<string, unknown> };
+  /** As ModelCallInput's. */
+  firstEventWithinMs?: number;
+  retryCapMs?: number;
   goalId: string;
   purpose: string;
 }
@@ -90,10 +106,16 @@ export interface StreamProgress {
   readonly kind: 'model-stream';
   /** Output tokens so far: the endpoint's own count once it sent one, else characters / 4. */
   readonly outputTokens: number;
+  /** Bytes of the stream received so far, pings included (absent from older workers' beats). */
+  readonly bytes?: number;
+  /** Events of the answer received so far (the SDK drops pings before they are counted here). */
+  readonly events?: number;
   /** The latest characters of the answer's text (or of its thinking, while it thinks). */
   readonly latest: string;
   /** The block being written. */
   readonly writing: 'text' | 'thinking' | 'tool' | 'nothing yet';
   /** The tool whose call is being written. */
   readonly tool?: string;
+  /** Why the last attempt failed, while the call waits to try again (429, 529, a silence...). */
+  readonly lastError?: string;
 }
