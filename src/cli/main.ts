@@ -158,6 +158,11 @@ export function buildProgram(): Command {
         'how long cached prompts live: 1h suits goals that wait on humans',
       ).choices(['5m', '1h']),
     )
+    .option(
+      '--model-patience <duration>',
+      'how long a model call waits out rate limits, overload and outages before the goal fails (default 6h)',
+      duration,
+    )
     .option('--max-tool-calls <n>', 'tool-call limit', positiveInteger)
     .option('--max-turns <n>', 'model-turn limit', positiveInteger)
     .option('--approval-timeout <duration>', 'how long an approval may wait (default 24h)', duration)
@@ -517,6 +522,7 @@ interface RunOptions {
   /** false with --no-cache. */
   cache: boolean;
   cacheTtl?: '5m' | '1h';
+  modelPatience?: number;
   maxToolCalls?: number;
   maxTurns?: number;
   approvalTimeout?: number;

@@ -10,10 +10,13 @@ export interface ModelFlags {
   /** false with --no-cache. */
   cache: boolean;
   cacheTtl?: '5m' | '1h';
+  /** --model-patience, in milliseconds: how long transient API trouble is waited out. */
+  modelPatience?: number;
 }
 
 /**
- * `keel run`'s `--model`, `--answer-tokens`, `--thinking` and cache flags as goal input `model`
+ * `keel run`'s `--model`, `--answer-tokens`, `--thinking`, cache and `--model-patience` flags as
+ * goal input `model`
  * (validated with the rest of the input, so a bad combination gets the schema's one line).
  */
 export function modelInput(flags: ModelFlags): Pick<GoalInput, 'model'> {
@@ -27,6 +30,7 @@ export function modelInput(flags: ModelFlags): Pick<GoalInput, 'model'> {
     ...(!flags.cache || flags.cacheTtl !== undefined
       ? { cache: { enabled: flags.cache, ...(flags.cacheTtl ? { ttl: flags.cacheTtl } : {}) } }
       : {}),
+    ...(flags.modelPatience === undefined ? {} : { patienceMs: flags.modelPatience }),
   };
   return Object.keys(model).length > 0 ? { model } : {};
 }
