@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { scriptedFaultSchema } from './bad-days';
 
 /** An error the scripted endpoint answers with before a turn succeeds (Anthropic's statuses). */
 export const scriptedFailureSchema = z
@@ -49,6 +50,8 @@ export const scriptedTurnSchema = z
     toolCalls: z.array(scriptedToolCallSchema).default([]),
     /** Answered in order on the first attempts of this turn; the next attempt succeeds. */
     failures: z.array(scriptedFailureSchema).default([]),
+    /** The API's bad days for this turn, after `failures` (bad-days.ts); then the turn is answered. */
+    faults: z.array(scriptedFaultSchema).default([]),
     /** Hold the response this long (lets tests stop a worker mid-call). */
     delayMs: z.number().int().nonnegative().default(0),
     streamChunkDelayMs,

@@ -15,6 +15,7 @@ import {
   type ScriptedTurn,
 } from './scenario';
 import { streamAnswer } from './sse-stream';
+import { BadDays, streamFault, type ScriptedFault } from './bad-days';
 import { ThinkingSigner } from './thinking-signature';
 import type { InputUsage } from './token-count';
 import { validateRequest } from './validation';
@@ -48,6 +49,12 @@ export interface RecordedRequest {
   interrupted?: boolean;
   /** The usage the answer reported, when the model answered. */
   usage?: RecordedUsage;
+  /** When it arrived (Date.now()). */
+  receivedAt: number;
+  /** It came before the retry-after its turn was last given (bad-days.ts): the API would refuse it. */
+  early?: true;
+  /** A scripted bad day answered it (bad-days.ts): its kind. */
+  fault?: ScriptedFault['kind'];
 }
 
 export interface RecordedUsage {
@@ -100,6 +107,7 @@ export async function startScriptedMessagesServer(
   const cache = new PromptCache(options.now ?? Date.now);
   const requests: RecordedRequest[] = [];
   const attempts = new Map<string, number>();
+  const badDays = new BadDays();
   const sockets = new Set<Socket>();
 
   const server: Server = createServer((request, response) => {
@@ -138,6 +146,7 @@ export async function startScriptedMessagesServer(
       apiKeyPresent: hasCredentials(request),
       status: 200,
       stream: body.stream === true,
+      receivedAt: Date.now(),
     };
     // As the API does: a request it would refuse is refused before anything else happens.
     const rejection = strict
@@ -173,9 +182,18 @@ export async function startScriptedMessagesServer(
     const attempt = nextAttempt(`${scenario.name}#${turnIndex}${record.toolsRefused ? '#no-tools' : ''}`);
     await pause(turn.delayMs);
     if (fail(turn.failures[attempt], record, response)) return;
+    const key = `${scenario.name}#${turnIndex}`;
+    if (badDays.cameEarly(key)) record.early = true;
+    const fault = attempt >= turn.failures.length ? badDays.next(key, turn.faults) : undefined;
+    if (fault) record.fault = fault.kind;
+    const refused = fault ? badDays.answer(key, fault, response) : undefined;
+    if (refused) {
+      record.status = refused.status;
+      return;
+    }
     const usage = cache.account(body);
     const answer = answerTurn({ body, scenario: scenario.name, turnIndex, turn, signer, usage });
-    await send(answer, usage, turn.streamChunkDelayMs, record, response);
+    await send(answer, usage, turn.streamChunkDelayMs, record, response, streamFault(fault));
   }
 
   async function answerStructuredCall(
@@ -234,6 +252,7 @@ export async function startScriptedMessagesServer(
     chunkDelayMs: number,
     record: RecordedRequest,
     response: ServerResponse,
+    beforeEvent?: ReturnType<typeof streamFault>,
   ): Promise<void> {
     record.usage = {
       inputTokens: usage.inputTokens,
@@ -245,7 +264,8 @@ export async function startScriptedMessagesServer(
       sendJson(response, 200, answer.message);
       return;
     }
-    if ((await streamAnswer(response, answer, { chunkDelayMs })) === 'interrupted') record.interrupted = true;
+    if ((await streamAnswer(response, answer, { chunkDelayMs, beforeEvent })) === 'interrupted')
+      record.interrupted = true;
   }
 
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));

@@ -17,7 +17,11 @@ const JSON_CHUNKS = 3;
 export async function streamAnswer(
   response: ServerResponse,
   answer: Answer,
-  options: { chunkDelayMs: number },
+  options: {
+    chunkDelayMs: number;
+    /** A bad day's hook (bad-days.ts): false stops the stream before event `index`. */
+    beforeEvent?: ((index: number, response: ServerResponse) => Promise<boolean>) | undefined;
+  },
 ): Promise<'completed' | 'interrupted'> {
   const { message } = answer;
   const events: unknown[] = [
@@ -67,6 +71,8 @@ export async function streamAnswer(
     'request-id': `req_scripted_${Date.now()}`,
   });
   for (const [index, event] of events.entries()) {
+    if (response.destroyed) return 'interrupted';
+    if (options.beforeEvent && !(await options.beforeEvent(index, response))) return 'interrupted';
     if (response.destroyed) return 'interrupted';
     response.write(`event: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`);
     if (options.chunkDelayMs > 0 && index < events.length - 1)
