@@ -1,6 +1,7 @@
 # The keel worker image used by docker-compose.yml. TypeScript is compiled in a build stage, so the
-# worker starts from JavaScript: with dist/ and no src/, bin/keel-worker.js runs dist/worker.js,
-# whose workflow bundle is built from dist/workflows (see bin/load-keel.js).
+# worker starts from JavaScript: with dist/ and no src/, bin/keel-worker.js runs dist/worker.js
+# (see bin/load-keel.js). Its workflow bundles are built here too, from dist/workflows, so a
+# container starts from one instead of bundling for seconds at every start (docs/performance.md).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -8,6 +9,9 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
+# One bundle for each combination of encryption and tracing (src/workflow-bundle-file.ts): what a
+# bundle holds depends on both, and the container's environment decides them, not the image.
+RUN node -e "require('./dist/workflow-bundle-file').writeWorkflowBundles('/app/workflow-bundles')"
 
 FROM node:20-bookworm-slim
 # git: a host clones a goal's workspace from its source when the goal moves to it (prepareWorkspace).
@@ -21,6 +25,9 @@ RUN node -e "const p = require('./package.json'); Object.assign(p.dependencies, 
 # npm install rather than npm ci: see scripts/lib/ensure.sh
 RUN npm install --omit=dev --no-audit --no-fund
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/workflow-bundles ./workflow-bundles
+# bin/keel-worker.js loads the bundle in it that fits (KEEL_WORKFLOW_BUNDLE, if set, still wins).
+ENV KEEL_WORKFLOW_BUNDLE_DIR=/app/workflow-bundles
 COPY scenarios ./scenarios
 COPY bin ./bin
 USER node
