@@ -30,4 +30,21 @@ const compileToTscTarget: WebpackConfigHook = (config) => {
  * For every keel workflow bundle: `bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions })`
  * or a worker's `bundlerOptions` when it bundles at start.
  */
-export const workflowBundlerOptions = { webpackConfigHook: compileToTscTarget } as const;
+export const workflowBundlerOptions = {
+  webpackConfigHook: compileToTscTarget,
+  /**
+   * Modules evaluated once per reusable V8 context and shared by every goal in it, instead of once
+   * per goal each time a goal is created or rebuilt from history (issue 41). Only modules whose
+   * module scope keeps no per-goal state: the SDK deep-freezes them after loading them.
+   * - workflows/common/ed25519: its own scope defines a function; @noble/curves and @noble/hashes,
+   *   which it imports, build frozen curve tables with BigInt math at load (the cost shared) and
+   *   cache precomputations in module WeakMaps keyed by those points: pure math, the same for every
+   *   goal. Evaluating them took 3.8 ms of the ~200 ms of CPU a rebuilt goal costs (profiled by
+   *   scripts/bench/context-cost.ts). It is named rather than '@noble/curves/ed25519.js', which
+   *   webpack drops as side-effect free (the package says so) when the SDK's preload only
+   *   requires it.
+   * zod is not here: it installs its default locale and members on its prototypes at the first
+   * construction of each schema type, which the freeze makes throw (docs/performance.md).
+   */
+  preloadModules: [require.resolve('./workflows/common/ed25519')],
+};
