@@ -2,8 +2,8 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { WorkspaceProbeState, type WorkspaceProbe } from '../../workflows/hosts/host-queues';
 import { parseHostActivityInput, workspacePathSchema } from './host-activity-input';
-import { isUnderRoots } from './workspace-roots';
-import { pathUnderRoots, workspaceCandidates } from './workspace-mapping';
+import { relativeUnderRoots, resolvedPath } from './workspace-roots';
+import { workspaceCandidates } from './workspace-mapping';
 
 export const probeWorkspaceInputSchema = z
   .object({
@@ -32,12 +32,15 @@ export function createProbeWorkspaceActivity(host: HostIdentity) {
     async probeWorkspace(raw: ProbeWorkspaceInput): Promise<WorkspaceProbe> {
       const input = parseHostActivityInput(probeWorkspaceInputSchema, raw, 'probeWorkspace');
       const roots = host.workspaceRoots;
-      const state = await workspaceState(input.workspace, roots);
-      if (state !== WorkspaceProbeState.OutsideRoots) {
-        const relative = await pathUnderRoots(input.workspace, roots);
-        return { hostId: host.hostId, state, ...(relative === undefined ? {} : { relative }) };
+      const place = await placeOf(input.workspace, roots);
+      if (place.state !== WorkspaceProbeState.OutsideRoots) {
+        return {
+          hostId: host.hostId,
+          state: place.state,
+          ...(place.relative === undefined ? {} : { relative: place.relative }),
+        };
       }
-      if (input.relative === undefined) return { hostId: host.hostId, state };
+      if (input.relative === undefined) return { hostId: host.hostId, state: place.state };
       return mappedProbe(host.hostId, input.relative, roots);
     },
   };
@@ -52,11 +55,14 @@ async function mappedProbe(
   const candidates = workspaceCandidates(relative, roots);
   const first = candidates[0];
   if (first === undefined) return { hostId, state: WorkspaceProbeState.OutsideRoots };
-  for (const candidate of candidates) {
-    const state = await workspaceState(candidate, roots);
-    if (state === WorkspaceProbeState.Present) return { hostId, state, workspace: candidate, relative };
+  // All at once (see placeOf), then judged in order, as one after another would be.
+  const places = await Promise.all(candidates.map((candidate) => placeOf(candidate, roots)));
+  for (const [index, place] of places.entries()) {
+    const candidate = candidates[index] ?? first;
+    if (place.state === WorkspaceProbeState.Present)
+      return { hostId, state: place.state, workspace: candidate, relative };
   }
-  return { hostId, state: await workspaceState(first, roots), workspace: first, relative };
+  return { hostId, state: places[0]?.state ?? WorkspaceProbeState.Missing, workspace: first, relative };
 }
 
 /**
@@ -67,7 +73,36 @@ export async function workspaceState(
   workspace: string,
   workspaceRoots: readonly string[],
 ): Promise<WorkspaceProbeState> {
-  if (!(await isUnderRoots(workspace, workspaceRoots))) return WorkspaceProbeState.OutsideRoots;
+  return (await placeOf(workspace, workspaceRoots)).state;
+}
+
+/**
+ * The state of a path and where it lies under the roots, in one round of file-system requests
+ * (issue 41). A probe asked them one after another (up to a dozen for a missing path under
+ * roots), and each waits behind all the file work queued in libuv's thread pool: on a worker busy
+ * with many goals' journals, backups and reads, a probe that takes a millisecond idle took tens
+ * of seconds and outlived its timeout. Asked together, it waits about as long as one request.
+ */
+async function placeOf(
+  workspace: string,
+  roots: readonly string[],
+): Promise<{ state: WorkspaceProbeState; relative?: string }> {
+  const [resolved, resolvedRoots, found] = await Promise.all([
+    roots.length === 0 ? undefined : resolvedPath(workspace),
+    Promise.all(roots.map(resolvedPath)),
+    statState(workspace).then(
+      (state) => ({ state }),
+      (error: unknown) => ({ error }),
+    ),
+  ]);
+  const relative = resolved === undefined ? undefined : relativeUnderRoots(resolved, resolvedRoots);
+  // Judged by the roots before the stat: a path outside them is not ours to say anything of.
+  if (roots.length > 0 && relative === undefined) return { state: WorkspaceProbeState.OutsideRoots };
+  if ('error' in found) throw found.error;
+  return { state: found.state, ...(relative === undefined ? {} : { relative }) };
+}
+
+async function statState(workspace: string): Promise<WorkspaceProbeState> {
   try {
     return (await stat(workspace)).isDirectory()
       ? WorkspaceProbeState.Present

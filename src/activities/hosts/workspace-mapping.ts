@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { escapes } from '../tools/workspace';
-import { resolvedPath } from './workspace-roots';
+import { relativeUnderRoots, resolvedPath } from './workspace-roots';
 
 /**
  * A goal's workspace is a directory under one of its host's workspace roots. When the goal moves
@@ -15,12 +15,11 @@ export async function pathUnderRoots(
   workspace: string,
   roots: readonly string[],
 ): Promise<string | undefined> {
-  const resolved = await resolvedPath(workspace);
-  for (const root of roots) {
-    const relative = path.relative(await resolvedPath(root), resolved);
-    if (!escapes(relative)) return relative;
-  }
-  return undefined;
+  const [resolved, resolvedRoots] = await Promise.all([
+    resolvedPath(workspace),
+    Promise.all(roots.map(resolvedPath)),
+  ]);
+  return relativeUnderRoots(resolved, resolvedRoots);
 }
 
 /** Where the workspace would be on a host with `roots`, in the order to try; none for an unsafe path. */
