@@ -18,11 +18,17 @@ import {
   addApprovalRule,
   approvalRules,
   decideApproval,
-  decideApprovals,
+  deliverBulkDecision,
+  deliverDecision,
   goalHandle,
-  goalStatus,
   revokeApprovalRule,
 } from './lazy-modules';
+import {
+  bulkNotSentLine,
+  bulkSignalledLine,
+  NO_WORKER_EXIT_CODE,
+  signalledDecisionLine,
+} from '../client/no-worker';
 
 type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) => Promise<T>;
 
@@ -111,27 +117,27 @@ function registerDecisionCommand(
           ...(rule === undefined ? {} : { rule }),
         };
         if (options.all === true) {
-          const pending = (await goalStatus(handle)).pendingApprovals.filter(
-            (call) => match === undefined || matchesText(match, call),
-          );
-          if (pending.length === 0) {
+          const delivery = await deliverBulkDecision({
+            client,
+            handle,
+            decision: common,
+            select: (pending) => pending.filter((call) => match === undefined || matchesText(match, call)),
+          });
+          if (delivery.kind === 'none-selected')
             throw new CliError(
               `no pending call of ${workflowId}${options.match === undefined ? '' : ` matches ${options.match}`}`,
             );
+          if (delivery.kind === 'not-listed')
+            throw new CliError(bulkNotSentLine(delivery.noWorker, approved), NO_WORKER_EXIT_CODE);
+          if (delivery.kind === 'signalled') {
+            print(bulkSignalledLine(delivery.noWorker, approved, delivery.callIds));
+            process.exitCode = NO_WORKER_EXIT_CODE;
+            return;
           }
-          const receipts = await decideApprovals(
-            handle,
-            pending.map((call) => ({ ...common, callId: call.callId })),
-          );
-          for (const receipt of receipts)
+          for (const receipt of delivery.receipts)
             print(`${receipt.approved ? 'approved' : 'denied'}: ${receipt.callId} ${receipt.toolSummary}`);
           return;
         }
-        const receipt = await decideApproval(handle, {
-          ...common,
-          callId: callId ?? '',
-          via: options.signal ? 'signal' : 'update',
-        });
         const remembered = options.doNotAskAgain ? '; this intent will be refused without asking' : '';
         const ruled =
           rule === undefined
@@ -139,11 +145,19 @@ function registerDecisionCommand(
             : approved
               ? '; later calls the rule covers are approved at once (keel rules lists it)'
               : '; later calls the rule covers are refused at once (keel rules lists it)';
-        print(
-          receipt
-            ? `${verb}: ${receipt.toolSummary}${remembered}${ruled}`
-            : `${verb} (signal sent for ${callId})${remembered}${ruled}`,
-        );
+        if (options.signal === true) {
+          await decideApproval(handle, { ...common, callId: callId ?? '', via: 'signal' });
+          print(`${verb} (signal sent for ${callId})${remembered}${ruled}`);
+          return;
+        }
+        const delivery = await deliverDecision(client, handle, { ...common, callId: callId ?? '' });
+        if (delivery.kind === 'signalled') {
+          // Not judged yet: whether it is taken (and its rule added) shows once a worker runs the goal.
+          print(signalledDecisionLine(delivery.noWorker, { approved, callId: callId ?? '' }));
+          process.exitCode = NO_WORKER_EXIT_CODE;
+          return;
+        }
+        print(`${verb}: ${delivery.receipt.toolSummary}${remembered}${ruled}`);
       });
     },
   );

@@ -1,9 +1,17 @@
 import type * as TemporalClient from '@temporalio/client';
 import { EncryptionKeysError } from '../codec/encryption-keys-error';
 
-/** A problem the user can fix: printed as one line, exit code 2, no stack trace. */
+/** A problem the user can fix: printed as one line, exit code 2 (unless another is given), no stack trace. */
 export class CliError extends Error {
   override readonly name = 'CliError';
+
+  constructor(
+    message: string,
+    /** 3 when the goal's worker did not answer (no-worker.ts), so scripts can tell it from a mistake. */
+    readonly exitCode = 2,
+  ) {
+    super(message);
+  }
 }
 
 /** One line for any error a command can raise. */

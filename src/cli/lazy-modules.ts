@@ -1,5 +1,8 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loading on first use is this file's purpose */
 import type * as GoalClient from '../client/goal-client';
+import type * as DecisionDelivery from '../client/decision-delivery';
+import type * as GoalRecord from '../client/goal-record';
+import type * as WorkerAnswer from '../client/worker-answer';
 import type * as HostBindingClient from '../client/host-binding-client';
 import type * as Hosts from '../client/hosts';
 import type * as Worker from '../worker';
@@ -21,6 +24,9 @@ function onFirstUse<Module>(load: () => Module): () => Module {
 }
 
 const goalClient = onFirstUse(() => require('../client/goal-client') as typeof GoalClient);
+const decisionDelivery = onFirstUse(() => require('../client/decision-delivery') as typeof DecisionDelivery);
+const goalRecord = onFirstUse(() => require('../client/goal-record') as typeof GoalRecord);
+const workerAnswer = onFirstUse(() => require('../client/worker-answer') as typeof WorkerAnswer);
 const hostBindingClient = onFirstUse(
   () => require('../client/host-binding-client') as typeof HostBindingClient,
 );
@@ -52,6 +58,17 @@ export const sendUserMessage: typeof GoalClient.sendUserMessage = (...args) =>
   goalClient().sendUserMessage(...args);
 export const submitReview: typeof GoalClient.submitReview = (...args) => goalClient().submitReview(...args);
 export const startGoal: typeof GoalClient.startGoal = (...args) => goalClient().startGoal(...args);
+
+export const deliverDecision: typeof DecisionDelivery.deliverDecision = (...args) =>
+  decisionDelivery().deliverDecision(...args);
+export const deliverBulkDecision: typeof DecisionDelivery.deliverBulkDecision = (...args) =>
+  decisionDelivery().deliverBulkDecision(...args);
+export const goalRecordOf: typeof GoalRecord.goalRecordOf = (...args) => goalRecord().goalRecordOf(...args);
+export const goalRecordOfListing: typeof GoalRecord.goalRecordOfListing = (...args) =>
+  goalRecord().goalRecordOfListing(...args);
+export const askWorker: typeof WorkerAnswer.askWorker = (...args) => workerAnswer().askWorker(...args);
+export const workersMayAnswer: typeof WorkerAnswer.workersMayAnswer = (...args) =>
+  workerAnswer().workersMayAnswer(...args);
 
 export const awaitHostBinding: typeof HostBindingClient.awaitHostBinding = (...args) =>
   hostBindingClient().awaitHostBinding(...args);

@@ -2,15 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import {
-  closedGoalStatus,
-  connectClient,
-  goalHandle,
-  goalStatus,
-  listRunningGoals,
-  sendUserMessage,
-  startGoal,
-} from './lazy-modules';
+import { closedGoalStatus, connectClient, goalHandle, sendUserMessage, startGoal } from './lazy-modules';
 import { generateApprovalKeyPair } from '../client/approval-keys';
 import { connectionSettings, type ConnectionSettings } from '../connection-settings';
 import { webUiBase, workflowPageUrl } from '../client/web-ui';
@@ -18,27 +10,19 @@ import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
 import { parseRuleText } from '../workflows/approvals/approval-rule';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
-import { awaitHostBinding, describeResult, followGoal, hostSightings, hostsToAsk } from './lazy-modules';
-import { hostLossLines } from './host-loss-lines';
+import { awaitHostBinding, describeResult, followGoal, hostsToAsk } from './lazy-modules';
 import { registerRebindCommand } from './rebind-command';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
 import { registerReviewCommand } from './review-command';
 import { registerApprovalCommands } from './approval-commands';
+import { registerStatusCommands } from './status-commands';
 import { registerHostsCommand } from './hosts-command';
 import { registerToolsCommand } from './tools-command';
 import { registerWorkerCommand } from './worker-command';
 import { watchCommandAction } from './lazy-modules';
-import { assessNowSignal, ledgerQuery, planQuery } from '../workflows/goal/messages';
-import type { GoalStatusView } from '../workflows/goal/messages';
-import { renderPlan } from '../workflows/planning/plan';
-import { ignoredDetail, tokenUsageText } from '../workflows/goal/goal-details';
+import { assessNowSignal, ledgerQuery } from '../workflows/goal/messages';
 import { modelInput } from './model-flags';
-import { finalTextLabel } from './final-text-label';
-import { workspaceLossLine } from '../workflows/hosts/workspace-writes';
-import { budgetLines } from './budget-lines';
-import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
-import { visibleJson } from '../workflows/tools/call-text';
 
 interface GlobalOptions {
   address?: string;
@@ -304,103 +288,7 @@ export function buildProgram(): Command {
       });
     });
 
-  program
-    .command('status')
-    .description("a goal's status, counters, pending approvals and latest messages")
-    .argument('<workflowId>')
-    .option('--json', 'print the raw status as JSON')
-    .action(async (workflowId: string, options: { json?: boolean }, command: Command) => {
-      await withClient(command, async (client, settings) => {
-        const view = await goalStatus(goalHandle(client, workflowId));
-        if (options.json) return print(visibleJson(view));
-        const sighting =
-          view.host === undefined || view.status !== 'running'
-            ? undefined
-            : await (
-                await hostSightings({ connection: client.connection, namespace: settings.namespace })
-              )(view.host);
-        print(`${workflowId}: ${view.status} (${view.phase})${view.endReason ? ` — ${view.endReason}` : ''}`);
-        print(`goal: ${view.goal}`);
-        if (view.model)
-          print(
-            `model: ${view.model}${view.model.startsWith('scripted:') ? ' (a scripted model, not an LLM)' : ''}`,
-          );
-        print(
-          `task ${view.task.index + 1}; model turns ${view.counters.modelTurns}; tool calls ${view.counters.toolCalls}`,
-        );
-        print(`tokens: ${tokenUsageText(view.usage)}`);
-        for (const line of budgetLines(view)) print(line);
-        if (view.host?.unavailableSince !== undefined) {
-          print(`workspace host ${view.host.id} unavailable since ${view.host.unavailableSince}; you can:`);
-          for (const action of view.host.actions ?? []) print(`  ${action}`);
-        } else if (view.host) {
-          const loss = hostLossLines({
-            workflowId,
-            host: view.host,
-            pendingApprovals: view.pendingApprovals.length,
-            seen: sighting,
-          });
-          if (loss.length === 0) print(`host: ${view.host.id}`);
-          for (const line of loss) print(line);
-        }
-        for (const loss of view.workspaceLoss ?? []) print(`lost writes: ${workspaceLossLine(loss)}`);
-        if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
-        for (const approval of view.pendingApprovals) {
-          print(`awaiting approval: ${approval.callId} ${labelText(approval.summary)}`);
-          for (const line of approvalLines(approval)) print(line);
-        }
-        for (const rule of view.rules ?? [])
-          print(
-            `rule ${rule.id} in force: ${labelText(rule.text)} (by ${labelText(rule.by)}, ${rule.source})`,
-          );
-        if ((view.counters.approvalsIgnored ?? 0) > 0)
-          print(
-            `ignored decisions: ${view.counters.approvalsIgnored}${ignoredDetail(view.lastIgnoredDecision)}`,
-          );
-        for (const line of view.latestMessages) print(`  ${line}`);
-        if (view.finalText) print(`${finalTextLabel(view.status)}: ${view.finalText}`);
-      });
-    });
-
-  program
-    .command('pending')
-    .description('tool calls and outputs awaiting a human decision (approvals and reviews)')
-    .option(
-      '--json',
-      'print one JSON array of {workflowId, callId, reversibility, summary, deadline, call, input} (call: the whole call, summary: its short label; a review: callId "review")',
-    )
-    .action(async (options: { json?: boolean }, command: Command) => {
-      await withClient(command, async (client, settings) => {
-        const pending: PendingEntry[] = [];
-        const [goals, sightings] = await Promise.all([
-          listRunningGoals(client),
-          hostSightings({ connection: client.connection, namespace: settings.namespace }),
-        ]);
-        for (const { workflowId, view } of await statusOfEach(client, goals)) {
-          if (!view) {
-            // A query waits for a worker: a goal whose task queue has none would hold up the list.
-            process.stderr.write(
-              `keel: ${workflowId} did not answer within ${PENDING_QUERY_TIMEOUT_MS / 1000} s (no worker on its task queue?)\n`,
-            );
-            continue;
-          }
-          const hostLoss = hostLossLines({
-            workflowId,
-            host: view.host,
-            pendingApprovals: view.pendingApprovals.length,
-            seen: view.host === undefined ? undefined : await sightings(view.host),
-          });
-          pending.push(
-            ...pendingEntries(workflowId, view).map((entry) =>
-              hostLoss.length === 0 ? entry : { ...entry, hostLoss },
-            ),
-          );
-        }
-        if (options.json) return print(visibleJson(pending));
-        for (const line of pendingLines(pending)) print(line);
-      });
-    });
-
+  registerStatusCommands(program, withClient, print);
   registerApprovalCommands(program, withClient, print);
 
   program
@@ -428,17 +316,6 @@ export function buildProgram(): Command {
           isTTY: Boolean(process.stdout.isTTY),
         });
         if (result.status !== 'completed') process.exitCode = 1;
-      });
-    });
-
-  program
-    .command('plan')
-    .description("a goal's current plan: steps, their statuses and the attempt")
-    .argument('<workflowId>')
-    .action(async (workflowId: string, _options: unknown, command: Command) => {
-      await withClient(command, async (client) => {
-        const plan = await goalHandle(client, workflowId).query(planQuery);
-        print(plan ? renderPlan(plan) : `${workflowId} has no plan (planning is off for this goal)`);
       });
     });
 
@@ -578,28 +455,6 @@ function describeBinding(via: string): string {
   }
 }
 
-const PENDING_QUERY_TIMEOUT_MS = 5000;
-const PENDING_QUERY_CONCURRENCY = 8;
-
-/** Each goal's status, queried a few at a time with a deadline; undefined for a goal that did not answer. */
-async function statusOfEach(client: Client, workflowIds: readonly string[]) {
-  const results: Array<{ workflowId: string; view: GoalStatusView | undefined }> = [];
-  for (let start = 0; start < workflowIds.length; start += PENDING_QUERY_CONCURRENCY) {
-    const batch = workflowIds.slice(start, start + PENDING_QUERY_CONCURRENCY);
-    const views = await Promise.all(
-      batch.map((workflowId) =>
-        client.connection
-          .withDeadline(Date.now() + PENDING_QUERY_TIMEOUT_MS, () =>
-            goalStatus(goalHandle(client, workflowId)),
-          )
-          .catch(() => undefined),
-      ),
-    );
-    batch.forEach((workflowId, index) => results.push({ workflowId, view: views[index] }));
-  }
-  return results;
-}
-
 /** Why `directory` cannot be a workspace ("does not exist", "is not a directory"), or undefined. */
 function directoryProblem(directory: string): string | undefined {
   try {
@@ -674,7 +529,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     const address = connectionSettings(program.opts<GlobalOptions>()).address;
     process.stderr.write(`keel: ${describeCliError(error, { address })}\n`);
-    return error instanceof CliError ? 2 : 1;
+    return error instanceof CliError ? error.exitCode : 1;
   }
 }
 

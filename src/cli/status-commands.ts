@@ -1,0 +1,243 @@
+import type { Command } from 'commander';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { ConnectionSettings } from '../connection-settings';
+import { NO_WORKER_EXIT_CODE } from '../client/no-worker';
+import { planQuery, type GoalStatusView } from '../workflows/goal/messages';
+import { renderPlan } from '../workflows/planning/plan';
+import { ignoredDetail, tokenUsageText } from '../workflows/goal/goal-details';
+import { workspaceLossLine } from '../workflows/hosts/workspace-writes';
+import { visibleJson } from '../workflows/tools/call-text';
+import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
+import { budgetLines } from './budget-lines';
+import { finalTextLabel } from './final-text-label';
+import { recordPendingLine, recordPlanLines, recordStatusJson, recordStatusLines } from './goal-record-lines';
+import { hostLossLines } from './host-loss-lines';
+import {
+  askWorker,
+  goalHandle,
+  goalRecordOf,
+  goalRecordOfListing,
+  goalStatus,
+  hostSightings,
+  workersMayAnswer,
+} from './lazy-modules';
+
+type WithClient = <T>(
+  command: Command,
+  action: (client: Client, settings: ConnectionSettings) => Promise<T>,
+) => Promise<T>;
+
+/**
+ * `keel status`, `keel plan` and `keel pending`: each asks the goal (a query, answered by its
+ * worker) for a few seconds at most, and without a worker answers from the server's record under
+ * the one note that says so (no-worker.ts, goal-record-lines.ts).
+ */
+export function registerStatusCommands(
+  program: Command,
+  withClient: WithClient,
+  print: (line: string) => void,
+): void {
+  program
+    .command('status')
+    .description("a goal's status, counters, pending approvals and latest messages")
+    .argument('<workflowId>')
+    .option('--json', 'print the raw status as JSON')
+    .action(async (workflowId: string, options: { json?: boolean }, command: Command) => {
+      await withClient(command, async (client, settings) => {
+        const handle = goalHandle(client, workflowId);
+        const description = await handle.describe();
+        const answer = await askWorker({
+          client,
+          workflowId,
+          taskQueue: description.taskQueue,
+          ask: () => goalStatus(handle),
+        });
+        if (!answer.answered) {
+          const record = await goalRecordOf(client, description);
+          process.exitCode = NO_WORKER_EXIT_CODE;
+          if (options.json) return print(visibleJson(recordStatusJson(record, answer.noWorker)));
+          for (const line of recordStatusLines(record, answer.noWorker)) print(line);
+          return;
+        }
+        const view = answer.value;
+        if (options.json) return print(visibleJson(view));
+        const sighting =
+          view.host === undefined || view.status !== 'running'
+            ? undefined
+            : await (
+                await hostSightings({ connection: client.connection, namespace: settings.namespace })
+              )(view.host);
+        for (const line of statusLines(workflowId, view, sighting)) print(line);
+      });
+    });
+
+  program
+    .command('pending')
+    .description('tool calls and outputs awaiting a human decision (approvals and reviews)')
+    .option(
+      '--json',
+      'print one JSON array of {workflowId, callId, reversibility, summary, deadline, call, input} (call: the whole call, summary: its short label; a review: callId "review")',
+    )
+    .action(async (options: { json?: boolean }, command: Command) => {
+      await withClient(command, async (client, settings) => {
+        const pending: PendingEntry[] = [];
+        const [goals, sightings] = await Promise.all([
+          runningGoals(client),
+          hostSightings({ connection: client.connection, namespace: settings.namespace }),
+        ]);
+        for (const { goal, answer, error } of await statusOfEach(client, goals)) {
+          if (answer === undefined) {
+            process.stderr.write(`keel: ${goal.workflowId} could not be asked: ${error}\n`);
+            continue;
+          }
+          if (!answer.answered) {
+            // Said on stderr, so --json stays one array of calls; a worker lists the calls themselves.
+            const line = recordPendingLine(await goalRecordOfListing(client, goal), answer.noWorker);
+            if (line !== undefined) process.stderr.write(`keel: ${line}\n`);
+            continue;
+          }
+          const view = answer.value;
+          const hostLoss = hostLossLines({
+            workflowId: goal.workflowId,
+            host: view.host,
+            pendingApprovals: view.pendingApprovals.length,
+            seen: view.host === undefined ? undefined : await sightings(view.host),
+          });
+          pending.push(
+            ...pendingEntries(goal.workflowId, view).map((entry) =>
+              hostLoss.length === 0 ? entry : { ...entry, hostLoss },
+            ),
+          );
+        }
+        if (options.json) return print(visibleJson(pending));
+        for (const line of pendingLines(pending)) print(line);
+      });
+    });
+
+  program
+    .command('plan')
+    .description("a goal's current plan: steps, their statuses and the attempt")
+    .argument('<workflowId>')
+    .action(async (workflowId: string, _options: unknown, command: Command) => {
+      await withClient(command, async (client) => {
+        const handle = goalHandle(client, workflowId);
+        const description = await handle.describe();
+        const answer = await askWorker({
+          client,
+          workflowId,
+          taskQueue: description.taskQueue,
+          ask: () => handle.query(planQuery),
+        });
+        if (!answer.answered) {
+          process.exitCode = NO_WORKER_EXIT_CODE;
+          for (const line of recordPlanLines(await goalRecordOf(client, description), answer.noWorker))
+            print(line);
+          return;
+        }
+        const plan = answer.value;
+        print(plan ? renderPlan(plan) : `${workflowId} has no plan (planning is off for this goal)`);
+      });
+    });
+}
+
+/** `keel status`'s lines from the goal's own answer. */
+function statusLines(
+  workflowId: string,
+  view: GoalStatusView,
+  sighting: Parameters<typeof hostLossLines>[0]['seen'],
+): string[] {
+  const lines: string[] = [];
+  const print = (line: string) => lines.push(line);
+  print(`${workflowId}: ${view.status} (${view.phase})${view.endReason ? ` — ${view.endReason}` : ''}`);
+  print(`goal: ${view.goal}`);
+  if (view.model)
+    print(
+      `model: ${view.model}${view.model.startsWith('scripted:') ? ' (a scripted model, not an LLM)' : ''}`,
+    );
+  print(
+    `task ${view.task.index + 1}; model turns ${view.counters.modelTurns}; tool calls ${view.counters.toolCalls}`,
+  );
+  print(`tokens: ${tokenUsageText(view.usage)}`);
+  for (const line of budgetLines(view)) print(line);
+  if (view.host?.unavailableSince !== undefined) {
+    print(`workspace host ${view.host.id} unavailable since ${view.host.unavailableSince}; you can:`);
+    for (const action of view.host.actions ?? []) print(`  ${action}`);
+  } else if (view.host) {
+    const loss = hostLossLines({
+      workflowId,
+      host: view.host,
+      pendingApprovals: view.pendingApprovals.length,
+      seen: sighting,
+    });
+    if (loss.length === 0) print(`host: ${view.host.id}`);
+    for (const line of loss) print(line);
+  }
+  for (const loss of view.workspaceLoss ?? []) print(`lost writes: ${workspaceLossLine(loss)}`);
+  if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
+  for (const approval of view.pendingApprovals) {
+    print(`awaiting approval: ${approval.callId} ${labelText(approval.summary)}`);
+    for (const line of approvalLines(approval)) print(line);
+  }
+  for (const rule of view.rules ?? [])
+    print(`rule ${rule.id} in force: ${labelText(rule.text)} (by ${labelText(rule.by)}, ${rule.source})`);
+  if ((view.counters.approvalsIgnored ?? 0) > 0)
+    print(`ignored decisions: ${view.counters.approvalsIgnored}${ignoredDetail(view.lastIgnoredDecision)}`);
+  for (const line of view.latestMessages) print(`  ${line}`);
+  if (view.finalText) print(`${finalTextLabel(view.status)}: ${view.finalText}`);
+  return lines;
+}
+
+/** Running keel goals, newest first, with the task queue and search attributes the listing carries. */
+async function runningGoals(client: Client): Promise<WorkflowExecutionInfo[]> {
+  const goals: WorkflowExecutionInfo[] = [];
+  const query = `WorkflowType = 'goalWorkflow' AND ExecutionStatus = 'Running'`;
+  for await (const execution of client.workflow.list({ query })) goals.push(execution);
+  return goals;
+}
+
+/** Goals asked at once: each waits NO_WORKER_WAIT_MS at most, so a list of dead ones stays quick. */
+const PENDING_QUERY_CONCURRENCY = 8;
+
+/**
+ * Each goal's status, a few at a time. Whether a worker may answer is judged once per task queue:
+ * a goal on a queue nobody polls is not asked at all.
+ */
+async function statusOfEach(client: Client, goals: readonly WorkflowExecutionInfo[]) {
+  const present = new Map<string, Promise<boolean>>();
+  const workersPresent = (taskQueue: string) => {
+    let known = present.get(taskQueue);
+    if (known === undefined) {
+      known = workersMayAnswer({
+        connection: client.connection,
+        namespace: client.options.namespace,
+        taskQueue,
+      });
+      present.set(taskQueue, known);
+    }
+    return known;
+  };
+  const results = [];
+  for (let start = 0; start < goals.length; start += PENDING_QUERY_CONCURRENCY) {
+    const batch = goals.slice(start, start + PENDING_QUERY_CONCURRENCY);
+    const answers = await Promise.all(
+      batch.map(async (goal) => {
+        try {
+          const answer = await askWorker({
+            client,
+            workflowId: goal.workflowId,
+            taskQueue: goal.taskQueue,
+            workersPresent: await workersPresent(goal.taskQueue),
+            ask: () => goalStatus(goalHandle(client, goal.workflowId)),
+          });
+          return { goal, answer };
+        } catch (error) {
+          // One goal that cannot answer (it ended meanwhile, its code fails) does not hide the others.
+          const message = error instanceof Error ? error.message : String(error);
+          return { goal, answer: undefined, error: message.split('\n')[0] ?? message };
+        }
+      }),
+    );
+    results.push(...answers);
+  }
+  return results;
+}
