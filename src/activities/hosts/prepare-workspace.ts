@@ -94,9 +94,10 @@ async function clone(
     await rm(staging, { recursive: true, force: true });
     const signal = context?.cancellationSignal;
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : error; // cancelled, not failed
-    throw unpreparable(
-      `git clone ${source.git}${source.ref ? ` (${source.ref})` : ''} failed: ${gitReason(error)}`,
-    );
+    const failed = `git clone ${source.git}${source.ref ? ` (${source.ref})` : ''} failed: ${gitReason(error)}`;
+    // The network's trouble passes: retried with backoff (issue 41). git's refusals do not.
+    if (isTransientGitFailure(error)) throw new Error(failed, { cause: error });
+    throw unpreparable(failed);
   } finally {
     clearInterval(beat);
   }
@@ -118,6 +119,29 @@ async function git(args: string[], signal: AbortSignal | undefined): Promise<voi
     maxBuffer: 1024 * 1024,
     ...(signal ? { signal } : {}),
   });
+}
+
+/**
+ * git's complaints about the network on the way (a name that did not resolve, a connection
+ * refused, reset or timed out, a server's 5xx, a transfer cut short): another attempt may
+ * succeed. A repository or ref that does not exist, refused credentials or no git are for good.
+ */
+const TRANSIENT_GIT_COMPLAINTS = [
+  /could not resolve host/i,
+  /temporary failure in name resolution/i,
+  /failed to connect/i,
+  /connection (?:timed out|refused|reset)/i,
+  /operation timed out/i,
+  /early eof/i,
+  /the remote end hung up unexpectedly/i,
+  /rpc failed/i,
+  /(?:returned error|http): 5\d\d/i,
+  /gnutls_handshake|ssl_error_syscall/i,
+];
+
+export function isTransientGitFailure(error: unknown): boolean {
+  const stderr = String((error as { stderr?: string }).stderr ?? '');
+  return TRANSIENT_GIT_COMPLAINTS.some((complaint) => complaint.test(stderr));
 }
 
 /** git's own first line of complaint ("fatal: repository '…' does not exist"), else the error. */

@@ -81,10 +81,13 @@ export function proxiesFor(config: GoalConfig) {
       Pick<KeelActivities, 'listHosts' | 'describeTools' | 'workerDefaults'>
     >({
       startToCloseTimeout: '30s',
+      // A goal that cannot finish its lookups fails at its start: a server too busy to list the
+      // queue's pollers for a few seconds must not do that (issue 41), so minutes, not seconds.
       retry: {
         initialInterval: '1s',
         backoffCoefficient: 2,
-        maximumAttempts: 3,
+        maximumInterval: '30s',
+        maximumAttempts: 10,
         nonRetryableErrorTypes: [FailureType.UnknownTools],
       },
     }),
@@ -104,10 +107,13 @@ export function proxiesFor(config: GoalConfig) {
       >
     >({
       startToCloseTimeout: '5m',
+      // The start loads its notes here, and a failure there fails the goal: a reflection store
+      // restarting (a database failing over) is waited out for minutes (issue 41).
       retry: {
         initialInterval: '1s',
         backoffCoefficient: 2,
-        maximumAttempts: 5,
+        maximumInterval: '1m',
+        maximumAttempts: 10,
         nonRetryableErrorTypes: ['InvalidReflection'],
       },
     }),
@@ -228,10 +234,14 @@ function hostProxiesFor(
     >({
       ...options,
       startToCloseTimeout: '10m',
+      // A clone at the start fails the goal when it fails: a git server unreachable for a minute
+      // is waited out. Safe to repeat: a clone leaves no half workspace, and one already there is
+      // left as it is; git's own refusals are WorkspaceUnpreparable.
       retry: {
         initialInterval: '1s',
         backoffCoefficient: 2,
-        maximumAttempts: 5,
+        maximumInterval: '1m',
+        maximumAttempts: 10,
         nonRetryableErrorTypes: [FailureType.WorkspaceUnpreparable, FailureType.WorkspaceMissing],
       },
     }),
