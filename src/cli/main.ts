@@ -22,7 +22,8 @@ import { registerToolsCommand } from './tools-command';
 import { registerWorkerCommand } from './worker-command';
 import { watchCommandAction } from './lazy-modules';
 import { assessNowSignal, ledgerQuery } from '../workflows/goal/messages';
-import { modelInput } from './model-flags';
+import { modelInput, toolChoiceFlag } from './model-flags';
+import type { ToolChoiceSetting } from '../workflows/goal/model-request-options';
 
 interface GlobalOptions {
   address?: string;
@@ -147,6 +148,12 @@ export function buildProgram(): Command {
       'how long a model call waits out rate limits, overload and outages before the goal fails (default 6h)',
       duration,
     )
+    .option(
+      '--tool-choice <choice>',
+      'which tools the model must call each turn: auto, any, none or tool:NAME (not with --thinking: any and tool:NAME force tool use)',
+      toolChoiceFlag,
+    )
+    .option('--no-parallel-tool-use', 'the model calls at most one tool per turn (disable_parallel_tool_use)')
     .option('--max-tool-calls <n>', 'tool-call limit', positiveInteger)
     .option('--max-turns <n>', 'model-turn limit', positiveInteger)
     .option('--approval-timeout <duration>', 'how long an approval may wait (default 24h)', duration)
@@ -400,6 +407,9 @@ interface RunOptions {
   cache: boolean;
   cacheTtl?: '5m' | '1h';
   modelPatience?: number;
+  toolChoice?: ToolChoiceSetting;
+  /** false with --no-parallel-tool-use. */
+  parallelToolUse: boolean;
   maxToolCalls?: number;
   maxTurns?: number;
   approvalTimeout?: number;

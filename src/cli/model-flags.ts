@@ -1,4 +1,6 @@
+import { InvalidArgumentError } from 'commander';
 import type { GoalInput } from '../workflows/goal/goal-input';
+import type { ToolChoiceSetting } from '../workflows/goal/model-request-options';
 
 /** Room a thinking goal's answers get beyond the thinking budget, unless --answer-tokens says. */
 export const ANSWER_ROOM_AFTER_THINKING = 4096;
@@ -12,11 +14,28 @@ export interface ModelFlags {
   cacheTtl?: '5m' | '1h';
   /** --model-patience, in milliseconds: how long transient API trouble is waited out. */
   modelPatience?: number;
+  /** --fallback-model (repeatable): models a turn goes to while the model is overloaded. */
+  fallbackModel?: string[];
+  /** --tool-choice, parsed by toolChoiceFlag. */
+  toolChoice?: ToolChoiceSetting;
+  /** false with --no-parallel-tool-use; absent or true otherwise (the API's default). */
+  parallelToolUse?: boolean;
 }
 
 /**
- * `keel run`'s `--model`, `--answer-tokens`, `--thinking`, cache and `--model-patience` flags as
- * goal input `model`
+ * `--tool-choice auto|any|none|tool:NAME` as model.toolChoice. Whether NAME is one of the goal's
+ * tools is checked when the goal starts, where its tools are known.
+ */
+export function toolChoiceFlag(value: string): ToolChoiceSetting {
+  if (value === 'auto' || value === 'any' || value === 'none') return value;
+  const name = value.startsWith('tool:') ? value.slice('tool:'.length) : '';
+  if (name === '') throw new InvalidArgumentError('must be auto, any, none or tool:NAME');
+  return { type: 'tool', name };
+}
+
+/**
+ * `keel run`'s `--model`, `--answer-tokens`, `--thinking`, cache, `--model-patience`,
+ * `--tool-choice` and `--no-parallel-tool-use` flags as goal input `model`
  * (validated with the rest of the input, so a bad combination gets the schema's one line).
  */
 export function modelInput(flags: ModelFlags): Pick<GoalInput, 'model'> {
@@ -31,6 +50,9 @@ export function modelInput(flags: ModelFlags): Pick<GoalInput, 'model'> {
       ? { cache: { enabled: flags.cache, ...(flags.cacheTtl ? { ttl: flags.cacheTtl } : {}) } }
       : {}),
     ...(flags.modelPatience === undefined ? {} : { patienceMs: flags.modelPatience }),
+    ...(flags.fallbackModel?.length ? { fallbacks: flags.fallbackModel } : {}),
+    ...(flags.toolChoice === undefined ? {} : { toolChoice: flags.toolChoice }),
+    ...(flags.parallelToolUse === false ? { disableParallelToolUse: true } : {}),
   };
   return Object.keys(model).length > 0 ? { model } : {};
 }

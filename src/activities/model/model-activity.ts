@@ -16,6 +16,7 @@ import { StreamProgressTracker } from './stream-progress';
 import { arrivalMiddleware, StreamWatch, type GaveUp } from './stream-watch';
 import { retryDelayMs } from './retry-delay';
 import { toModelFailure } from './model-errors';
+import { requestHeaders, toolChoiceOf } from './request-options';
 import type { ModelRequestStore, StoredRequest } from './request-store/model-request-store';
 import { STORED_REQUEST_VERSION } from './request-store/model-request-store';
 
@@ -98,7 +99,12 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
    */
   async function send(
     body: Anthropic.MessageCreateParamsNonStreaming,
-    how: { firstEventWithinMs?: number | undefined; retryCapMs?: number | undefined },
+    how: {
+      firstEventWithinMs?: number | undefined;
+      retryCapMs?: number | undefined;
+      /** Per-request headers (betas, a gateway's): the shared client stays the worker's. */
+      headers?: Record<string, string> | undefined;
+    },
   ): Promise<Anthropic.Message> {
     const context = activityContextOrUndefined();
     const attempt = context?.info.attempt ?? 1;
@@ -120,7 +126,11 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
         progress.received(bytes);
         watch.arrived();
       });
-      const stream = client.messages.stream(body, { signal, middleware: [arrived] });
+      const stream = client.messages.stream(body, {
+        signal,
+        middleware: [arrived],
+        ...(how.headers === undefined ? {} : { headers: how.headers }),
+      });
       stream.on('streamEvent', (event) => progress.observe(event));
       return await stream.finalMessage();
     } catch (error) {
@@ -142,6 +152,7 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
       const request = await assemble(input);
       const cache = { enabled: input.model.cache?.enabled ?? true, ttl: input.model.cache?.ttl ?? '5m' };
       const wire = wireRequest(request, cache, input.turnNote);
+      const toolChoice = toolChoiceOf(input.model, input.toolChoice, wire.tools.length > 0);
       const response = await send(
         {
           model: input.model.name,
@@ -149,13 +160,13 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
           system: wire.system,
           messages: wire.messages,
           ...(wire.tools.length > 0 ? { tools: wire.tools } : {}),
-          ...(wire.tools.length > 0 && input.toolChoice === 'none' ? { tool_choice: { type: 'none' } } : {}),
+          ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
           ...(input.model.temperature !== undefined ? { temperature: input.model.temperature } : {}),
           ...(input.model.thinking
             ? { thinking: { type: 'enabled', budget_tokens: input.model.thinking.budgetTokens } }
             : {}),
         },
-        input,
+        { ...input, headers: requestHeaders(input.model) },
       );
       const result = toResult(response);
       const key = await remember(input, request, result.content);
@@ -179,7 +190,7 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
           ],
           tool_choice: { type: 'tool', name: input.output.toolName },
         },
-        input,
+        { ...input, headers: requestHeaders(input.model) },
       );
       const result = toResult(response);
       const call = result.content.find(

@@ -8,6 +8,12 @@ import { ruleSpecSchema } from '../approvals/approval-rule';
 export const MAX_INPUT_RULES = 100;
 import { hostIdSchema, workspaceSourceSchema } from '../hosts/host-queues';
 import { MAX_OUTPUT_TOKENS, modelLimits } from '../common/model-limits';
+import {
+  betasSchema,
+  extraHeadersSchema,
+  modelOptionsProblem,
+  toolChoiceSettingSchema,
+} from './model-request-options';
 
 export const ApprovalPolicy = { Auto: 'auto', Ask: 'ask' } as const;
 export type ApprovalPolicy = (typeof ApprovalPolicy)[keyof typeof ApprovalPolicy];
@@ -55,9 +61,16 @@ export const modelSettingsSchema = z
      * before it ends still gets its whole time to stream (model-retry-policy.ts).
      */
     patienceMs: z.number().int().positive().default(DEFAULT_MODEL_PATIENCE_MS),
+    /** tool_choice and parallel tool use, beta features, gateway headers: model-request-options.ts. */
+    toolChoice: toolChoiceSettingSchema.optional(),
+    disableParallelToolUse: z.boolean().optional(),
+    betas: betasSchema.optional(),
+    extraHeaders: extraHeadersSchema.optional(),
   })
   .strict()
   .superRefine((model, context) => {
+    const problem = modelOptionsProblem(model);
+    if (problem) context.addIssue({ code: 'custom', ...problem });
     const limit = modelLimits(model.name)?.maxOutputTokens;
     if (limit !== undefined && model.maxTokens > limit) {
       context.addIssue({

@@ -18,7 +18,7 @@ import {
   startTask,
   takeMetaNote,
 } from '../principles/principles';
-import { isHarnessTool } from '../tools/harness-tools';
+import { isHarnessTool, modelToolDefinitions } from '../tools/harness-tools';
 import type { ToolCatalogue } from '../tools/tool-catalogue';
 import { proxiesFor, type ActivityProxies } from './activity-proxies';
 import { GoalAssessment } from './goal-assessment';
@@ -35,6 +35,7 @@ import type { GoalConfig, GoalInput } from './goal-input';
 import { timeForNewRun, timeToHandOverParkedTurn } from './history-limits';
 import { nameCalls, type NamedCall } from './call-ids';
 import { GoalModelCalls, type ModelTurn } from './goal-model-calls';
+import { assertNamedToolOffered } from './model-request-options';
 import { CONTINUE_CUT_TEXT, type StopVerdict } from './stop-reasons';
 import { GoalPlanning } from './goal-planning';
 import { GoalReflection, type Review } from './goal-reflection';
@@ -418,11 +419,16 @@ class GoalRun {
         [this.config.tools === undefined ? {} : { patterns: this.config.tools }],
       );
       this.state.tools = { catalogue };
-      return undefined;
     } catch (error) {
       if (wf.isCancellation(error)) throw error;
       return `the goal's tools could not be set up: ${describeFailure(error)}`;
     }
+    // A tool choice naming a tool the goal does not offer would be refused on every model turn.
+    assertNamedToolOffered(
+      this.config.model.toolChoice,
+      modelToolDefinitions(this.catalogue(), this.config.planning.enabled),
+    );
+    return undefined;
   }
 
   private catalogue(): ToolCatalogue {
