@@ -12,6 +12,7 @@ import {
 import { addRule, emptyRules, ruleFor } from '../workflows/approvals/rule-book';
 import type { PendingApprovalView } from '../workflows/goal/messages';
 import { visibleJson, visibleText } from '../workflows/tools/call-text';
+import { askGoal } from './ask-goal';
 import { CliError } from './cli-error';
 import { parseDuration } from './duration';
 import {
@@ -203,16 +204,26 @@ function registerRulesCommand(program: Command, withClient: WithClient, print: (
         const handle = goalHandle(client, workflowId);
         if (scope !== undefined) {
           const effect = options.allow === undefined ? 'forbid' : 'allow';
-          const rule = await addApprovalRule(handle, { ...scope, effect }, change);
+          const rule = await askGoal(
+            client,
+            workflowId,
+            () => addApprovalRule(handle, { ...scope, effect }, change),
+            {
+              changes: 'the new rule',
+            },
+          );
           print(`added ${rule.id}: ${ruleText(rule)}`);
           return;
         }
         if (options.revoke !== undefined) {
-          const rule = await revokeApprovalRule(handle, options.revoke, change);
+          const revoke = options.revoke;
+          const rule = await askGoal(client, workflowId, () => revokeApprovalRule(handle, revoke, change), {
+            changes: `the revocation of ${revoke}`,
+          });
           print(`revoked ${rule.id}: ${ruleText(rule)}`);
           return;
         }
-        const rules = await approvalRules(handle);
+        const rules = await askGoal(client, workflowId, () => approvalRules(handle), { reads: 'the rules' });
         if (options.json) return print(visibleJson(rules));
         for (const line of ruleLines(rules)) print(line);
       });

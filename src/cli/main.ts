@@ -17,6 +17,7 @@ import { registerReflectionCommands } from './reflections-command';
 import { registerReviewCommand } from './review-command';
 import { registerApprovalCommands } from './approval-commands';
 import { registerStatusCommands } from './status-commands';
+import { askGoal } from './ask-goal';
 import { registerHostsCommand } from './hosts-command';
 import { registerToolsCommand } from './tools-command';
 import { registerWorkerCommand } from './worker-command';
@@ -344,7 +345,14 @@ export function buildProgram(): Command {
     .option('--json', 'print the events as one JSON array (like status --json and pending --json)')
     .action(async (workflowId: string, options: { json?: boolean }, command: Command) => {
       await withClient(command, async (client) => {
-        const events = await goalHandle(client, workflowId).query(ledgerQuery, {});
+        const events = await askGoal(
+          client,
+          workflowId,
+          () => goalHandle(client, workflowId).query(ledgerQuery, {}),
+          {
+            reads: 'the ledger events',
+          },
+        );
         if (options.json) return print(JSON.stringify(events, null, 2));
         for (const event of events) print(`${event.sequence}  ${event.at}  ${event.kind}  ${event.summary}`);
         if (events.length === 0) print('no events');

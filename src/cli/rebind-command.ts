@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { goalHandle, rebindHost } from './lazy-modules';
+import { askGoal } from './ask-goal';
 import { CliError } from './cli-error';
 import { hostIdSchema } from '../workflows/hosts/host-queues';
 
@@ -42,11 +43,19 @@ export function registerRebindCommand(
         if (!host.success)
           throw new CliError(`--host: ${host.error.issues[0]?.message ?? 'invalid host id'}`);
         await withClient(command, async (client) => {
-          const receipt = await rebindHost(goalHandle(client, workflowId), {
+          const move = {
             host: host.data,
             by: options.by ?? process.env.USER ?? 'unknown',
             ...(options.carry === true ? { carry: true } : {}),
-          });
+          };
+          // A move may clone or carry the workspace: a worker that polls is waited for as long as it takes.
+          const receipt = await askGoal(
+            client,
+            workflowId,
+            () => rebindHost(goalHandle(client, workflowId), move),
+            { changes: 'the move' },
+            undefined,
+          );
           print(`moved ${workflowId} to host ${receipt.host}${VIA_NOTE[receipt.via] ?? ''}`);
         });
       },

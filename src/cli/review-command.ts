@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { goalHandle, submitReview } from './lazy-modules';
+import { askGoal } from './ask-goal';
 import { CliError } from './cli-error';
 
 type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) => Promise<T>;
@@ -26,11 +27,19 @@ export function registerReviewCommand(
     .action(async (workflowId: string, options: ReviewOptions, command: Command) => {
       if (options.accept === options.reject) throw new CliError('say --accept or --reject');
       await withClient(command, async (client) => {
-        const receipt = await submitReview(goalHandle(client, workflowId), {
+        const review = {
           accepted: options.accept === true,
           ...(options.reviewer === undefined ? {} : { reviewer: options.reviewer }),
           ...(options.notes === undefined ? {} : { notes: options.notes }),
-        });
+        };
+        const receipt = await askGoal(
+          client,
+          workflowId,
+          () => submitReview(goalHandle(client, workflowId), review),
+          {
+            changes: 'the review',
+          },
+        );
         print(`${receipt.accepted ? 'accepted' : 'rejected'}: the output of ${workflowId}`);
       });
     });

@@ -7,6 +7,7 @@ import { CliError } from './cli-error';
 import { parseDuration } from './duration';
 import { goalHandle, hostsToAsk, workerTools } from './lazy-modules';
 import { approvalRule, toolLines } from './tool-lines';
+import { askGoal } from './ask-goal';
 
 type WithClient = <T>(
   command: Command,
@@ -76,19 +77,15 @@ async function workerCatalogue(
   }
 }
 
-async function goalCatalogue(client: Client, goalId: string, timeoutMs: number): Promise<ToolCatalogue> {
-  try {
-    return await client.connection.withDeadline(Date.now() + timeoutMs, () =>
-      goalHandle(client, goalId).query(goalToolsQuery),
-    );
-  } catch (error) {
-    if (error instanceof Error && /deadline/i.test(error.message)) {
-      throw new CliError(
-        `goal ${goalId} did not answer within ${timeoutMs / 1000} s (no worker on its task queue?)`,
-      );
-    }
-    throw error;
-  }
+/** The tools a goal recorded at its start: in its state, so its worker is asked (ask-goal.ts). */
+function goalCatalogue(client: Client, goalId: string, timeoutMs: number): Promise<ToolCatalogue> {
+  return askGoal(
+    client,
+    goalId,
+    () => goalHandle(client, goalId).query(goalToolsQuery),
+    { reads: 'the tools' },
+    timeoutMs,
+  );
 }
 
 function withApproval(entry: ToolCatalogue[number]) {

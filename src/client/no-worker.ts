@@ -22,13 +22,15 @@ export interface NoWorker {
   workflowId: string;
   taskQueue: string;
   seen: 'no-poller' | 'no-answer';
+  /** How long it was waited for, when not NO_WORKER_WAIT_MS (keel tools --timeout). */
+  waitedMs?: number;
 }
 
 /** The one phrase for it, first in every line that says it. */
 export function noWorkerCause(noWorker: NoWorker): string {
   return noWorker.seen === 'no-poller'
     ? `no worker polls task queue ${noWorker.taskQueue}`
-    : `no worker answered within ${NO_WORKER_WAIT_MS / 1000} s (task queue ${noWorker.taskQueue})`;
+    : `no worker answered within ${(noWorker.waitedMs ?? NO_WORKER_WAIT_MS) / 1000} s (task queue ${noWorker.taskQueue})`;
 }
 
 /** Put above anything shown from the server's record instead of the goal's own answer. */
@@ -61,4 +63,19 @@ export function bulkNotSentLine(noWorker: NoWorker, approved: boolean): string {
 export function bulkSignalledLine(noWorker: NoWorker, approved: boolean, callIds: readonly string[]): string {
   const what = approved ? 'approvals' : 'denials';
   return `${noWorkerCause(noWorker)}: the ${what} of ${callIds.join(', ')} are recorded as signals, one per call, each decided on its own (not all-or-none) when a worker runs goal ${noWorker.workflowId} (keel status ${noWorker.workflowId} shows the outcome)`;
+}
+
+/** A command that reads the goal's state (its ledger, rules, tools) when no worker answers. */
+export function unreadLine(noWorker: NoWorker, what: string): string {
+  return `${noWorkerCause(noWorker)}: ${what} of goal ${noWorker.workflowId} are in its state, which only a worker can read (start one: keel worker)`;
+}
+
+/**
+ * A command whose Update has no signal to fall back on (a rule, a review, a move) when no worker
+ * answers: not sent when nothing polls; sent, and perhaps still taken, when a worker was too slow.
+ */
+export function unsentLine(noWorker: NoWorker, what: string): string {
+  return noWorker.seen === 'no-poller'
+    ? `${noWorkerCause(noWorker)}: nothing was sent: ${what} is made by goal ${noWorker.workflowId} itself, when a worker runs it (start one: keel worker)`
+    : `${noWorkerCause(noWorker)}: ${what} was sent and not answered: goal ${noWorker.workflowId} may still make it when its worker answers`;
 }

@@ -73,6 +73,8 @@ export async function askWorker<T>(options: {
   ask: () => Promise<T>;
   /** Already judged (keel pending judges each task queue once). */
   workersPresent?: boolean;
+  /** How long to wait for a worker that polls; undefined: as long as the call takes (a move's Update). */
+  waitMs?: number | undefined;
 }): Promise<WorkerAnswer<T>> {
   const { client, workflowId, taskQueue } = options;
   const present =
@@ -83,11 +85,16 @@ export async function askWorker<T>(options: {
       taskQueue,
     }));
   if (!present) return { answered: false, noWorker: { workflowId, taskQueue, seen: 'no-poller' } };
+  const waitMs = 'waitMs' in options ? options.waitMs : NO_WORKER_WAIT_MS;
   try {
-    return { answered: true, value: await client.withDeadline(Date.now() + NO_WORKER_WAIT_MS, options.ask) };
+    const value = await (waitMs === undefined
+      ? options.ask()
+      : client.withDeadline(Date.now() + waitMs, options.ask));
+    return { answered: true, value };
   } catch (error) {
     if (!isUnanswered(error)) throw error;
-    return { answered: false, noWorker: { workflowId, taskQueue, seen: 'no-answer' } };
+    const waited = waitMs === undefined || waitMs === NO_WORKER_WAIT_MS ? {} : { waitedMs: waitMs };
+    return { answered: false, noWorker: { workflowId, taskQueue, seen: 'no-answer', ...waited } };
   }
 }
 

@@ -198,6 +198,20 @@ test(
     );
     assert.match(pending.stderr, new RegExp(`^keel: ${signed.workflowId} awaits 1 call, `, 'm'));
 
+    // Commands with no answer of their own say so in the same words, and send nothing.
+    const ledger = await keel([...common, 'ledger', bulk.workflowId]);
+    assertAnswered(ledger, 'ledger');
+    assert.equal(
+      ledger.stderr.trim(),
+      `keel: ${cause}: the ledger events of goal ${bulk.workflowId} are in its state, which only a worker can read (start one: keel worker)`,
+    );
+    const rule = await keel([...common, 'rules', bulk.workflowId, '--allow', 'run_command: echo *']);
+    assertAnswered(rule, 'rules --allow');
+    assert.equal(
+      rule.stderr.trim(),
+      `keel: ${cause}: nothing was sent: the new rule is made by goal ${bulk.workflowId} itself, when a worker runs it (start one: keel worker)`,
+    );
+
     // A worker again: the signals wait in the goals' histories and are decided now.
     await harness.withWorker(async () => {
       const bulkDecided = await keel([...common, 'approve', bulk.workflowId, '--all', '--approver', 'carol']);
