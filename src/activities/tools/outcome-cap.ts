@@ -27,11 +27,24 @@ export function capOutcome(outcome: ToolOutcome): ToolOutcome {
       );
     images = kept;
   }
-  if (content === outcome.content && images === outcome.images) return outcome;
+  // PDFs share no budget with images: read_file sends one at most, far below this cap.
+  let documents = outcome.documents;
+  if (documents !== undefined) {
+    let budget = MAX_RESULT_IMAGE_CHARS;
+    const kept = documents.filter((document) => (budget -= document.data.length) >= 0);
+    if (kept.length < documents.length)
+      notes.push(
+        `[${documents.length - kept.length} PDF(s) left out by keel: over its ${MAX_RESULT_IMAGE_CHARS}-character limit for documents]`,
+      );
+    documents = kept;
+  }
+  if (content === outcome.content && images === outcome.images && documents === outcome.documents)
+    return outcome;
   return {
     ...outcome,
     content: [content, ...notes].join('\n'),
     ...(images === undefined ? {} : { images }),
+    ...(documents === undefined ? {} : { documents }),
     facts: { ...outcome.facts, truncated: true },
   };
 }

@@ -21,14 +21,28 @@ export const imageBlockSchema = z.lazy(() =>
     source: z.object({ type: z.literal('base64'), media_type: z.enum(MODEL_IMAGE_TYPES), data: z.string() }),
   }),
 );
+/**
+ * A PDF a tool returned (read_file), base64 as the Messages API takes it inside a tool_result
+ * (docs.claude.com/en/docs/build-with-claude/pdf-support).
+ */
+export const documentBlockSchema = z.lazy(() =>
+  z.object({
+    type: z.literal('document'),
+    source: z.object({
+      type: z.literal('base64'),
+      media_type: z.literal('application/pdf'),
+      data: z.string(),
+    }),
+  }),
+);
 export const toolResultBlockSchema = z.lazy(() =>
   z.object({
     type: z.literal('tool_result'),
     tool_use_id: z.string(),
-    /** Text, or text and images when the tool returned images. */
+    /** Text, or text with the images and PDFs the tool returned. */
     content: z.union([
       z.string(),
-      z.array(z.discriminatedUnion('type', [textBlockSchema, imageBlockSchema])),
+      z.array(z.discriminatedUnion('type', [textBlockSchema, imageBlockSchema, documentBlockSchema])),
     ]),
     is_error: z.boolean().optional(),
   }),
@@ -135,11 +149,11 @@ function orderUserBlocks(blocks: ContentBlock[]): ContentBlock[] {
 }
 
 /** A one-line rendering of a message, for status views and the CLI. */
-/** A tool result's text; images are named, not inlined. */
+/** A tool result's text; images and documents are named, not inlined. */
 export function toolResultText(block: ToolResultBlock): string {
   if (typeof block.content === 'string') return block.content;
   return block.content
-    .map((part) => (part.type === 'text' ? part.text : `[image ${part.source.media_type}]`))
+    .map((part) => (part.type === 'text' ? part.text : `[${part.type} ${part.source.media_type}]`))
     .join('\n');
 }
 

@@ -7,7 +7,7 @@ import { guardsStateSchema } from '../principles/guards';
 import { principlesStateSchema } from '../principles/principles';
 import { Strategy } from '../planning/strategy';
 import { toolCatalogueSchema } from '../tools/tool-catalogue';
-import { toolImageSchema, workspaceEffectsSchema } from '../tools/tool-outcome';
+import { toolDocumentSchema, toolImageSchema, workspaceEffectsSchema } from '../tools/tool-outcome';
 import { transcriptMessageSchema } from '../common/transcript';
 import { hostBindingSchema } from '../hosts/host-binding';
 import { workspaceLossSchema, workspaceWritesSchema } from '../hosts/workspace-writes';
@@ -127,6 +127,8 @@ export const toolCallRecordSchema = z.lazy(() =>
         unknownOutcome: z.boolean().optional(),
         /** Images the tool returned (MCP image contents), sent to the model with the text. */
         images: z.array(toolImageSchema).optional(),
+        /** PDFs the tool returned (read_file), sent to the model as document blocks. */
+        documents: z.array(toolDocumentSchema).optional(),
         /** The host whose worker ran the call (multi-host: always the goal's workspace host). */
         host: z.string().optional(),
         /** The worker process of that host that ran it (see ToolOutcome.instance). */

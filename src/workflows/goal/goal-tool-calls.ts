@@ -510,6 +510,7 @@ export class GoalToolCalls {
       content: `${byRule}${formatToolResult(shown)}`,
       isError: !outcome.ok,
       ...(outcome.images === undefined ? {} : { images: outcome.images }),
+      ...(outcome.documents === undefined ? {} : { documents: outcome.documents }),
       ...(outcome.host === undefined ? {} : { host: outcome.host }),
       ...(outcome.instance === undefined ? {} : { instance: outcome.instance }),
     };

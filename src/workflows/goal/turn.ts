@@ -213,17 +213,23 @@ export function toolResultBlocks(turn: readonly ToolCallRecord[]): ToolResultBlo
   return turn.map((call) => {
     const text = call.result?.content ?? 'No result was recorded for this call.';
     const images = call.result?.images ?? [];
+    const documents = call.result?.documents ?? [];
+    // Counted in the context budget at their base64 length (context-budget.ts measures the JSON).
     return {
       type: 'tool_result',
       tool_use_id: call.toolUseId ?? call.callId,
       content:
-        images.length === 0
+        images.length === 0 && documents.length === 0
           ? text
           : [
               { type: 'text' as const, text },
               ...images.map((image) => ({
                 type: 'image' as const,
                 source: { type: 'base64' as const, media_type: image.mediaType, data: image.data },
+              })),
+              ...documents.map((document) => ({
+                type: 'document' as const,
+                source: { type: 'base64' as const, media_type: document.mediaType, data: document.data },
               })),
             ],
       ...(call.result?.isError ? { is_error: true } : {}),

@@ -48,6 +48,10 @@ export const MODEL_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image
 export const toolImageSchema = z.lazy(() =>
   z.object({ mediaType: z.enum(MODEL_IMAGE_TYPES), data: z.string() }),
 );
+/** A PDF the model reads as a `document` block (read_file), base64 without a data: prefix. */
+export const toolDocumentSchema = z.lazy(() =>
+  z.object({ mediaType: z.literal('application/pdf'), data: z.string() }),
+);
 
 /**
  * What a tool activity returns to the workflow. Tool failures are outcomes, never exceptions:
@@ -73,6 +77,8 @@ export const toolOutcomeSchema = z.lazy(() =>
     effects: workspaceEffectsSchema.optional(),
     /** Images the model sees with the result (MCP image contents), base64 without a data: prefix. */
     images: z.array(toolImageSchema).optional(),
+    /** PDFs the model reads with the result (read_file of a .pdf). */
+    documents: z.array(toolDocumentSchema).optional(),
     /** The host whose worker ran the call (KEEL_HOST_ID), stamped by the tool activity. */
     host: z.string().optional(),
     /**

@@ -9,6 +9,7 @@ import { outcomeOfRefusal, statWorkspacePath } from '../workspace';
 import { openFileBeneath } from '../workspace-access/open-beneath';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
+import { mediaKind, mediaOutcome, READ_FILE_MAX_ATTACHMENT_BYTES } from './read-file-media';
 
 /** The most lines one read returns; larger files get an outline and are read in ranges. */
 export const READ_FILE_MAX_LINES = 2000;
@@ -75,6 +76,13 @@ export const readFile: ToolImplementation<ReadFileInput> = async (input, context
     await opened.file.close();
   }
 
+  // Images and PDFs go to the model as image/document blocks, before the text-only rule below.
+  const media = mediaKind(buffer);
+  if (media !== undefined) {
+    const whole = buffer.length >= size ? buffer : undefined; // the size limit is mediaOutcome's
+    const ranged = input.offset !== undefined || input.limit !== undefined;
+    return mediaOutcome({ relative, bytes: whole, size, kind: media, ranged });
+  }
   if (buffer.subarray(0, 8000).includes(0)) return binaryOutcome(relative, size);
   const text = buffer.toString('utf8');
   const lines = splitLines(text);
@@ -259,6 +267,7 @@ export const readFileTool = defineTool({
   reversibility: Reversibility.ReadOnly,
   description: [
     'Read a text file in the workspace. Lines come back numbered ("12\\tcontent"); the numbers are not part of the file.',
+    `Images (PNG, JPEG, GIF, WebP) and PDFs up to ${READ_FILE_MAX_ATTACHMENT_BYTES} bytes come back attached, for you to see.`,
     `A file longer than ${READ_FILE_MAX_LINES} lines is not returned whole: you get an outline (numbered top-level lines) and then read the part you need with offset/limit.`,
     HYPOTHESIS_RECOMMENDED,
   ].join(' '),
