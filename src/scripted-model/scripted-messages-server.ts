@@ -39,6 +39,8 @@ export interface RecordedRequest {
   /** Asked under tool_choice none: answered with text only (the scenario's report, if it has one). */
   toolsRefused?: true;
   body: MessagesRequestBody;
+  /** The request's headers, lower-cased, credentials left out (what betas and extra headers became). */
+  headers: Record<string, string>;
   apiKeyPresent: boolean;
   status: number;
   /** Why the request was refused (status 400), worded as the API words it. */
@@ -135,7 +137,9 @@ export async function startScriptedMessagesServer(
       return;
     }
     const scenario = chooseScenario(scenarios, body);
-    const forcedTool = body.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined;
+    // A structured call forces its one tool; an agent turn may name one of its several tools.
+    const forcedTool =
+      body.tool_choice?.type === 'tool' && body.tools?.length === 1 ? body.tool_choice.name : undefined;
     const toolsRefused = body.tool_choice?.type === 'none';
     const record: RecordedRequest = {
       scenario: scenario?.name ?? '',
@@ -143,6 +147,7 @@ export async function startScriptedMessagesServer(
       ...(forcedTool ? { structuredTool: forcedTool } : {}),
       ...(toolsRefused ? { toolsRefused: true as const } : {}),
       body,
+      headers: recordedHeaders(request),
       apiKeyPresent: hasCredentials(request),
       status: 200,
       stream: body.stream === true,
@@ -379,6 +384,15 @@ function readBody(request: IncomingMessage): Promise<string> {
 }
 
 /** The SDK sends its key as X-Api-Key or as a bearer token, depending on its version and setup. */
+function recordedHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (name === 'x-api-key' || name === 'authorization' || value === undefined) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
 function hasCredentials(request: IncomingMessage): boolean {
   return (
     typeof request.headers['x-api-key'] === 'string' || typeof request.headers.authorization === 'string'

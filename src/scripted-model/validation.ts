@@ -1,5 +1,6 @@
 import { modelLimits } from '../workflows/common/model-limits';
 import { cacheControlRejection } from './cache-control-rules';
+import { mediaRejection } from './media-rules';
 import { messageBlocks, type MessagesRequestBody } from './request-body';
 import { thinkingRejection } from './thinking-rules';
 import type { ThinkingSigner } from './thinking-signature';
@@ -25,6 +26,7 @@ export function validateRequest(body: MessagesRequestBody, context: ValidationCo
     messagesRejection(body) ??
     toolChoiceRejection(body) ??
     toolPairingRejection(body) ??
+    mediaRejection(body) ??
     thinkingRejection(body, context.signer) ??
     cacheControlRejection(body) ??
     contextWindowRejection(body, context.contextWindowTokens)
@@ -75,16 +77,38 @@ function messagesRejection(body: MessagesRequestBody): string | undefined {
 }
 
 // platform.claude.com/docs/en/api/messages/create: tool_choice is one of auto, any, tool (with the
-// tool's name) or none ("The model will not be allowed to use tools").
-const TOOL_CHOICE_TYPES = ['auto', 'any', 'tool', 'none'];
+// tool's name) or none ("The model will not be allowed to use tools"). disable_parallel_tool_use
+// is a boolean field of auto, any and tool, not of none
+// (docs.claude.com/en/docs/build-with-claude/tool-use, "Parallel tool use"); other fields are
+// refused as the API refuses unknown fields. A named tool must be one of the request's tools (the
+// documented rule; the API's exact wording for it is not published).
+const TOOL_CHOICE_FIELDS: Record<string, string[]> = {
+  auto: ['type', 'disable_parallel_tool_use'],
+  any: ['type', 'disable_parallel_tool_use'],
+  tool: ['type', 'name', 'disable_parallel_tool_use'],
+  none: ['type'],
+};
 function toolChoiceRejection(body: MessagesRequestBody): string | undefined {
   const choice = body.tool_choice;
   if (choice === undefined) return undefined;
-  if (typeof choice.type !== 'string' || !TOOL_CHOICE_TYPES.includes(choice.type))
-    return `tool_choice: Input tag '${String(choice.type)}' found using 'type' does not match any of the expected tags: ${TOOL_CHOICE_TYPES.map((type) => `'${type}'`).join(', ')}`;
-  if (choice.type === 'tool' && typeof choice.name !== 'string')
-    return 'tool_choice.tool.name: Field required';
-  return undefined;
+  const fields = typeof choice.type === 'string' ? TOOL_CHOICE_FIELDS[choice.type] : undefined;
+  if (fields === undefined)
+    return `tool_choice: Input tag '${String(choice.type)}' found using 'type' does not match any of the expected tags: ${Object.keys(
+      TOOL_CHOICE_FIELDS,
+    )
+      .map((type) => `'${type}'`)
+      .join(', ')}`;
+  const extra = Object.keys(choice).find((field) => !fields.includes(field));
+  if (extra !== undefined) return `tool_choice.${choice.type}.${extra}: Extra inputs are not permitted`;
+  const single = (choice as Record<string, unknown>).disable_parallel_tool_use;
+  if (single !== undefined && typeof single !== 'boolean')
+    return `tool_choice.${choice.type}.disable_parallel_tool_use: Input should be a valid boolean`;
+  if (choice.type !== 'tool') return undefined;
+  if (typeof choice.name !== 'string') return 'tool_choice.tool.name: Field required';
+  const named = (body.tools ?? []).some((tool) => (tool as { name?: unknown } | null)?.name === choice.name);
+  return named
+    ? undefined
+    : `tool_choice.tool.name: the tool '${choice.name}' is not one of the request's tools`;
 }
 
 // platform.claude.com/docs/en/build-with-claude/context-windows: a request whose input does not
