@@ -51,3 +51,13 @@ export function modelLimits(model: string): ModelLimits | undefined {
   }
   return best === undefined ? undefined : MODEL_LIMITS[best];
 }
+
+/**
+ * Claude models without extended thinking: the extended-thinking docs' "Supported models" name
+ * Claude 3.7 Sonnet and the Claude 4 and later models; the other Claude 3 models refuse a
+ * `thinking` parameter. Models keel does not know are left to the endpoint (true).
+ */
+export function supportsExtendedThinking(model: string): boolean {
+  const id = model.trim().toLowerCase().replace(providerPrefix, '');
+  return !(id.startsWith('claude-3-') && !id.startsWith('claude-3-7-'));
+}

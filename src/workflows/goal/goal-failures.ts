@@ -4,7 +4,8 @@ import { RetryState, TimeoutType } from '@temporalio/common';
 import type { ToolCallRecord } from './goal-state';
 import type { NamedCall } from './call-ids';
 import { recordBase } from './turn';
-import { FailureType } from '../common/failure-types';
+import { FailureType, RetryableModelFailureType } from '../common/failure-types';
+import type { ModelTrouble } from './model-fallback';
 import { outcomeUnknownDetailsSchema, type OutcomeUnknownDetails } from '../tools/outcome-unknown';
 import { unexecutedToolCallNote } from '../reflection/reflection-response';
 import { cutCallResult } from './stop-reasons';
@@ -108,6 +109,36 @@ export function modelFailure(
     );
   }
   return ApplicationFailure.nonRetryable(`model call failed: ${describeFailure(error)}`, 'ModelCallFailed');
+}
+
+/**
+ * A model call whose window (schedule-to-close) ended while the API kept refusing: what it last
+ * said, for the fallback decision (model-fallback.ts); undefined for any other failure. The type
+ * of the last attempt's failure when the server attached it (a retry that would come too late),
+ * else the last error the activity put in its heartbeat ("model endpoint answered 529: ...",
+ * "... (as 429): ...": activities/model/model-errors.ts).
+ */
+export function modelTroubleAtDeadline(error: unknown): ModelTrouble | undefined {
+  if (!patienceRanOut(error)) return undefined;
+  let failure: unknown = error instanceof ActivityFailure ? error.cause : error;
+  while (failure instanceof TimeoutFailure) {
+    const beat = failure.lastHeartbeatDetails as { lastError?: unknown } | undefined;
+    // No error in the last beat: the model was working on an answer when the window ended.
+    if (failure.cause === undefined)
+      return typeof beat?.lastError === 'string' ? troubleInMessage(beat.lastError) : 'answering';
+    failure = failure.cause;
+  }
+  if (failure instanceof ApplicationFailure) {
+    if (failure.type === RetryableModelFailureType.Overloaded) return 'overloaded';
+    if (failure.type === RetryableModelFailureType.RateLimited) return 'rate-limited';
+    return troubleInMessage(failure.message);
+  }
+  return 'other';
+}
+
+function troubleInMessage(message: string): ModelTrouble {
+  const status = /\b(?:answered|as) (429|529)\b/.exec(message)?.[1];
+  return status === '529' ? 'overloaded' : status === '429' ? 'rate-limited' : 'other';
 }
 
 function patienceRanOut(error: unknown): boolean {

@@ -56,6 +56,14 @@ export const modelSettingsSchema = z
     thinking: thinkingSettingsSchema.optional(),
     cache: promptCacheSettingsSchema.prefault({}),
     /**
+     * Models a turn goes to, in order, when the model stays overloaded or rate-limited for
+     * `fallbackAfterMs` (default 2 min); the primary is asked again `fallbackCooldownMs` (default
+     * 10 min) after the goal left it (`keel run --fallback-model`; model-fallback.ts).
+     */
+    fallbacks: z.array(z.string().trim().min(1)).max(5).optional(),
+    fallbackAfterMs: z.number().int().positive().optional(),
+    fallbackCooldownMs: z.number().int().positive().optional(),
+    /**
      * How long transient API trouble is waited out, per model call (`keel run --model-patience`).
      * The wait is Temporal's (durable: a worker restart loses none of it); an answer that begins
      * before it ends still gets its whole time to stream (model-retry-policy.ts).

@@ -14,6 +14,7 @@ import { workspaceLossSchema, workspaceWritesSchema } from '../hosts/workspace-w
 import { hostMissingSchema } from '../hosts/host-loss';
 import { carriedModelRequestSchema } from './carried-model-request';
 import { rememberedDenialsSchema } from './remembered-denials';
+import { modelChoiceStateSchema } from './model-fallback';
 import { approvalRulesStateSchema, ruleSpecSchema } from '../approvals/approval-rule';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
@@ -297,6 +298,12 @@ export const goalStateSchema = z.lazy(() =>
       rawFallbacks: z.number().int().nonnegative(),
     }),
     lastModel: z.string().optional(),
+    /**
+     * Goals with fallback models (model.fallbacks): which model takes turns and since when, the
+     * turns each model answered, tokens by model (model-fallback.ts). Optional, so states from
+     * before load as they are; without fallbacks it is never made.
+     */
+    models: modelChoiceStateSchema.optional(),
     /** Tool calls keel has named so far (call-<n>, see call-ids.ts); 0 in goals from before. */
     callsNamed: z.number().int().nonnegative().default(0),
     /**
