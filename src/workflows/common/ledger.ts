@@ -70,6 +70,11 @@ export const LedgerEventKind = {
   ModelPaused: 'model.paused',
   /** The model's extended thinking in a turn, abridged (never shown as its answer). */
   ModelThought: 'model.thought',
+  /**
+   * Turns go to another model from here on: a fallback after the model stayed overloaded or
+   * rate-limited (model.fallbacks), or the primary again after its cool-down (model-fallback.ts).
+   */
+  ModelSwitched: 'model.switched',
   BudgetWarning: 'budget.warning',
   BudgetExhausted: 'budget.exhausted',
   HypothesisMismatch: 'hypothesis.mismatch',

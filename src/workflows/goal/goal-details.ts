@@ -5,6 +5,7 @@ import type { GuardsView, HostView, PendingApprovalView, RuleView } from './mess
 import { CONTINUATION_MARK, visibleText } from '../tools/call-text';
 import { heldChangesLines } from '../tools/held-changes-text';
 import { hostLossText } from '../hosts/host-loss';
+import { modelsLine, type ModelsView } from './model-fallback';
 
 /**
  * The markdown the Temporal Web UI shows as a goal's "current details": what the goal is doing,
@@ -57,6 +58,8 @@ export interface GoalDetailsInput {
   closingReport?: string;
   /** The approval rules in force. */
   rules?: RuleView[];
+  /** With fallback models: which model answered which turns. */
+  models?: ModelsView;
 }
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
@@ -224,6 +227,7 @@ function countersSection(input: GoalDetailsInput): string {
     `- Tool calls ${counters.toolCalls}: read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}`,
     `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out${counters.approvalsAutoDenied > 0 ? `, ${counters.approvalsAutoDenied} refused without asking (denied before)` : ''}${byRules(counters)}`,
     `- Tokens: ${tokenUsageText(input.usage)}${cost}`,
+    ...(input.models ? [`- ${modelsLine(input.models)}`] : []),
     ...(counters.approvalsIgnored > 0
       ? [`- Ignored decisions: ${counters.approvalsIgnored}${ignoredDetail(input.lastIgnoredDecision)}`]
       : []),

@@ -27,6 +27,7 @@ import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
 import type { CarriedModelRequest } from './carried-model-request';
 import { modelCallTimeouts } from './model-retry-policy';
+import { TurnModels, type ModelTry } from './turn-models';
 
 /** A model turn's answer, what its stop reason means, and the room it was given. */
 export interface ModelTurn {
@@ -64,6 +65,7 @@ export class GoalModelCalls {
     },
   ) {
     const state = goal.state;
+    this.models = new TurnModels(goal);
     this.stored = resumedModelRequest(state.lastRequest, state.transcript);
     delete state.lastRequest; // true only at the start of the run that received it
   }
@@ -75,6 +77,8 @@ export class GoalModelCalls {
    */
   private stored: StoredModelRequest | undefined;
   private missedRequests = 0;
+  /** Which model each turn goes to (fallback models, model-fallback.ts). */
+  private readonly models: TurnModels;
 
   private get state(): GoalState {
     return this.goal.state;
@@ -100,10 +104,21 @@ export class GoalModelCalls {
     let trimmedHarder = false;
     let askedAgain = false;
     let result: ModelCallResult;
+    let answeredBy: ModelTry;
+    this.models.beginTurn(turn);
     for (;;) {
       const asked = Date.now(); // workflow time: the same on replay
       try {
-        result = await this.send(sent, turn, maxTokens);
+        // The patience counts from here across every model the turn goes to.
+        for (;;) {
+          answeredBy = this.models.nextTry(asked, maxTokens);
+          try {
+            result = await this.send(sent, turn, answeredBy);
+            break;
+          } catch (error) {
+            if (!this.models.handOn(answeredBy, error, turn, asked)) throw error;
+          }
+        }
       } catch (error) {
         const tooLong = isFailureOfType(error, FailureType.ModelContextTooLong);
         if (!trimmedHarder && tooLong && this.fitHarder()) {
@@ -113,14 +128,20 @@ export class GoalModelCalls {
         }
         throw modelFailure(error, { waitedMs: Date.now() - asked, patienceMs: config.model.patienceMs });
       }
-      const room = askedAgain ? undefined : cutCallRoom(result, config.model.name, maxTokens);
+      const sentTokens = answeredBy.model.maxTokens;
+      const room = askedAgain ? undefined : cutCallRoom(result, answeredBy.model.name, sentTokens);
       if (room === undefined) break;
       // Paid for, though the answer is not kept: its last call is incomplete.
-      this.addUsage(result.usage);
+      this.addUsage(result.usage, answeredBy.model.name);
       this.goal.record(
         LedgerEventKind.ModelAnswerCut,
-        `model turn ${turn} reached max_tokens (${maxTokens}) while writing a tool call; asked again with ${room}`,
-        { turn, maxTokens, askedAgainWith: room },
+        `model turn ${turn} reached max_tokens (${sentTokens}) while writing a tool call; asked again with ${room}`,
+        {
+          turn,
+          maxTokens: sentTokens,
+          askedAgainWith: room,
+          ...(this.models.enabled ? { model: answeredBy.model.name } : {}),
+        },
       );
       askedAgain = true;
       maxTokens = room;
@@ -128,6 +149,7 @@ export class GoalModelCalls {
     this.state.counters.modelTurns = turn;
     this.state.lastModel = result.model;
     this.addUsage(result.usage);
+    this.models.answered(turn, answeredBy.model.name, result.usage); // its model's tokens too
     const reply: TranscriptMessage = { role: 'assistant', content: result.content };
     this.state.transcript.push(reply);
     this.stored = result.request === undefined ? undefined : storedModelRequest(result.request, sent, reply);
@@ -152,13 +174,15 @@ export class GoalModelCalls {
    * retries. Its usage is counted; its answer is not kept in the transcript (the goal has ended).
    */
   async closingReport(request: SentRequest, maxTokens: number): Promise<ModelCallResult> {
-    const result = await this.send(request, this.state.counters.modelTurns + 1, maxTokens, {
+    // The model taking turns now: a primary left for overload is not asked for the report.
+    const closing = this.models.nextTry(Date.now(), maxTokens);
+    const result = await this.send(request, this.state.counters.modelTurns + 1, closing, {
       summary: 'closing report',
       callModel: this.goal.activities.closingReport.callModel,
       toolChoice: 'none',
       closing: true,
     });
-    this.addUsage(result.usage);
+    this.addUsage(result.usage, closing.model.name);
     return result;
   }
 
@@ -179,7 +203,7 @@ export class GoalModelCalls {
   private async send(
     sent: SentRequest,
     turn: number,
-    maxTokens: number,
+    to: ModelTry,
     how: {
       summary: string;
       callModel: ActivityProxies['model']['callModel'];
@@ -192,12 +216,12 @@ export class GoalModelCalls {
     const config = this.state.config;
     // The answer's own room decides how long an attempt may stream (model-retry-policy.ts); the
     // closing report keeps its proxy's brief schedule and takes only the attempt's bound.
-    const timeouts = modelCallTimeouts(config, maxTokens);
+    const timeouts = to.timeouts;
     const options = how.closing ? { startToCloseTimeout: timeouts.startToCloseTimeout } : timeouts;
     const call = (parts: ModelRequestParts): Promise<ModelCallResult> =>
       how.callModel.executeWithOptions({ summary: how.summary, priority: this.priority(), ...options }, [
         {
-          model: { ...config.model, maxTokens },
+          model: to.model,
           ...parts,
           ...(planContext ? { turnNote: planContext } : {}),
           ...(how.toolChoice ? { toolChoice: how.toolChoice } : {}),
@@ -268,7 +292,11 @@ export class GoalModelCalls {
     options: StructuredRequest<Schema>,
   ): Promise<StructuredAnswer<z.output<Schema>>> {
     const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(options.schema, { io: 'input' });
-    const model = this.state.config.model;
+    const settings = this.state.config.model;
+    // Without a model of its own, the model taking turns now (a fallback while the primary rests).
+    const name = options.model ?? this.models.active();
+    const model =
+      name === settings.name ? settings : { ...settings, name, maxTokens: this.models.roomOf(name) };
     let result;
     try {
       result = await this.goal.activities.model.callStructured.executeWithOptions(
@@ -279,7 +307,7 @@ export class GoalModelCalls {
         },
         [
           {
-            model: { ...model, ...(options.model ? { name: options.model } : {}) },
+            model,
             system: 'You answer with structured data through the tool you are given.',
             prompt: options.prompt,
             output: { toolName: options.toolName, description: options.description, jsonSchema },
@@ -294,7 +322,7 @@ export class GoalModelCalls {
       if (wf.isCancellation(error)) throw error;
       return { ok: false, error: describeFailure(error) };
     }
-    this.addUsage(result.usage);
+    this.addUsage(result.usage, name);
     const parsed = parseStructuredOutput({
       raw: result.raw,
       schema: options.schema,
@@ -314,7 +342,9 @@ export class GoalModelCalls {
     return { priorityKey: temporalPriorityKey(this.state.assessment.priority) };
   }
 
-  private addUsage(usage: ModelCallResult['usage']): void {
+  /** Adds to the goal's tokens, and with `model` to that model's (each priced at its own rates). */
+  private addUsage(usage: ModelCallResult['usage'], model?: string): void {
+    if (model !== undefined) this.models.used(model, usage);
     const total = this.state.usage;
     total.inputTokens += usage.inputTokens;
     total.outputTokens += usage.outputTokens;

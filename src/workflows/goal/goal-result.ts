@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { GoalInput } from './goal-input';
 import { workspaceLossSchema, type WorkspaceLoss } from '../hosts/workspace-writes';
 import { goalCountersSchema, GoalStatus, tokenUsageSchema, type GoalState } from './goal-state';
+import type { ModelsView } from './model-fallback';
 
 /** Numbers that show how the harness principles acted on this goal. */
 export interface GoalStats {
@@ -41,6 +42,8 @@ export interface GoalResult {
   reflection?: string;
   /** The goal moved and its workspace was recreated without some of its writes (workspace-writes.ts). */
   workspaceLoss?: WorkspaceLoss[];
+  /** With fallback models: which model answered which turns, and each model's cost. */
+  models?: ModelsView;
 }
 
 /** Checks a result read back from a failure's details (a boundary: the payload is just JSON). */

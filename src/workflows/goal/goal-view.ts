@@ -24,6 +24,7 @@ import type { SearchAttributeValues } from './search-attribute-values';
 import { describeMessage } from '../common/transcript';
 import { callText } from '../tools/call-text';
 import { endsWithReport } from './closing-report';
+import { costByModel, type ModelsView } from './model-fallback';
 
 /**
  * Read-only projections of the goal state: the status query, the Web UI's current details, the
@@ -64,13 +65,42 @@ export function effectiveBudget(state: GoalState): Budget | undefined {
 }
 
 export function goalCost(state: GoalState, nowMs: number) {
-  return costPicture({
+  const picture = costPicture({
     usage: state.usage,
     model: state.config.model.name,
     settings: state.config.principles,
     elapsedMs: nowMs - state.startedAtMs,
     toolCalls: state.counters.toolCalls,
   });
+  if (state.models === undefined) return picture;
+  // Fallback models: each model's tokens at its own rates (budgets count the same sum).
+  const { usd, priced } = modelCosts(state);
+  return { ...picture, usd, priced, spent: { ...picture.spent, usd } };
+}
+
+function modelCosts(state: GoalState) {
+  const prices = state.config.principles.prices;
+  return costByModel({
+    choice: state.models ?? { active: 0, since: 0, runs: [], runsDropped: 0, usage: {} },
+    total: state.usage,
+    primary: state.config.model.name,
+    ...(prices === undefined ? {} : { prices }),
+  });
+}
+
+/** The models of a goal with fallbacks: turns by model, the active one, cost by model. */
+export function modelsView(state: GoalState): ModelsView | undefined {
+  const choice = state.models;
+  if (choice === undefined) return undefined;
+  const chain = [state.config.model.name, ...(state.config.model.fallbacks ?? [])];
+  return {
+    active: chain[choice.active] ?? state.config.model.name,
+    fallback: choice.active !== 0,
+    since: choice.since,
+    runs: choice.runs,
+    runsDropped: choice.runsDropped,
+    usdByModel: modelCosts(state).byModel,
+  };
 }
 
 export function goalStats(state: GoalState, nowMs: number): GoalStats {
@@ -124,6 +154,7 @@ export function goalResultOf(state: GoalState, nowMs: number): GoalResult {
     ...(state.planning.plan ? { planAttempt: state.planning.plan.attempt } : {}),
     ...(state.reflection.outcome ? { reflection: state.reflection.outcome } : {}),
     ...(loss.length > 0 ? { workspaceLoss: loss } : {}),
+    ...(state.models === undefined ? {} : { models: modelsView(state) }),
   };
 }
 
@@ -200,6 +231,7 @@ export function statusView(
     ...(budget ? { budget } : {}),
     awaitingReview: options.awaitingReview,
     ...(state.lastModel !== undefined ? { model: state.lastModel } : {}),
+    ...(state.models === undefined ? {} : { models: modelsView(state) }),
     ...(state.lastIgnoredDecision ? { lastIgnoredDecision: state.lastIgnoredDecision } : {}),
     ...(state.config.approvalSignatures ? { signedApprovals: true } : {}),
     ...(state.status !== GoalStatus.Running ? { result: goalResultOf(state, options.nowMs) } : {}),
@@ -247,6 +279,7 @@ export function detailsInput(
     ...(view.guards ? { guards: view.guards } : {}),
     ...(view.host ? { host: view.host } : {}),
     ...(view.rules ? { rules: view.rules } : {}),
+    ...(view.models ? { models: view.models } : {}),
     ...(view.endReason !== undefined ? { endReason: view.endReason } : {}),
     ...(view.finalText !== undefined && endsWithReport(state.status)
       ? { closingReport: view.finalText }

@@ -9,6 +9,7 @@ import type { Reversibility } from '../tools/reversibility';
 import type { ToolCatalogue } from '../tools/tool-catalogue';
 import { hostIdSchema } from '../hosts/host-queues';
 import type { WorkspaceLoss } from '../hosts/workspace-writes';
+import type { ModelsView } from './model-fallback';
 import { decisionRuleSchema, type ApprovalRule } from '../approvals/approval-rule';
 import type { AddRulePayload, RevokeRulePayload } from '../approvals/rule-changes';
 
@@ -135,6 +136,8 @@ export interface GoalStatusView {
   budget?: Array<{ dimension: string; spent: number; limit: number }>;
   awaitingReview: boolean;
   model?: string;
+  /** With fallback models (model.fallbacks): which model answered which turns, the active one. */
+  models?: ModelsView;
   /** The latest approve/deny signal that changed nothing (counted in counters.approvalsIgnored). */
   lastIgnoredDecision?: IgnoredDecision;
   /** Decisions must be signed (goal input approvalSignatures); absent when they need not be. */
