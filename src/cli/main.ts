@@ -150,6 +150,12 @@ export function buildProgram(): Command {
       duration,
     )
     .option(
+      '--fallback-model <name>',
+      'a model turns go to after 2 min of overload or rate limiting; the model is asked again after 10 min (repeatable, in order)',
+      (value: string, all: string[]) => [...all, value],
+      [],
+    )
+    .option(
       '--tool-choice <choice>',
       'which tools the model must call each turn: auto, any, none or tool:NAME (not with --thinking: any and tool:NAME force tool use)',
       toolChoiceFlag,
