@@ -26,6 +26,11 @@ const span = {
   requests: z.number().int().positive().optional(),
   /** Answer every request within this long of the first one this fault answered. */
   forMs: z.number().int().positive().optional(),
+  /**
+   * Only requests for this model (`model` in the body): the API is overloaded for one model, not
+   * for all (what fallback models are for). Requests for others are answered and do not count.
+   */
+  model: z.string().min(1).optional(),
 };
 
 export const scriptedFaultSchema = z.discriminatedUnion('kind', [
@@ -79,13 +84,14 @@ export class BadDays {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** The fault that answers this request of `key`, or undefined: answer it. */
-  next(key: string, faults: readonly ScriptedFault[]): ScriptedFault | undefined {
+  /** The fault that answers this request of `key` (for `model`), or undefined: answer it. */
+  next(key: string, faults: readonly ScriptedFault[], model?: string): ScriptedFault | undefined {
     const state = this.progress.get(key) ?? { index: 0, count: 0 };
     this.progress.set(key, state);
     for (;;) {
       const fault = faults[state.index];
       if (fault === undefined) return undefined;
+      if (fault.model !== undefined && fault.model !== model) return undefined;
       if (fault.forMs !== undefined) {
         state.since ??= this.now();
         if (this.now() - state.since < fault.forMs) return fault;

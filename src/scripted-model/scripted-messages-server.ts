@@ -189,7 +189,7 @@ export async function startScriptedMessagesServer(
     if (fail(turn.failures[attempt], record, response)) return;
     const key = `${scenario.name}#${turnIndex}`;
     if (badDays.cameEarly(key)) record.early = true;
-    const fault = attempt >= turn.failures.length ? badDays.next(key, turn.faults) : undefined;
+    const fault = attempt >= turn.failures.length ? badDays.next(key, turn.faults, body.model) : undefined;
     if (fault) record.fault = fault.kind;
     const refused = fault ? badDays.answer(key, fault, response) : undefined;
     if (refused) {
