@@ -30,10 +30,16 @@ export function recordStatusLines(record: GoalRecord, noWorker: NoWorker): strin
     lines.push(
       `awaiting approval: ${callCount(pending)} (which calls, and what they do, a worker shows: keel status ${record.workflowId})`,
     );
-  for (const activity of record.pendingActivities)
+  for (const activity of record.pendingActivities) {
+    // A model call the API turned away says why and until when (model-wait.ts), not just "attempt 4".
+    if (activity.modelWait !== undefined) {
+      lines.push(`waiting on the model: ${labelText(activity.modelWait.line)}`);
+      continue;
+    }
     lines.push(
       `waiting on ${activity.type} (attempt ${activity.attempt}${activity.lastFailure === undefined ? '' : `; last failure: ${labelText(activity.lastFailure)}`})`,
     );
+  }
   return lines;
 }
 

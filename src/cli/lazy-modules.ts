@@ -66,6 +66,8 @@ export const deliverBulkDecision: typeof DecisionDelivery.deliverBulkDecision = 
 export const goalRecordOf: typeof GoalRecord.goalRecordOf = (...args) => goalRecord().goalRecordOf(...args);
 export const goalRecordOfListing: typeof GoalRecord.goalRecordOfListing = (...args) =>
   goalRecord().goalRecordOfListing(...args);
+export const modelActivity: typeof GoalRecord.modelActivity = (...args) =>
+  goalRecord().modelActivity(...args);
 export const askWorker: typeof WorkerAnswer.askWorker = (...args) => workerAnswer().askWorker(...args);
 export const workersMayAnswer: typeof WorkerAnswer.workersMayAnswer = (...args) =>
   workerAnswer().workersMayAnswer(...args);

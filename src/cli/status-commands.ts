@@ -3,6 +3,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { ConnectionSettings } from '../connection-settings';
 import { NO_WORKER_EXIT_CODE } from '../client/no-worker';
 import { planQuery, type GoalStatusView } from '../workflows/goal/messages';
+import type { ModelWait } from '../client/model-wait';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail, tokenUsageText } from '../workflows/goal/goal-details';
 import { workspaceLossLine } from '../workflows/hosts/workspace-writes';
@@ -19,6 +20,7 @@ import {
   goalRecordOfListing,
   goalStatus,
   hostSightings,
+  modelActivity,
   workersMayAnswer,
 } from './lazy-modules';
 
@@ -46,6 +48,8 @@ export function registerStatusCommands(
       await withClient(command, async (client, settings) => {
         const handle = goalHandle(client, workflowId);
         const description = await handle.describe();
+        // Countdowns are as of the description, not of the query's answer seconds later.
+        const describedAt = Date.now();
         const answer = await askWorker({
           client,
           workflowId,
@@ -53,21 +57,26 @@ export function registerStatusCommands(
           ask: () => goalStatus(handle),
         });
         if (!answer.answered) {
-          const record = await goalRecordOf(client, description);
+          const record = await goalRecordOf(client, description, describedAt);
           process.exitCode = NO_WORKER_EXIT_CODE;
           if (options.json) return print(visibleJson(recordStatusJson(record, answer.noWorker)));
           for (const line of recordStatusLines(record, answer.noWorker)) print(line);
           return;
         }
         const view = answer.value;
-        if (options.json) return print(visibleJson(view));
+        // The query cannot see Temporal retrying a model call; the pending activity can.
+        const { wait } =
+          view.status === 'running'
+            ? await modelActivity(client, description, () => describedAt).catch(() => ({ wait: undefined }))
+            : { wait: undefined };
+        if (options.json) return print(visibleJson(wait === undefined ? view : { ...view, modelWait: wait }));
         const sighting =
           view.host === undefined || view.status !== 'running'
             ? undefined
             : await (
                 await hostSightings({ connection: client.connection, namespace: settings.namespace })
               )(view.host);
-        for (const line of statusLines(workflowId, view, sighting)) print(line);
+        for (const line of statusLines(workflowId, view, sighting, wait)) print(line);
       });
     });
 
@@ -145,10 +154,13 @@ function statusLines(
   workflowId: string,
   view: GoalStatusView,
   sighting: Parameters<typeof hostLossLines>[0]['seen'],
+  wait: ModelWait | undefined,
 ): string[] {
   const lines: string[] = [];
   const print = (line: string) => lines.push(line);
   print(`${workflowId}: ${view.status} (${view.phase})${view.endReason ? ` — ${view.endReason}` : ''}`);
+  // Under "running (thinking)": the goal is not thinking while the API turns it away.
+  if (wait) print(`waiting on the model: ${labelText(wait.line)}`);
   print(`goal: ${view.goal}`);
   if (view.model)
     print(

@@ -6,7 +6,8 @@ import type { GoalResult } from '../workflows/goal/goal-workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult } from './follow-goal';
 import { finalTextLabel } from './final-text-label';
-import { modelProgress } from '../client/model-progress';
+import { goalPatienceMs, modelActivity, type ModelActivityNow } from '../client/model-progress';
+import { modelWaitLogLine, type ModelWait } from '../client/model-wait';
 import type { StreamProgress } from '../workflows/goal/model-call';
 import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
 
@@ -22,6 +23,8 @@ export interface WatchViewOptions {
   workflowId: string;
   /** The answer the model is writing now (its streaming call's heartbeat), while it thinks. */
   forming?: StreamProgress;
+  /** What the goal's model call waits on after the API turned it away (model-wait.ts). */
+  waiting?: ModelWait;
   /** When given, approval deadlines also say how long is left. */
   now?: Date;
 }
@@ -45,6 +48,12 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
     `goal: ${preview(view.goal)}`,
     ...(view.task.index > 0 ? [`task ${view.task.index + 1}: ${preview(view.task.text)}`] : []),
     `${view.status} · ${view.phase} · turns ${counters.modelTurns} · tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible})`,
+    // Under the phase: "thinking" alone hides a goal the API has turned away for minutes.
+    ...(options.waiting && view.status === 'running'
+      ? [
+          `waiting on the model: ${labelText(options.now ? options.waiting.line : modelWaitLogLine(options.waiting))}`,
+        ]
+      : []),
     `approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out${autoDeniedClause(counters)} · tokens ${tokenUsageText(view.usage)}`,
   ];
   if (view.plan) {
@@ -110,9 +119,12 @@ export interface WatchOptions {
   isTTY?: boolean;
   /** The clock, for the time left on approvals; injectable for tests. */
   now?: () => Date;
-  /** What the model is writing now (see modelProgress); not asked when absent. */
-  progress?: () => Promise<StreamProgress | undefined>;
+  /** What the model call shows now: its stream, or its wait (see modelActivity); not asked when absent. */
+  model?: () => Promise<ModelActivityNow>;
 }
+
+/** The phases in which the goal waits on a model call (a turn, or a plan). */
+const MODEL_PHASES: ReadonlySet<string> = new Set(['thinking', 'planning']);
 
 /** Clear the screen and move the cursor home. */
 const CLEAR_SCREEN = '\x1b[2J\x1b[H';
@@ -139,11 +151,16 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
     } catch {
       return;
     }
-    const forming =
-      view.phase === 'thinking' && options.progress
-        ? await options.progress().catch(() => undefined)
+    const model =
+      MODEL_PHASES.has(view.phase) && options.model
+        ? await options.model().catch(() => undefined)
         : undefined;
-    const shape = { workflowId: handle.workflowId, ...(forming ? { forming } : {}) };
+    const forming = view.phase === 'thinking' ? model?.progress : undefined;
+    const shape = {
+      workflowId: handle.workflowId,
+      ...(forming ? { forming } : {}),
+      ...(model?.wait ? { waiting: model.wait } : {}),
+    };
     if (options.isTTY) {
       const lines = renderWatchView(view, { ...shape, now: clock() });
       write(`${CLEAR_SCREEN}${lines.join('\n')}\n`);
@@ -178,11 +195,21 @@ export interface WatchCommandOptions {
 /** The body of `keel watch <workflowId>`: the live view, then the result summary. */
 export async function watchCommandAction(options: WatchCommandOptions): Promise<GoalResult> {
   const handle = goalHandle(options.client, options.workflowId);
+  let patience: { runId: string; ms: Promise<number | undefined> } | undefined;
   const result = await watchGoal(handle, {
     write: options.write,
     isTTY: options.isTTY ?? process.stdout.isTTY === true,
     intervalMs: options.intervalMs,
-    progress: () => modelProgress(options.client, handle),
+    model: async () => {
+      // The goal's patience is read once per run, not once a second (one history event each).
+      const description = await handle.describe();
+      patience =
+        patience?.runId === description.runId
+          ? patience
+          : { runId: description.runId, ms: goalPatienceMs(options.client, description) };
+      const ms = patience.ms;
+      return modelActivity(options.client, description, Date.now, () => ms);
+    },
   });
   options.write(`${describeResult(result).join('\n')}\n`);
   return result;

@@ -1,6 +1,11 @@
 import type { Client, WorkflowExecutionDescription, WorkflowExecutionInfo } from '@temporalio/client';
 import { searchAttributeValuesFrom } from '../workflows/goal/search-attribute-values';
 import { millisecondsOf } from './worker-heartbeats';
+import { goalPatienceMs, pendingModelCall } from './model-progress';
+import { modelWaitOf, type ModelWait } from './model-wait';
+
+/** `keel status` asks the pending model call too when a worker answers (status-commands.ts). */
+export { modelActivity } from './model-progress';
 
 /**
  * What the server holds of a goal without asking its worker: Temporal's own status and times, the
@@ -28,28 +33,62 @@ export interface GoalRecord {
   /** When the goal's history last changed: what the record is as of. */
   lastEventAt?: string;
   /** Activities Temporal has scheduled and not seen finish (e.g. a tool call waiting for its host). */
-  pendingActivities: Array<{ type: string; attempt: number; lastFailure?: string }>;
+  pendingActivities: PendingActivityRecord[];
+}
+
+export interface PendingActivityRecord {
+  type: string;
+  attempt: number;
+  lastFailure?: string;
+  /** A model call that failed and is retried: what it waits on (model-wait.ts). */
+  modelWait?: ModelWait;
 }
 
 /** The record of one goal from its description (keel status, keel plan). */
 export async function goalRecordOf(
   client: Client,
   description: WorkflowExecutionDescription,
+  /** When the description was taken: the waits' countdowns are as of then. */
+  describedAt: number = Date.now(),
 ): Promise<GoalRecord> {
-  const [goal, lastEventAt] = await Promise.all([
+  const [goal, lastEventAt, pendingActivities] = await Promise.all([
     description.staticSummary().catch(() => undefined),
     lastEventTime(client, description.workflowId, description.runId),
+    pendingActivitiesOf(client, description, describedAt),
   ]);
   return {
     ...recordOfInfo(description),
     ...(goal === undefined ? {} : { goal }),
     ...(lastEventAt === undefined ? {} : { lastEventAt }),
-    pendingActivities: (description.raw.pendingActivities ?? []).map((activity) => ({
-      type: activity.activityType?.name ?? 'activity',
-      attempt: activity.attempt ?? 1,
-      ...(activity.lastFailure?.message ? { lastFailure: activity.lastFailure.message } : {}),
-    })),
+    pendingActivities,
   };
+}
+
+/** Each pending activity, its failure decoded (it may be encrypted); a model call's wait read. */
+async function pendingActivitiesOf(
+  client: Client,
+  description: WorkflowExecutionDescription,
+  describedAt: number,
+): Promise<PendingActivityRecord[]> {
+  let patience: Promise<number | undefined> | undefined;
+  return Promise.all(
+    (description.raw.pendingActivities ?? []).map(async (activity) => {
+      const call = await pendingModelCall(client, activity);
+      const isModel = call.activity === 'callModel' || call.activity === 'callStructured';
+      // The patience costs a history read: only a model call that waits asks for it.
+      if (isModel && call.lastFailure !== undefined) patience ??= goalPatienceMs(client, description);
+      const modelWait =
+        isModel && call.lastFailure !== undefined
+          ? modelWaitOf({ ...call, patienceMs: await patience }, describedAt)
+          : undefined;
+      return {
+        type: call.activity,
+        attempt: call.attempt,
+        ...(call.lastFailure === undefined ? {} : { lastFailure: call.lastFailure.message }),
+        ...(modelWait === undefined ? {} : { modelWait }),
+      };
+    }),
+  );
 }
 
 /** The record of a goal as a visibility listing gives it (keel pending): no summary, no activities. */

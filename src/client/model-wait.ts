@@ -53,6 +53,7 @@ export interface ModelWait {
   /** waiting: the next try is scheduled; asking: an attempt after a failure runs; paused: in Temporal. */
   state: 'waiting' | 'asking' | 'paused';
   nextAttemptAt?: string;
+  /** Negative when the try is overdue (no worker has taken it). */
   nextAttemptInMs?: number;
   waitingSince?: string;
   waitingMs?: number;
@@ -81,7 +82,7 @@ export function modelWaitOf(call: PendingModelCall, nowMs: number): ModelWait | 
     state,
     ...(next === undefined
       ? {}
-      : { nextAttemptAt: new Date(next).toISOString(), nextAttemptInMs: Math.max(0, next - nowMs) }),
+      : { nextAttemptAt: new Date(next).toISOString(), nextAttemptInMs: next - nowMs }),
     ...(call.waitingSinceMs === undefined
       ? {}
       : { waitingSince: new Date(call.waitingSinceMs).toISOString() }),
@@ -110,6 +111,12 @@ export function modelWaitLogLine(wait: ModelWait): string {
   return `${what}${next} (attempt ${wait.attempt}${patience})`;
 }
 
+/**
+ * How late a scheduled try may be before the line says no worker took it: a worker polling the
+ * queue takes a due task within a second or two.
+ */
+const OVERDUE_MS = 5000;
+
 function waitLine(what: string, wait: Omit<ModelWait, 'line'>): string {
   const waiting =
     wait.waitingMs === undefined
@@ -122,9 +129,11 @@ function waitLine(what: string, wait: Omit<ModelWait, 'line'>): string {
         ? ': paused in Temporal (temporal activity unpause resumes it)'
         : wait.nextAttemptInMs === undefined
           ? ', next try when a worker takes it'
-          : wait.nextAttemptInMs < 500
-            ? ', next try now'
-            : `, next try in ${duration(wait.nextAttemptInMs, 'up')}`;
+          : wait.nextAttemptInMs < -OVERDUE_MS
+            ? `, next try due ${duration(-wait.nextAttemptInMs)} ago: no worker has taken it`
+            : wait.nextAttemptInMs < 500
+              ? ', next try now'
+              : `, next try in ${duration(wait.nextAttemptInMs, 'up')}`;
   return `${what}${next} (attempt ${wait.attempt}${waiting})`;
 }
 

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { duration, modelWaitLogLine, modelWaitOf, type PendingModelCall } from '../../src/client/model-wait';
+import { renderWatchView, type WatchableView } from '../../src/cli/watch-view';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
 
 /** The model wait's line (issue 42 item 6): fixed times, the failures keel's model activity throws. */
 
@@ -139,6 +141,21 @@ test('the heartbeat error stands in when the server has no failure yet; a first 
   assert.match(wait?.line ?? '', /next try now/);
 });
 
+test('a try long overdue says no worker has taken it', () => {
+  const wait = modelWaitOf(
+    call({
+      lastFailure: { type: 'ModelOverloaded', message: 'model endpoint answered 529: overloaded_error: x' },
+      nextAttemptAtMs: NOW - 42_000,
+    }),
+    NOW,
+  );
+  assert.equal(
+    wait?.line,
+    'overloaded by the API, next try due 42 s ago: no worker has taken it (attempt 4, waiting 3 m 10 s of 6 h)',
+  );
+  assert.equal(wait?.nextAttemptInMs, -42_000);
+});
+
 test('the log line has no countdown: it changes once per attempt', () => {
   const wait = modelWaitOf(
     call({
@@ -162,3 +179,41 @@ test('durations read at a glance', () => {
   assert.equal(duration(2 * 3_600_000 + 5 * 60_000 + 30_000), '2 h 5 m');
   assert.equal(duration(100, 'up'), '1 s');
 });
+
+test('keel watch shows the wait under the phase: with a countdown on a terminal, once per attempt in a log', () => {
+  const wait = modelWaitOf(
+    call({
+      lastFailure: { type: 'ModelRateLimited', message: 'model endpoint answered 429: rate_limit_error: x' },
+      nextAttemptAtMs: NOW + 17_400,
+    }),
+    NOW,
+  );
+  assert.ok(wait !== undefined);
+  const view = watchableView();
+  const terminal = renderWatchView(view, { workflowId: 'g', waiting: wait, now: new Date(NOW) });
+  assert.equal(
+    terminal[3],
+    'waiting on the model: rate limited by the API, next try in 18 s (attempt 4, waiting 3 m 10 s of 6 h)',
+  );
+  const log = renderWatchView(view, { workflowId: 'g', waiting: wait });
+  assert.equal(
+    log[3],
+    'waiting on the model: rate limited by the API, next try at 12:00:17 UTC (attempt 4, patience 6 h)',
+  );
+  const ended = renderWatchView({ ...view, status: 'completed' }, { workflowId: 'g', waiting: wait });
+  assert.ok(!ended.some((line) => line.startsWith('waiting on the model')));
+});
+
+/** The fields keel watch's renderer reads; the rest of the status view plays no part here. */
+function watchableView(): WatchableView {
+  return {
+    goal: 'Tidy the build directory',
+    status: 'running',
+    phase: 'thinking',
+    task: { index: 0, text: 'Tidy the build directory' },
+    counters: emptyCounters(),
+    usage: emptyUsage(),
+    pendingApprovals: [],
+    latestMessages: [],
+  } as Partial<WatchableView> as WatchableView;
+}
