@@ -1,4 +1,5 @@
 import { HEARTBEAT_GRACE_MS, workerLiveness, type KeelWorkerBeat } from '../client/worker-heartbeats';
+import type { KeelWorkerIdentity } from '../workflows/hosts/host-queues';
 
 /**
  * Whether a worker process may serve its host id (issue 23). Two machines started with one id
@@ -21,6 +22,29 @@ export interface HostClaimant {
   diskId?: string;
 }
 
+/**
+ * A keel worker seen polling the host's queue (DescribeTaskQueue). The server lists a poll the
+ * moment it arrives, while a worker's first beat comes one interval after it starts: a worker
+ * started seconds ago is seen only here.
+ */
+export interface KeelWorkerPoll extends KeelWorkerIdentity {
+  identity: string;
+  /** When its current poll began (epoch ms); an idle worker's poll waits up to a minute. */
+  polledAtMs: number;
+}
+
+/**
+ * What this machine can see of its own processes: a holder that names this machine and a pid that
+ * runs is known live at once, without waiting for beats (issue 41: a second worker on one machine
+ * was told only after it had polled and taken tasks).
+ */
+export interface LocalMachine {
+  machine: string;
+  pid: number;
+  /** Whether a process with this pid exists here. */
+  running: (pid: number) => boolean;
+}
+
 export type HostClaimDecision =
   | {
       outcome: 'claimed';
@@ -35,6 +59,21 @@ export interface HostClaimInput {
   nowMs: number;
   /** For beats whose identity names no interval: this process's own. */
   fallbackIntervalMs: number;
+  /** The host queue's pollers; none: judged by beats alone. */
+  polls?: readonly KeelWorkerPoll[];
+  /** This machine; none: every holder is judged by its beats, as one on another machine. */
+  local?: LocalMachine;
+}
+
+/** A live process of the id, and whether it is known live (it runs here) or only beat lately. */
+interface Holder {
+  beat: KeelWorkerBeat;
+  /** Runs on this machine: no wait can make it count as gone. */
+  here: boolean;
+  /** When it would count as gone unless it beats (again); ignored when `here`. */
+  expiresAtMs: number;
+  /** Seen polling but not beating yet: when that poll began. */
+  polledAtMs?: number;
 }
 
 /** The decision at start: against every live instance of another process holding the id. */
@@ -44,19 +83,24 @@ export function decideHostClaim(input: HostClaimInput): HostClaimDecision {
     return refused(
       `--replica needs a workspace root (--workspace-root / KEEL_WORKSPACE_ROOTS): the host's marker file there is what proves both machines see the same disk`,
     );
-  const others = liveOthers(input);
-  const first = others[0];
+  const holders = liveOthers(input);
+  // One that runs here first: its line tells how to run two workers on one machine.
+  const first = holders.find((holder) => holder.here) ?? holders[0];
   if (first === undefined) return { outcome: 'claimed', joined: [] };
   if (!claimant.replica)
     return refused(
-      `host id ${claimant.hostId} is held by a live worker on ${describeBeat(first, input.nowMs)}: give this machine its own id (--host-id / KEEL_HOST_ID), or start it with --replica (KEEL_HOST_REPLICA=1) if both machines see the same workspace disk`,
+      first.here
+        ? `host id ${claimant.hostId} is held by a live worker on this machine, ${describeHolder(first, input.nowMs)}: give this worker its own id (--host-id / KEEL_HOST_ID), or start it with --replica (KEEL_HOST_REPLICA=1) and the same --workspace-root as that worker to share its host`
+        : `host id ${claimant.hostId} is held by a live worker on ${describeHolder(first, input.nowMs)}: give this machine its own id (--host-id / KEEL_HOST_ID), or start it with --replica (KEEL_HOST_REPLICA=1) if both machines see the same workspace disk`,
     );
-  const elsewhere = others.find((beat) => beat.diskId === undefined || beat.diskId !== claimant.diskId);
+  const elsewhere = holders.find(
+    (holder) => holder.beat.diskId === undefined || holder.beat.diskId !== claimant.diskId,
+  );
   if (elsewhere !== undefined)
     return refused(
-      `--replica: host id ${claimant.hostId} is held by a live worker on ${describeBeat(elsewhere, input.nowMs)} serving ${diskText(elsewhere.diskId)}, but this machine's workspace root ${claimant.workspaceRoot ?? ''} holds ${diskText(claimant.diskId)}: a replica must see the same disk; otherwise give this machine its own id (--host-id / KEEL_HOST_ID)`,
+      `--replica: host id ${claimant.hostId} is held by a live worker on ${describeHolder(elsewhere, input.nowMs)} serving ${diskText(elsewhere.beat.diskId)}, but this machine's workspace root ${claimant.workspaceRoot ?? ''} holds ${diskText(claimant.diskId)}: a replica must see the same disk; otherwise give this machine its own id (--host-id / KEEL_HOST_ID)`,
     );
-  return { outcome: 'claimed', joined: others };
+  return { outcome: 'claimed', joined: holders.map((holder) => holder.beat) };
 }
 
 /**
@@ -73,18 +117,14 @@ export function decideAfterStart(input: HostClaimInput): HostClaimDecision {
 }
 
 /**
- * When every instance that holds the id now would count as missing unless it beats again (epoch
- * ms); undefined when none does. A holder killed a moment ago looks live until then.
+ * When every instance that holds the id now would count as missing unless it beats (again)
+ * (epoch ms); undefined when none does, or when one runs on this machine: that one is alive now,
+ * and waiting would only delay the same refusal. A holder killed a moment ago looks live until then.
  */
 export function liveOthersExpireAtMs(input: HostClaimInput): number | undefined {
-  const expiries = liveOthers(input).map(
-    (beat) =>
-      (beat.heartbeatAtMs ?? input.nowMs) +
-      (beat.heartbeatIntervalMs ?? input.fallbackIntervalMs) +
-      HEARTBEAT_GRACE_MS +
-      1,
-  );
-  return expiries.length === 0 ? undefined : Math.max(...expiries);
+  const holders = liveOthers(input);
+  if (holders.length === 0 || holders.some((holder) => holder.here)) return undefined;
+  return Math.max(...holders.map((holder) => holder.expiresAtMs));
 }
 
 /** Negative when `left` started first; ties broken by instance id, so the order is total. */
@@ -96,24 +136,59 @@ function startOrder(left: KeelWorkerBeat, right: KeelWorkerBeat): number {
   return leftId < rightId ? -1 : leftId > rightId ? 1 : 0;
 }
 
-/** One beat per live process of the same host id other than the claimant (a process polls several queues). */
-function liveOthers(input: HostClaimInput): KeelWorkerBeat[] {
-  const byInstance = new Map<string, KeelWorkerBeat>();
+/**
+ * One holder per live process of the same host id other than the claimant (a process polls
+ * several queues). Live by its beat, as before; or, before its first beat, by a poll that began
+ * less than an interval and the grace ago. On this machine a running pid makes either sure at once;
+ * a gone pid drops only a poller: a beating holder whose pid is gone here may be a machine that
+ * shares this one's name (a cloned VM), and its beat still decides.
+ */
+function liveOthers(input: HostClaimInput): Holder[] {
+  const { claimant, nowMs, fallbackIntervalMs } = input;
+  const byInstance = new Map<string, Holder>();
+  const beaten = new Set<string>();
   for (const beat of input.beats) {
-    if (beat.hostId !== input.claimant.hostId || beat.instanceId === input.claimant.instanceId) continue;
-    if (workerLiveness(beat, input.nowMs, input.fallbackIntervalMs) !== 'live') continue;
+    if (beat.hostId !== claimant.hostId || beat.instanceId === claimant.instanceId) continue;
     // A worker from before instances were named is one process per identity.
-    byInstance.set(beat.instanceId ?? beat.identity, beat);
+    const key = beat.instanceId ?? beat.identity;
+    beaten.add(key);
+    if (workerLiveness(beat, nowMs, fallbackIntervalMs) !== 'live') continue;
+    const expiresAtMs = (beat.heartbeatAtMs ?? nowMs) + intervalOf(beat, input) + HEARTBEAT_GRACE_MS + 1;
+    byInstance.set(key, { beat, here: runsHere(beat, input.local) === true, expiresAtMs });
+  }
+  for (const poll of input.polls ?? []) {
+    if (poll.hostId !== claimant.hostId || poll.instanceId === claimant.instanceId) continue;
+    const key = poll.instanceId ?? poll.identity;
+    if (beaten.has(key) || byInstance.has(key)) continue; // its beats say more than its polls
+    const expiresAtMs = poll.polledAtMs + intervalOf(poll, input) + HEARTBEAT_GRACE_MS + 1;
+    if (nowMs >= expiresAtMs) continue; // should have beaten by now: gone, or listed from long ago
+    const here = runsHere(poll, input.local);
+    if (here === false) continue; // it ran here and is gone: a crashed worker's restart waits for nothing
+    const beat: KeelWorkerBeat = { ...poll, taskQueue: '', workerInstanceKey: '', status: 'unknown' };
+    byInstance.set(key, { beat, here: here === true, expiresAtMs, polledAtMs: poll.polledAtMs });
   }
   return [...byInstance.values()];
 }
 
-function describeBeat(beat: KeelWorkerBeat, nowMs: number): string {
-  const ago =
-    beat.heartbeatAtMs === undefined
-      ? 'unknown'
-      : `${Math.max(0, Math.round((nowMs - beat.heartbeatAtMs) / 1000))} s ago`;
-  return `${beat.machine ?? 'an unnamed machine'} (pid ${beat.pid ?? '?'}, instance ${beat.instanceId ?? '?'}, last beat ${ago})`;
+/** True: it names this machine and its pid runs; false: it names this machine and is gone; undefined: elsewhere. */
+function runsHere(worker: KeelWorkerIdentity, local: LocalMachine | undefined): boolean | undefined {
+  if (local === undefined || worker.machine !== local.machine || worker.pid === undefined) return undefined;
+  // Its pid is this process's own: an earlier life of this worker (a container restarted alike).
+  return worker.pid !== local.pid && local.running(worker.pid);
+}
+
+function intervalOf(worker: KeelWorkerIdentity, input: HostClaimInput): number {
+  return worker.heartbeatIntervalMs ?? input.fallbackIntervalMs;
+}
+
+function describeHolder(holder: Holder, nowMs: number): string {
+  const { beat } = holder;
+  const secondsAgo = (atMs: number) => `${Math.max(0, Math.round((nowMs - atMs) / 1000))} s ago`;
+  const seen =
+    holder.polledAtMs !== undefined
+      ? `polling since ${secondsAgo(holder.polledAtMs)}, no beat yet`
+      : `last beat ${beat.heartbeatAtMs === undefined ? 'unknown' : secondsAgo(beat.heartbeatAtMs)}`;
+  return `${beat.machine ?? 'an unnamed machine'} (pid ${beat.pid ?? '?'}, instance ${beat.instanceId ?? '?'}, ${seen})`;
 }
 
 function diskText(diskId: string | undefined): string {

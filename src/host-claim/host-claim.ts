@@ -6,12 +6,24 @@ import {
   type WorkerListingConnection,
 } from '../client/worker-heartbeats';
 import { hostTaskQueue } from '../workflows/hosts/host-queues';
-import { decideAfterStart, decideHostClaim, liveOthersExpireAtMs, type HostClaimant } from './claim-decision';
+import {
+  decideAfterStart,
+  decideHostClaim,
+  liveOthersExpireAtMs,
+  type HostClaimant,
+  type LocalMachine,
+} from './claim-decision';
 import { ensureDiskMarker, readDiskMarker } from './disk-marker';
 import { HostClaimError } from './host-claim-error';
+import { localMachine } from './local-process';
+import { listKeelPollers, type PollerListingConnection } from './queue-pollers';
 
 export interface HostClaimOptions {
-  connection: WorkerListingConnection;
+  /** Without describeTaskQueue (a test's fake), the claim goes by beats alone. */
+  connection: {
+    workflowService: WorkerListingConnection['workflowService'] &
+      Partial<PollerListingConnection['workflowService']>;
+  };
   namespace: string;
   /** The shared task queue; the claim looks at its host's own queue. */
   taskQueue: string;
@@ -23,6 +35,8 @@ export interface HostClaimOptions {
   heartbeatIntervalMs: number;
   warn: (line: string) => void;
   info: (line: string) => void;
+  /** This machine and its processes (local-process.ts); tests give their own. */
+  local?: LocalMachine;
   now?: () => number;
   sleep?: (milliseconds: number) => Promise<void>;
 }
@@ -39,7 +53,9 @@ export interface HostClaim {
 /**
  * Claims the host id before the worker polls (see claim-decision.ts): refused with a
  * HostClaimError, one line, when another live machine holds it (and still beats after its
- * beat would have aged: a crashed worker's restart waits for that). A server that cannot list its
+ * beat would have aged: a crashed worker's restart waits for that). A holder on this machine whose
+ * process runs is refused at once, even before its first beat: its poll is listed the moment it
+ * polls, its pid answers here, so there is nothing to wait for (issue 41). A server that cannot list its
  * workers (one without ListWorkers) leaves the claim unchecked, with one warning. Once claimed,
  * the first workspace root gets its marker if it had none.
  */
@@ -48,8 +64,9 @@ export async function claimHost(options: HostClaimOptions): Promise<HostClaim> {
   const now = options.now ?? Date.now;
   // The marker is read after each listing: a worker makes its marker before it beats, so a
   // replica that sees the first worker's beat also sees its marker, however close their starts.
+  const local = options.local ?? localMachine();
   const look = async () => {
-    const listed = await listHostWorkers(options);
+    const [listed, polls] = await Promise.all([listHostWorkers(options), listHostPollers(options)]);
     const marker =
       workspaceRoot === undefined ? undefined : await readDiskMarker(workspaceRoot, options.hostId);
     const claimant: HostClaimant = {
@@ -64,6 +81,9 @@ export async function claimHost(options: HostClaimOptions): Promise<HostClaim> {
       beats: typeof listed === 'string' ? [] : listed,
       nowMs: now(),
       fallbackIntervalMs: options.heartbeatIntervalMs,
+      // Unchecked when the beats cannot be read: polls alone cannot tell a worker gone a minute ago.
+      ...(typeof listed === 'string' ? {} : { polls }),
+      local,
     };
     return { listed, input, marker, decision: decideHostClaim(input) };
   };
@@ -132,6 +152,26 @@ export function recheckClaimWhenRunning(
     }
     if (refusal !== undefined) throw refusal;
   };
+}
+
+/**
+ * The keel workers polling the host's queue; none when the server cannot say: the beats decide
+ * then, as they did before polls were looked at.
+ */
+async function listHostPollers(options: HostClaimOptions) {
+  const { describeTaskQueue } = options.connection.workflowService;
+  if (describeTaskQueue === undefined) return [];
+  try {
+    return await listKeelPollers({
+      connection: {
+        workflowService: { describeTaskQueue: describeTaskQueue.bind(options.connection.workflowService) },
+      },
+      namespace: options.namespace,
+      taskQueue: hostTaskQueue(options.taskQueue, options.hostId),
+    });
+  } catch {
+    return [];
+  }
 }
 
 /** The keel workers of the host's queue, or why the server cannot say. */
