@@ -151,7 +151,8 @@ test(
     assert.match(
       refusal,
       new RegExp(
-        `^keel worker: host id h1 is held by a live worker on \\S+ \\(pid ${first.pid}, instance ${firstInstance}, last beat \\d+ s ago\\): give this machine its own id \\(--host-id / KEEL_HOST_ID\\), or start it with --replica`,
+        // Both processes run on this machine: the holder's pid answers here, so no wait (issue 41).
+        `^keel worker: host id h1 is held by a live worker on this machine, \\S+ \\(pid ${first.pid}, instance ${firstInstance}, last beat \\d+ s ago\\): give this worker its own id \\(--host-id / KEEL_HOST_ID\\), or start it with --replica \\(KEEL_HOST_REPLICA=1\\) and the same --workspace-root`,
       ),
     );
 
