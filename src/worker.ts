@@ -7,6 +7,12 @@ import { hostSettings, type HostSettings } from './config/host-settings';
 import { HostActivityWorker, keelHostOf, runWithHostWorker, type KeelHost } from './host-worker';
 import { watchHostsWhileRunning } from './host-watcher';
 import { hostTaskQueue, workerIdentity } from './workflows/hosts/host-queues';
+import {
+  createModelQueueWorker,
+  modelQueueLine,
+  modelRequestsPerMinute,
+  runAlongside,
+} from './model-queue-worker';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
 import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
 import { createReflectionStore } from './activities/reflection-store/create-reflection-store';
@@ -74,8 +80,10 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
    * otherwise. Without it, a live holder of the id stops this worker at start (HostClaimError).
    */
   replica?: boolean;
-  /** Activities each of the worker's two queues runs at once; KEEL_MAX_CONCURRENT_ACTIVITIES, else 20. */
+  /** Activities each of the worker's three queues runs at once; KEEL_MAX_CONCURRENT_ACTIVITIES, else 20. */
   maxConcurrentActivities?: number;
+  /** Model requests a minute for the whole fleet (model-queue-worker.ts); KEEL_MODEL_REQUESTS_PER_MINUTE, else none. */
+  modelRequestsPerMinute?: number | false;
   /** Workflow tasks run at once; KEEL_MAX_CONCURRENT_WORKFLOWS, else 40 (at most the cache size). */
   maxConcurrentWorkflows?: number;
   /**
@@ -134,6 +142,7 @@ export const WORKFLOWS_PATH = require.resolve('./workflows');
 export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise<Worker> {
   const env = process.env;
   const host = hostSettings(options, env); // a bad id, root or number stops the worker here
+  const requestsPerMinute = modelRequestsPerMinute(options.modelRequestsPerMinute, env);
   const cachedWorkflows = maxCachedWorkflows(options.maxCachedWorkflows, env);
   const anthropic = options.anthropic ?? anthropicFromEnvironment(env);
   // Before the first connection: the process's runtime, which beats for every worker, is made with it.
@@ -147,6 +156,7 @@ export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise
       host,
       heartbeatIntervalMs,
       cachedWorkflows,
+      requestsPerMinute,
     });
     // Outermost: the connection closes after the worker and everything else closed with it.
     if (target.owned) closeWhenStopped(worker, () => target.connection.close());
@@ -164,6 +174,7 @@ async function createWorkerOn(
     host: HostSettings;
     heartbeatIntervalMs: number;
     cachedWorkflows: number;
+    requestsPerMinute: number | undefined;
   },
 ): Promise<Worker> {
   const env = process.env;
@@ -257,9 +268,12 @@ async function createWorkerOn(
   } satisfies Partial<WorkerOptions>;
   const queue = hostTaskQueue(taskQueue, host.hostId);
   let hostWorker: Worker | undefined;
+  let modelWorker: Worker | undefined;
   try {
     // Activities only: no workflows, so no bundle, and it is ready in milliseconds.
     hostWorker = await HostActivityWorker.create({ ...common, taskQueue: queue });
+    const { requestsPerMinute } = options;
+    modelWorker = await createModelQueueWorker({ ...common, sharedTaskQueue: taskQueue, requestsPerMinute });
     const worker = await Worker.create({
       ...common,
       taskQueue,
@@ -278,6 +292,7 @@ async function createWorkerOn(
       ...(claim.diskId === undefined ? {} : { diskId: claim.diskId }),
       replicaOf: claim.joined,
     });
+    runAlongside(worker, modelWorker);
     recheckClaimWhenRunning(worker, { ...claimOptions, ...claim });
     watchHostsWhileRunning(worker, {
       namespace,
@@ -292,6 +307,7 @@ async function createWorkerOn(
     return worker;
   } catch (error) {
     if (hostWorker !== undefined) await discardWorker(hostWorker);
+    if (modelWorker !== undefined) await discardWorker(modelWorker);
     await mcp?.close();
     await modelRequestStore?.close();
     throw error;
@@ -491,6 +507,9 @@ export async function runWorker(options: RunWorkerOptions = {}): Promise<void> {
       `keel worker: host ${host.hostId} — polling "${hostTaskQueue(settings.taskQueue, host.hostId)}" for workspace tools (workspace roots: ${roots})`,
     );
     log(`keel worker: ${describeClaim(keelHostOf(worker))}`);
+    log(
+      `keel worker: ${modelQueueLine(settings.taskQueue, modelRequestsPerMinute(options.modelRequestsPerMinute))}`,
+    );
     log(`keel worker: ${workerToolsLine(keelToolsOf(worker) ?? [])}`);
     log(
       `keel worker: keeps up to ${maxCachedWorkflows(workerOptions.maxCachedWorkflows, process.env)} goals in memory (KEEL_MAX_CACHED_WORKFLOWS); others are rebuilt from their history when their next decision arrives`,

@@ -12,7 +12,7 @@ import { createToolRegistry } from '../../src/worker';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { GoalStatus } from '../../src/workflows/goal/goal-state';
 import { goalStatusQuery } from '../../src/workflows/goal/messages';
-import { hostTaskQueue } from '../../src/workflows/hosts/host-queues';
+import { hostTaskQueue, modelTaskQueue } from '../../src/workflows/hosts/host-queues';
 import {
   createHarness,
   stopOwnServer,
@@ -100,6 +100,14 @@ async function runGoalWithoutCache(): Promise<JsonHistory> {
       dataConverter: dataConverterFromEnv(),
       activities,
     });
+    // Model calls go to the queue's model queue (model-queue-worker.ts), which keel's workers poll.
+    const modelWorker = await Worker.create({
+      connection,
+      namespace: 'default',
+      taskQueue: modelTaskQueue(harness.taskQueue),
+      dataConverter: dataConverterFromEnv(),
+      activities,
+    });
     const worker = await Worker.create({
       connection,
       namespace: 'default',
@@ -109,33 +117,35 @@ async function runGoalWithoutCache(): Promise<JsonHistory> {
       maxCachedWorkflows: 0,
       activities,
     });
-    return await hostWorker.runUntil(() =>
-      worker.runUntil(async () => {
-        const workspace = tempDirectory('keel-ws-');
-        const handle = await harness.client.workflow.start(goalWorkflow, {
-          taskQueue: harness.taskQueue,
-          workflowId: `local-reads-replay-${Date.now()}`,
-          // Without a cache, a task that crosses a query now and then waits out its timeout (10 s).
-          workflowTaskTimeout: '3s',
-          args: [{ goal: `${GOAL}: read two files`, workspace, host: HOST }],
-        });
-        let done = false;
-        const result = handle.result().finally(() => (done = true));
-        // Polled as the bench's approver does: queries that land while a local activity runs.
-        const poller = (async () => {
-          while (!done) {
-            await handle.query(goalStatusQuery).catch(() => undefined);
-            await new Promise((resolve) => setTimeout(resolve, 20));
+    return await modelWorker.runUntil(() =>
+      hostWorker.runUntil(() =>
+        worker.runUntil(async () => {
+          const workspace = tempDirectory('keel-ws-');
+          const handle = await harness.client.workflow.start(goalWorkflow, {
+            taskQueue: harness.taskQueue,
+            workflowId: `local-reads-replay-${Date.now()}`,
+            // Without a cache, a task that crosses a query now and then waits out its timeout (10 s).
+            workflowTaskTimeout: '3s',
+            args: [{ goal: `${GOAL}: read two files`, workspace, host: HOST }],
+          });
+          let done = false;
+          const result = handle.result().finally(() => (done = true));
+          // Polled as the bench's approver does: queries that land while a local activity runs.
+          const poller = (async () => {
+            while (!done) {
+              await handle.query(goalStatusQuery).catch(() => undefined);
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+          })();
+          try {
+            assert.equal((await result).status, GoalStatus.Completed);
+          } finally {
+            done = true;
+            await poller;
           }
-        })();
-        try {
-          assert.equal((await result).status, GoalStatus.Completed);
-        } finally {
-          done = true;
-          await poller;
-        }
-        return JSON.parse(JSON.stringify(await handle.fetchHistory())) as JsonHistory;
-      }),
+          return JSON.parse(JSON.stringify(await handle.fetchHistory())) as JsonHistory;
+        }),
+      ),
     );
   } finally {
     await connection.close();

@@ -1,4 +1,5 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import { inWorkflowContext, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { modelTaskQueue } from '../hosts/host-queues';
 import { NON_RETRYABLE_MODEL_FAILURES } from '../common/failure-types';
 import { DEFAULT_MODEL_PATIENCE_MS, type GoalConfig } from './goal-input';
 
@@ -51,6 +52,9 @@ export function modelActivityOptions(config: Pick<GoalConfig, 'model' | 'timing'
   return {
     ...modelCallTimeouts(config, config.model.maxTokens),
     heartbeatTimeout: streamSilenceMs(config.timing),
+    // The fleet's model queue, whose dispatch Temporal's server paces (model-queue-worker.ts).
+    // Replay compares an activity's id and type, never its queue, so running goals move safely.
+    ...(inWorkflowContext() ? { taskQueue: modelTaskQueue(workflowInfo().taskQueue) } : {}),
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,

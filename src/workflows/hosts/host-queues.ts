@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Workspace affinity (the pattern Temporal documents for files that live on one host): every
- * worker polls the shared task queue (goal workflows, model calls) and a queue of its own host,
+ * worker polls the shared task queue (goal workflows), its model queue and a queue of its own host,
  * where a goal sends everything that touches its workspace — tool calls, backups, the
  * irreversible-call journal. Pure naming rules, shared by workers, workflows, clients and tests.
  */
@@ -18,6 +18,16 @@ export const hostIdSchema = z
 /** The queue only the workers of `hostId` poll. */
 export function hostTaskQueue(sharedTaskQueue: string, hostId: string): string {
   return `${sharedTaskQueue}@${hostId}`;
+}
+
+/**
+ * The queue of a shared queue's model calls (issue 42): every worker of the fleet polls it, and
+ * Temporal's server paces its dispatch (the workers' maxTaskQueueActivitiesPerSecond), so the
+ * requests per minute of one API key are held by the whole fleet, not by each worker. `:` is in
+ * no host id, so it never names a host's queue.
+ */
+export function modelTaskQueue(sharedTaskQueue: string): string {
+  return `${sharedTaskQueue}:model`;
 }
 
 const IDENTITY_PREFIX = 'keel-host=';
