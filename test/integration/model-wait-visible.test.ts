@@ -20,7 +20,9 @@ import {
  */
 
 const KEEL = path.resolve(__dirname, '../../bin/keel.js');
-const RETRY_AFTER_S = 60;
+// Under a minute with the first retry's jitter (at most 1 s) added, so the countdown reads in
+// seconds ("next try in 50 s"), never "1 m".
+const RETRY_AFTER_S = 50;
 const PATIENCE_MS = 5 * 60_000;
 
 let harness: Harness;
