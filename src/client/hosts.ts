@@ -1,4 +1,4 @@
-import { temporal } from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
 import {
   hostIdOfIdentity,
   hostTaskQueue,
@@ -14,6 +14,7 @@ import {
   type SeenHost,
 } from './host-liveness';
 import { runningGoalsByHost } from './host-goals';
+import { taskQueuePollers } from './task-queue-pollers';
 import { listKeelWorkers, millisecondsOf, type KeelWorkerBeat } from './worker-heartbeats';
 
 /** Both the client's Connection and the worker's NativeConnection have one. */
@@ -133,8 +134,6 @@ export interface ServingHost {
   lastPolledAt?: string;
 }
 
-const { TaskQueueType, TaskQueueKind } = temporal.api.enums.v1;
-
 /**
  * The keel hosts polling a shared task queue (where worker heartbeats cannot be read), sorted by host id: read off the pollers of its
  * workflow and activity tasks (DescribeTaskQueue), whose identities name their host
@@ -171,18 +170,9 @@ async function pollersOf(options: {
   namespace: string;
   taskQueue: string;
 }): Promise<temporal.api.taskqueue.v1.IPollerInfo[]> {
-  const { connection, namespace, taskQueue } = options;
-  const types = [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
-  const responses = await Promise.all(
-    types.map((taskQueueType) =>
-      connection.workflowService.describeTaskQueue({
-        namespace,
-        taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        taskQueueType,
-      }),
-    ),
-  );
-  return responses.flatMap((response) => response.pollers ?? []);
+  const kinds = ['workflow', 'activity'] as const;
+  const lists = await Promise.all(kinds.map((tasks) => taskQueuePollers({ ...options, tasks })));
+  return lists.flat();
 }
 
 /**

@@ -5,18 +5,17 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
 import { parseWorkerIdentity } from '../workflows/hosts/host-queues';
 import { pollsBeyondItsBeats } from './host-liveness';
 import { NO_WORKER_WAIT_MS, type NoWorker } from './no-worker';
+import { taskQueuePollers } from './task-queue-pollers';
 import { listKeelWorkers, millisecondsOf, workerLiveness } from './worker-heartbeats';
 
 /** Both the client's Connection and the worker's NativeConnection have one. */
 export interface PollerConnection {
   workflowService: Pick<temporal.api.workflowservice.v1.WorkflowService, 'describeTaskQueue' | 'listWorkers'>;
 }
-
-const { TaskQueueType, TaskQueueKind } = temporal.api.enums.v1;
 
 /**
  * Whether a worker may answer a goal's queries and Updates on `taskQueue` now. False only when the
@@ -33,14 +32,7 @@ export async function workersMayAnswer(options: {
 }): Promise<boolean> {
   const { connection, namespace, taskQueue } = options;
   const [pollers, beats] = await Promise.all([
-    connection.workflowService
-      .describeTaskQueue({
-        namespace,
-        taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      })
-      .then((response) => response.pollers ?? [])
-      .catch(() => undefined),
+    taskQueuePollers({ connection, namespace, taskQueue, tasks: 'workflow' }).catch(() => undefined),
     listKeelWorkers({ connection, namespace, taskQueue }).catch(() => undefined),
   ]);
   if (pollers === undefined) return true; // cannot tell: ask, within the deadline

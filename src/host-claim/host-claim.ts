@@ -16,7 +16,8 @@ import {
 import { ensureDiskMarker, readDiskMarker } from './disk-marker';
 import { HostClaimError } from './host-claim-error';
 import { localMachine } from './local-process';
-import { listKeelPollers, type PollerListingConnection } from './queue-pollers';
+import type { PollerListingConnection } from '../client/task-queue-pollers';
+import { listKeelPollers } from './queue-pollers';
 
 export interface HostClaimOptions {
   /** Without describeTaskQueue (a test's fake), the claim goes by beats alone. */
