@@ -47,3 +47,21 @@ export function countEffects(content: string, calls: number): EffectCount {
   const missing = Array.from({ length: calls }, (_, index) => index + 1).filter((index) => !seen.has(index));
   return { duplicated: duplicated.sort((a, b) => a - b), missing };
 }
+
+/** The start input of a chaos goal working in `workspace`. */
+export function chaosGoalInput(workspace: string, calls: number) {
+  return {
+    goal: CHAOS_GOAL,
+    workspace,
+    // With network allowed every run_command is irreversible: each append is approved and runs
+    // at most once, which is what chaos measures.
+    sandbox: { network: true },
+    // A short heartbeat timeout lets the server notice a killed worker in seconds.
+    timing: { heartbeatTimeoutMs: 2000 },
+    limits: { maxTurns: calls + 5, maxToolCalls: calls + 5 },
+    ledger: { maxEvents: 10_000 },
+    // The scripted model makes one call a turn and never answers a checkpoint; the checkpoint
+    // guard would rightly stop it at the second. Chaos measures durability.
+    guards: { checkpoints: { enabled: false } },
+  };
+}

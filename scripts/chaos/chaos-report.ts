@@ -1,4 +1,5 @@
-import { seconds, type ChaosReport } from './run-chaos';
+import { seconds } from './chaos-environment';
+import type { ChaosReport } from './run-chaos';
 
 /**
  * The targets: the goal completes, no effect is duplicated, no approval is lost, and nothing is
