@@ -25,6 +25,11 @@ export interface ModelActivityDependencies {
   client: Anthropic;
   /** Where goals' last requests are kept so the next turn can extend them; none: always whole. */
   requestStore?: ModelRequestStore;
+  /**
+   * The backoff's jitter source (retry-delay.ts); Math.random unless given. The benchmark passes
+   * one to measure the policy without jitter beside keel's (scripts/bench/api-bad-days.ts).
+   */
+  random?: () => number;
 }
 
 /** How often the stream's progress is sent at most (Temporal throttles heartbeats further). */
@@ -32,7 +37,7 @@ const PROGRESS_BEAT_MS = 1000;
 /** The first event's allowance for inputs that do not name one (older workflows' calls). */
 const DEFAULT_FIRST_EVENT_WITHIN_MS = 5 * 60_000;
 
-export function createModelActivities({ client, requestStore }: ModelActivityDependencies) {
+export function createModelActivities({ client, requestStore, random }: ModelActivityDependencies) {
   /** The whole request: the input's own parts after the stored request it extends, if any. */
   async function assemble(
     input: ModelCallInput,
@@ -119,7 +124,11 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
       onGiveUp: () => gaveUp.abort(),
     });
     const signal = context ? AbortSignal.any([context.cancellationSignal, gaveUp.signal]) : gaveUp.signal;
-    const backoff = { attempt, ...(how.retryCapMs === undefined ? {} : { capMs: how.retryCapMs }) };
+    const backoff = {
+      attempt,
+      ...(how.retryCapMs === undefined ? {} : { capMs: how.retryCapMs }),
+      ...(random === undefined ? {} : { random }),
+    };
     watch.start();
     try {
       const arrived = arrivalMiddleware((bytes) => {
@@ -208,7 +217,7 @@ export function createModelActivities({ client, requestStore }: ModelActivityDep
 function failureOf(
   error: unknown,
   why: GaveUp | undefined,
-  backoff: { attempt: number; capMs?: number },
+  backoff: { attempt: number; capMs?: number; random?: () => number },
 ): ApplicationFailure {
   if (why === undefined) return toModelFailure(error, backoff);
   const seconds = Math.round(why.afterMs / 100) / 10;
