@@ -33,7 +33,16 @@ const program = new Command('bench')
     natural,
     50,
   )
-  .option('--skip-slow', 'skip the replay, memory, evicted-approval and start-time measurements')
+  .option(
+    '--bad-days-goals <n>',
+    "goals of the model API's bad days: an overload with and without jitter, beside a fleet under a shared request limit (about 3 minutes; 0 skips)",
+    natural,
+    5,
+  )
+  .option(
+    '--skip-slow',
+    "skip the replay, memory, evicted-approval, start-time and model API's bad-days measurements",
+  )
   .option('--extras-only', 'only the separate measurements: no comparison scenarios, no warm-up')
   .option('--systems <list>', 'comma-separated: keel,floor,ai-sdk', systemList)
   .option('--out <dir>', 'where bench.json, bench.md and the chart go', 'bench-results')
@@ -71,6 +80,7 @@ async function main(): Promise<void> {
     startSamples: number;
     commandSamples: number;
     cacheTurns: number;
+    badDaysGoals: number;
     skipSlow?: boolean;
     extrasOnly?: boolean;
     systems?: SystemName[];
@@ -91,6 +101,7 @@ async function main(): Promise<void> {
     startSamples: flags.skipSlow ? 0 : flags.startSamples,
     commandSamples: flags.commandSamples,
     cacheTurns: flags.cacheTurns,
+    apiBadDaysGoals: flags.skipSlow ? 0 : flags.badDaysGoals,
     comparison: !flags.extrasOnly,
     outputDirectory: path.resolve(flags.out),
     png: flags.png,

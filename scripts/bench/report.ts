@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { apiBadDaysMarkdown, type ApiBadDaysResult } from './api-bad-days-result';
 import type { CacheFiguresResult } from './cache-figures';
 import type { CommandCostsResult } from './command-costs';
 import type { EvictedApprovalResult } from './evicted-approval';
@@ -21,6 +22,7 @@ export interface BenchReport {
   commandCosts?: CommandCostsResult | { skipped: string };
   longGoal?: LongGoalResult | { skipped: string };
   cacheFigures?: CacheFiguresResult | { skipped: string };
+  apiBadDays?: ApiBadDaysResult | { skipped: string };
   failures: string[];
 }
 
@@ -109,6 +111,10 @@ function separateLines(report: BenchReport): string[] {
     );
   }
   lines.push(...cacheLines(report.cacheFigures));
+  const badDays = report.apiBadDays;
+  if (badDays && 'skipped' in badDays)
+    lines.push(`- The model API's bad days: skipped (${badDays.skipped}).`);
+  else if (badDays) lines.push(...apiBadDaysMarkdown(badDays), '');
   const start = report.workerStart;
   if (start && 'skipped' in start) lines.push(`- Worker start: skipped (${start.skipped}).`);
   else if (start) {

@@ -4,6 +4,7 @@ import { startBenchEnvironment } from './bench-environment';
 import { ScenarioKind, type BenchScenario } from './bench-scenario';
 import { chartSvg, writeChartPng } from './chart';
 import { runComparison, type GoalMeasurement } from './comparison';
+import { measureApiBadDays } from './api-bad-days-process';
 import { measureCommandCosts } from './command-costs';
 import { measureCacheFigures } from './cache-figures';
 import { measureEvictedApproval } from './evicted-approval';
@@ -40,6 +41,11 @@ export interface BenchOptions {
    * the share read from the cache and the input cost ratio (0 skips it).
    */
   cacheTurns?: number;
+  /**
+   * Goals of the overload in the model API's bad days (api-bad-days.ts: a fleet under a shared
+   * request limit and an overload with and without jitter, about three minutes; 0 skips it).
+   */
+  apiBadDaysGoals?: number;
   /** Run the comparison scenarios (false: only the separate measurements). Default true. */
   comparison?: boolean;
   outputDirectory: string;
@@ -132,6 +138,18 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     );
     report.commandCosts = await attempt('run_command costs', options.commandSamples ?? 0, failures, log, () =>
       measureCommandCosts(options.commandSamples ?? 0, log),
+    );
+    report.apiBadDays = await attempt(
+      "the model API's bad days",
+      options.apiBadDaysGoals ?? 0,
+      failures,
+      log,
+      () =>
+        measureApiBadDays({
+          goals: options.apiBadDaysGoals ?? 0,
+          directory: environment.directory('api-bad-days'),
+          log,
+        }),
     );
     report.workerStart = await attempt('worker start', options.startSamples, failures, log, () =>
       measureWorkerStart(environment, options.startSamples, log),
