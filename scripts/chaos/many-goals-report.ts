@@ -98,8 +98,10 @@ export function goalProblem(goal: GoalRun): string | undefined {
     problems.push(`${goal.status}${goal.reason === undefined ? '' : ` (${goal.reason})`}`);
   if (goal.duplicatedEffects.length > 0) problems.push(`duplicated ${goal.duplicatedEffects.join(', ')}`);
   if (goal.missingEffects.length > 0) {
-    const unexplained = goal.unexplainedMissing.length;
-    problems.push(`missing ${goal.missingEffects.join(', ')} (${unexplained} not an unknown outcome)`);
+    const reported = goal.missingEffects.length - goal.unexplainedMissing.length;
+    problems.push(
+      `missing ${goal.missingEffects.join(', ')} (${reported} reported by the goal as outcome unknown)`,
+    );
   }
   if (goal.lostApprovals.length > 0) problems.push(`lost approvals ${goal.lostApprovals.join(', ')}`);
   return problems.length === 0 ? undefined : `${goal.workflowId}: ${problems.join('; ')}`;

@@ -113,7 +113,8 @@ async function approveUntilEnded(
       await Promise.all(open.slice(start, start + LOOKS_AT_ONCE).map(look));
     if (Date.now() - lastLog >= 10_000) {
       lastLog = Date.now();
-      log(`chaos: ${goals.length - open.length} of ${goals.length} goals ended`);
+      const approvals = goals.reduce((total, goal) => total + goal.signaled.size, 0);
+      log(`chaos: ${goals.length - open.length} of ${goals.length} goals ended, ${approvals} approvals sent`);
     }
     await sleep(250);
   }

@@ -111,7 +111,7 @@ test('the report sums the run up and names each goal that missed a target, with 
   assert.equal(goalProblem(goal('a')), undefined);
   assert.equal(
     goalProblem(goal('b', { status: 'failed', reason: 'boom', duplicatedEffects: [2], missingEffects: [3] })),
-    'b: failed (boom); duplicated 2; missing 3 (0 not an unknown outcome)',
+    'b: failed (boom); duplicated 2; missing 3 (1 reported by the goal as outcome unknown)',
   );
   const text = formatManyGoalsReport(report([goal('a'), goal('b', { status: 'failed', reason: 'boom' })]));
   assert.match(text, /goals: +1 completed, 1 failed, 0 timed out \(of 2\)/);
