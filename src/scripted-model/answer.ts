@@ -3,6 +3,7 @@ import type { ScriptedStructured, ScriptedTurn } from './scenario';
 import { thinkingMode } from './thinking-rules';
 import type { ThinkingSigner } from './thinking-signature';
 import { contentTokens, type InputUsage } from './token-count';
+import { contextWindowOf } from './validation';
 
 /**
  * The assistant message a scripted turn answers with: exactly what the non-streaming path
@@ -44,15 +45,26 @@ export function answerTurn(options: {
   turn: ScriptedTurn;
   signer: ThinkingSigner;
   usage: InputUsage;
+  /** The server's context window setting (the model's own otherwise): an answer stops at it. */
+  window?: number | undefined;
 }): Answer {
   const { body, scenario, turnIndex, turn, signer } = options;
   const slug = scenario.replace(/[^A-Za-z0-9]+/g, '_');
   const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : 0;
   // platform.claude.com/docs/en/build-with-claude/handling-stop-reasons: max_tokens means the
   // answer "reached your max_tokens limit" — whatever was being written is cut there.
-  const cut =
+  const cutAtMaxTokens =
     turn.stopReason === 'max_tokens' ||
     (turn.cutBelowMaxTokens !== undefined && maxTokens < turn.cutBelowMaxTokens);
+  // handling-stop-reasons: model_context_window_exceeded, the answer "reached the model's context
+  // window limit": input and output together cannot pass the window; what was written stands.
+  const input =
+    options.usage.inputTokens + options.usage.cacheReadInputTokens + options.usage.cacheCreationInputTokens;
+  const windowLeft = contextWindowOf(body, options.window) - input;
+  const wholeTokens = turn.outputTokens ?? contentTokens(wholeContent(turn));
+  const cutAtWindow =
+    !cutAtMaxTokens && (turn.stopReason === 'model_context_window_exceeded' || wholeTokens > windowLeft);
+  const cut = cutAtMaxTokens || cutAtWindow;
   const content: AnswerBlock[] = [];
   const cutJson = new Map<number, string>();
   // platform.claude.com/docs/en/build-with-claude/extended-thinking: thinking blocks come first,
@@ -78,10 +90,14 @@ export function answerTurn(options: {
     }
     content.push(block);
   });
-  const stopReason: string = cut
+  const stopReason: string = cutAtMaxTokens
     ? 'max_tokens'
-    : (turn.stopReason ?? (turn.toolCalls.length > 0 ? 'tool_use' : 'end_turn'));
-  const outputTokens = turn.outputTokens ?? (cut ? maxTokens : contentTokens(content));
+    : cutAtWindow
+      ? 'model_context_window_exceeded'
+      : (turn.stopReason ?? (turn.toolCalls.length > 0 ? 'tool_use' : 'end_turn'));
+  const outputTokens = cutAtWindow
+    ? Math.max(0, Math.min(wholeTokens, windowLeft))
+    : (turn.outputTokens ?? (cut ? maxTokens : contentTokens(content)));
   return {
     message: message({
       id: `msg_${slug}_${turnIndex + 1}`,
@@ -94,6 +110,14 @@ export function answerTurn(options: {
     }),
     cutJson,
   };
+}
+
+/** The turn's text and calls as written, uncut: how long the whole answer would be. */
+function wholeContent(turn: ScriptedTurn): unknown[] {
+  return [
+    ...(turn.text ? [{ type: 'text', text: turn.text }] : []),
+    ...turn.toolCalls.map((call) => ({ type: 'tool_use', name: call.name, input: call.input })),
+  ];
 }
 
 /** A structured call's answer: the forced tool's input, or text to exercise parser fallbacks. */

@@ -38,6 +38,7 @@ export const scriptedStopReasonSchema = z.enum([
   'refusal',
   'pause_turn',
   'stop_sequence',
+  'model_context_window_exceeded',
 ]);
 export type ScriptedStopReason = z.infer<typeof scriptedStopReasonSchema>;
 

@@ -196,8 +196,8 @@ export async function startScriptedMessagesServer(
       record.status = refused.status;
       return;
     }
-    const usage = cache.account(body);
-    const answer = answerTurn({ body, scenario: scenario.name, turnIndex, turn, signer, usage });
+    const [usage, window] = [cache.account(body), options.contextWindowTokens];
+    const answer = answerTurn({ body, scenario: scenario.name, turnIndex, turn, signer, usage, window });
     await send(answer, usage, turn.streamChunkDelayMs, record, response, streamFault(fault));
   }
 

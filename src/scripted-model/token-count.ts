@@ -6,14 +6,48 @@ import {
 } from './request-body';
 
 /**
- * A deterministic token estimate: four characters of a block's JSON (without its cache_control)
- * a token, rounded up per block. Not the real tokenizer, but stable, monotonic in the content and
- * per block, which is what the prompt-cache accounting and the context-window check need.
+ * A deterministic token count: four characters of a block's JSON (without its cache_control) a
+ * token, rounded up per block, and more for dense text, as real tokenizers count it: every
+ * character beyond ASCII (CJK text, emoji) a token of its own, and long whitespace-free runs of
+ * many different characters (minified JSON, base64, glued hashes) two characters a token. Token
+ * counts depend on the content, not its length (platform.claude.com/docs/en/build-with-claude/
+ * token-counting); without this, a loopback server would let keel count characters and never
+ * see a dense transcript overflow the window. Not the real tokenizer, but stable, monotonic in
+ * the content and per block, which is what the prompt-cache accounting and the window check need.
  */
 export const CHARACTERS_PER_TOKEN = 4;
+/** A whitespace-free run this long, of at least this many distinct characters, is dense. */
+const DENSE_RUN_CHARS = 48;
+const DENSE_RUN_DISTINCT = 20;
 
 export function blockTokens(block: RequestBlock): number {
-  return Math.ceil(JSON.stringify(withoutCacheControl(block)).length / CHARACTERS_PER_TOKEN);
+  const plain = JSON.stringify(withoutCacheControl(block)).length / CHARACTERS_PER_TOKEN;
+  return Math.ceil(plain + denseExtra(block));
+}
+
+/** Tokens dense text adds to its characters' quarter token each, over the block's strings. */
+function denseExtra(value: unknown): number {
+  if (typeof value === 'string') {
+    let extra = 0;
+    for (const run of value.split(/\s+/)) {
+      let wide = 0;
+      for (let at = 0; at < run.length; at += 1) if (run.charCodeAt(at) > 127) wide += 1;
+      extra += wide * (1 - 1 / CHARACTERS_PER_TOKEN);
+      const ascii = run.length - wide;
+      if (ascii >= DENSE_RUN_CHARS && new Set(run).size >= DENSE_RUN_DISTINCT) extra += ascii / 4;
+    }
+    return extra;
+  }
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + denseExtra(item), 0);
+  if (typeof value !== 'object' || value === null) return 0;
+  const record = value as Record<string, unknown>;
+  // Images and PDFs, thinking signatures and redacted thinking are counted by their JSON like any
+  // block here, not as text.
+  if (record.type === 'base64' || record.type === 'redacted_thinking') return 0;
+  return Object.entries(record).reduce(
+    (sum: number, [key, item]) => (key === 'signature' ? sum : sum + denseExtra(item)),
+    0,
+  );
 }
 
 /** Input tokens of the whole request: every tool definition, system block and message block. */

@@ -114,10 +114,14 @@ function toolChoiceRejection(body: MessagesRequestBody): string | undefined {
 // platform.claude.com/docs/en/build-with-claude/context-windows: a request whose input does not
 // fit the model's context window is refused ("prompt is too long") rather than truncated.
 function contextWindowRejection(body: MessagesRequestBody, contextWindowTokens?: number): string | undefined {
-  const window =
-    contextWindowTokens ??
-    modelLimits(body.model ?? '')?.contextWindowTokens ??
-    DEFAULT_CONTEXT_WINDOW_TOKENS;
+  const window = contextWindowOf(body, contextWindowTokens);
   const tokens = requestTokens(body);
   return tokens > window ? `prompt is too long: ${tokens} tokens > ${window} maximum` : undefined;
+}
+
+/** The request's model's context window: the server's setting, the model's own, or the default. */
+export function contextWindowOf(body: MessagesRequestBody, contextWindowTokens?: number): number {
+  return (
+    contextWindowTokens ?? modelLimits(body.model ?? '')?.contextWindowTokens ?? DEFAULT_CONTEXT_WINDOW_TOKENS
+  );
 }
