@@ -93,11 +93,16 @@ export async function createHarness(options: {
   tools?: readonly AnyToolDefinition[];
   /** Goals the worker keeps in its workflow cache; keel's default from memory otherwise. */
   maxCachedWorkflows?: number;
+  /** The scripted endpoint's context window (its model's own otherwise). */
+  contextWindowTokens?: number;
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, dataConverter: dataConverterFromEnv() }); // as the worker's
-  const scripted = await startScriptedMessagesServer({ scenarios: options.scenarios });
+  const scripted = await startScriptedMessagesServer({
+    scenarios: options.scenarios,
+    ...(options.contextWindowTokens ? { contextWindowTokens: options.contextWindowTokens } : {}),
+  });
   const taskQueue = `keel-test-${process.pid}-${++queueCounter}-${Date.now()}`;
   const journalDirectory = tempDirectory('keel-journal-');
   const reflectionDirectory = tempDirectory('keel-reflections-');

@@ -69,6 +69,12 @@ export const modelSettingsSchema = z
      * before it ends still gets its whole time to stream (model-retry-policy.ts).
      */
     patienceMs: z.number().int().positive().default(DEFAULT_MODEL_PATIENCE_MS),
+    /**
+     * The model's context window in tokens, for a model keel's table does not know (another
+     * provider's id behind a gateway) or a smaller window than the model's own; the context budget
+     * keeps each request within it less the answer's room (common/context-tokens.ts).
+     */
+    contextWindowTokens: z.number().int().min(4_096).max(10_000_000).optional(),
     /** tool_choice and parallel tool use, beta features, gateway headers: model-request-options.ts. */
     toolChoice: toolChoiceSettingSchema.optional(),
     disableParallelToolUse: z.boolean().optional(),

@@ -1,7 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import { z } from 'zod';
 import { parseStructuredOutput } from '../common/structured-output';
-import { fitToBudget, type FittedTranscript } from '../common/context-budget';
 import { LedgerEventKind } from '../common/ledger';
 import type { TranscriptMessage } from '../common/transcript';
 import { temporalPriorityKey } from '../planning/assessment';
@@ -9,7 +8,7 @@ import { modelToolDefinitions, type ModelToolDefinition } from '../tools/harness
 import type { ActivityProxies } from './activity-proxies';
 import type { StructuredAnswer, StructuredRequest } from './goal-context';
 import { describeFailure, modelFailure } from './goal-failures';
-import { DEFAULT_CONTEXT_BUDGET } from './goal-input';
+import { ContextFitting, type TooLong } from './context-fitting';
 import type { GoalState } from './goal-state';
 import type { ModelCallInput, ModelCallResult } from './model-call';
 import {
@@ -22,7 +21,13 @@ import {
 } from './model-request';
 import { systemPrompt } from './prompts';
 import { closingReportMessages } from './closing-report';
-import { judgeStop, moreRoomThan, type StopVerdict } from './stop-reasons';
+import {
+  judgeStop,
+  moreRoomThan,
+  unfinishedAtWindow,
+  type StopVerdict,
+  type TurnVerdict,
+} from './stop-reasons';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
 import type { CarriedModelRequest } from './carried-model-request';
@@ -32,17 +37,15 @@ import { TurnModels, type ModelTry } from './turn-models';
 /** A model turn's answer, what its stop reason means, and the room it was given. */
 export interface ModelTurn {
   readonly reply: TranscriptMessage;
-  readonly stop: StopVerdict;
+  readonly stop: TurnVerdict;
   readonly maxTokens: number;
 }
 
 type SentRequest = { system: string; tools: ModelToolDefinition[]; messages: TranscriptMessage[] };
 
 /** The room to ask a cut tool call again with, or undefined when the answer stands as it is. */
-function cutCallRoom(result: ModelCallResult, model: string, maxTokens: number): number | undefined {
-  return judgeStop(result.stopReason, result.content) === 'cut-call'
-    ? moreRoomThan(model, maxTokens)
-    : undefined;
+function cutCallRoom(verdict: StopVerdict, model: string, maxTokens: number): number | undefined {
+  return verdict === 'cut-call' ? moreRoomThan(model, maxTokens) : undefined;
 }
 
 /** After this many requests a run's worker stores did not have, the run stops naming them. */
@@ -66,6 +69,11 @@ export class GoalModelCalls {
   ) {
     const state = goal.state;
     this.models = new TurnModels(goal);
+    this.context = new ContextFitting({
+      state,
+      record: (kind, summary, data) => goal.record(kind, summary, data),
+      models: () => [state.config.model.name, ...(state.config.model.fallbacks ?? [])],
+    });
     this.stored = resumedModelRequest(state.lastRequest, state.transcript);
     delete state.lastRequest; // true only at the start of the run that received it
   }
@@ -79,6 +87,8 @@ export class GoalModelCalls {
   private missedRequests = 0;
   /** Which model each turn goes to (fallback models, model-fallback.ts). */
   private readonly models: TurnModels;
+  /** The context budget, in characters and in tokens (context-fitting.ts). */
+  private readonly context: ContextFitting;
 
   private get state(): GoalState {
     return this.goal.state;
@@ -101,6 +111,7 @@ export class GoalModelCalls {
     this.fitContext();
     let sent = this.request();
     let maxTokens = config.model.maxTokens;
+    // One large trim and one more request, for a refusal or an answer that ran out of window.
     let trimmedHarder = false;
     let askedAgain = false;
     let result: ModelCallResult;
@@ -121,7 +132,11 @@ export class GoalModelCalls {
         }
       } catch (error) {
         const tooLong = isFailureOfType(error, FailureType.ModelContextTooLong);
-        if (!trimmedHarder && tooLong && this.fitHarder()) {
+        if (
+          !trimmedHarder &&
+          tooLong &&
+          this.fitHarder({ kind: 'refused', message: describeFailure(error) })
+        ) {
           trimmedHarder = true;
           sent = this.request();
           continue;
@@ -129,7 +144,19 @@ export class GoalModelCalls {
         throw modelFailure(error, { waitedMs: Date.now() - asked, patienceMs: config.model.patienceMs });
       }
       const sentTokens = answeredBy.model.maxTokens;
-      const room = askedAgain ? undefined : cutCallRoom(result, answeredBy.model.name, sentTokens);
+      const judged = judgeStop(result.stopReason, result.content);
+      // Goals from before read a full window as max_tokens, and replay must decide as they did.
+      const verdict = this.context.countsTokens ? judged : unfinishedAtWindow(judged, result.content);
+      if (verdict === 'window-full' && !trimmedHarder) {
+        trimmedHarder = true;
+        if (this.fitHarder({ kind: 'window-full', usage: result.usage })) {
+          // Paid for, though not kept: more output room cannot help, a shorter request can.
+          this.addUsage(result.usage, answeredBy.model.name);
+          sent = this.request();
+          continue;
+        }
+      }
+      const room = askedAgain ? undefined : cutCallRoom(verdict, answeredBy.model.name, sentTokens);
       if (room === undefined) break;
       // Paid for, though the answer is not kept: its last call is incomplete.
       this.addUsage(result.usage, answeredBy.model.name);
@@ -152,8 +179,10 @@ export class GoalModelCalls {
     this.models.answered(turn, answeredBy.model.name, result.usage); // its model's tokens too
     const reply: TranscriptMessage = { role: 'assistant', content: result.content };
     this.state.transcript.push(reply);
+    this.context.measured(result.usage);
     this.stored = result.request === undefined ? undefined : storedModelRequest(result.request, sent, reply);
-    const stop = judgeStop(result.stopReason, result.content);
+    // An answer that ran out of window again, or with nothing left to trim, is kept as cut.
+    const stop = unfinishedAtWindow(judgeStop(result.stopReason, result.content), result.content);
     return { reply, stop, maxTokens };
   }
 
@@ -245,21 +274,9 @@ export class GoalModelCalls {
     }
   }
 
-  /**
-   * The model said the request is over its context window: cut the transcript to half its size
-   * (the budget's own trimming, with a smaller budget). False when there is nothing left to cut.
-   */
-  private fitHarder(): boolean {
-    const budget = this.state.config.context ?? DEFAULT_CONTEXT_BUDGET;
-    const size = JSON.stringify(this.state.transcript).length;
-    const fitted = fitToBudget(this.state.transcript, {
-      maxChars: Math.floor(Math.min(size, budget.maxChars) / 2),
-      keepLatestMessages: 2,
-    });
-    if (fitted.charsAfter >= fitted.charsBefore) return false;
-    this.state.transcript = fitted.transcript;
-    this.recordTrim(fitted, 'the model found the request too long for its context window');
-    return true;
+  /** Trims in one large step for a request the model found too long (context-fitting.ts). */
+  private fitHarder(tooLong: TooLong): boolean {
+    return this.context.fitHarder(tooLong, this.overhead());
   }
 
   /**
@@ -267,24 +284,13 @@ export class GoalModelCalls {
    * trimmed transcript is what the state and continue-as-new carry from now on).
    */
   private fitContext(): void {
-    const fitted = fitToBudget(this.state.transcript, this.state.config.context ?? DEFAULT_CONTEXT_BUDGET);
-    if (fitted.elidedBlocks === 0 && fitted.droppedTurns === 0) return;
-    this.state.transcript = fitted.transcript;
-    this.recordTrim(fitted, 'to fit its budget');
+    this.context.fit(this.overhead());
   }
 
-  private recordTrim(fitted: FittedTranscript, why: string): void {
-    const dropped = fitted.droppedTurns > 0 ? `, ${fitted.droppedTurns} oldest turns dropped` : '';
-    this.goal.record(
-      LedgerEventKind.ContextTrimmed,
-      `context trimmed ${why}: ${fitted.elidedBlocks} old blocks elided${dropped} (${fitted.charsBefore} → ${fitted.charsAfter} characters)`,
-      {
-        elidedBlocks: fitted.elidedBlocks,
-        droppedTurns: fitted.droppedTurns,
-        charsBefore: fitted.charsBefore,
-        charsAfter: fitted.charsAfter,
-      },
-    );
+  /** What a request sends besides the transcript: the system prompt and the tools. */
+  private overhead(): string {
+    const { system, tools } = this.request();
+    return JSON.stringify({ system, tools });
   }
 
   /** A structured answer (plan, belief, review, reflection), counted for the raw-fallback rate. */

@@ -299,6 +299,18 @@ export const goalStateSchema = z.lazy(() =>
     }),
     lastModel: z.string().optional(),
     /**
+     * The tokens the API counted in the last request and its answer, and the transcript they were
+     * counted on (common/context-tokens.ts): the context budget's measure in tokens. Absent in goals
+     * from before and until the first answer.
+     */
+    contextMeasure: z
+      .object({
+        tokens: z.number().int().nonnegative(),
+        messages: z.number().int().nonnegative(),
+        chars: z.number().int().nonnegative(),
+      })
+      .optional(),
+    /**
      * Goals with fallback models (model.fallbacks): which model takes turns and since when, the
      * turns each model answered, tokens by model (model-fallback.ts). Optional, so states from
      * before load as they are; without fallbacks it is never made.
