@@ -145,6 +145,11 @@ export function buildProgram(): Command {
       ).choices(['5m', '1h']),
     )
     .option(
+      '--context-window <tokens>',
+      "the model's context window, for a model keel does not know (200,000 assumed) or a smaller one",
+      positiveInteger,
+    )
+    .option(
       '--model-patience <duration>',
       'how long a model call waits out rate limits, overload and outages before the goal fails (default 6h)',
       duration,

@@ -14,6 +14,8 @@ export interface ModelFlags {
   cacheTtl?: '5m' | '1h';
   /** --model-patience, in milliseconds: how long transient API trouble is waited out. */
   modelPatience?: number;
+  /** --context-window: the window the context budget counts tokens against. */
+  contextWindow?: number;
   /** --fallback-model (repeatable): models a turn goes to while the model is overloaded. */
   fallbackModel?: string[];
   /** --tool-choice, parsed by toolChoiceFlag. */
@@ -34,7 +36,7 @@ export function toolChoiceFlag(value: string): ToolChoiceSetting {
 }
 
 /**
- * `keel run`'s `--model`, `--answer-tokens`, `--thinking`, cache, `--model-patience`,
+ * `keel run`'s `--model`, `--answer-tokens`, `--thinking`, cache, `--model-patience`, `--context-window`,
  * `--tool-choice` and `--no-parallel-tool-use` flags as goal input `model`
  * (validated with the rest of the input, so a bad combination gets the schema's one line).
  */
@@ -50,6 +52,7 @@ export function modelInput(flags: ModelFlags): Pick<GoalInput, 'model'> {
       ? { cache: { enabled: flags.cache, ...(flags.cacheTtl ? { ttl: flags.cacheTtl } : {}) } }
       : {}),
     ...(flags.modelPatience === undefined ? {} : { patienceMs: flags.modelPatience }),
+    ...(flags.contextWindow === undefined ? {} : { contextWindowTokens: flags.contextWindow }),
     ...(flags.fallbackModel?.length ? { fallbacks: flags.fallbackModel } : {}),
     ...(flags.toolChoice === undefined ? {} : { toolChoice: flags.toolChoice }),
     ...(flags.parallelToolUse === false ? { disableParallelToolUse: true } : {}),
