@@ -1,3 +1,4 @@
+import { recogniseMedia } from '../activities/tools/media-files';
 import {
   prefixBlocks,
   withoutCacheControl,
@@ -21,8 +22,34 @@ const DENSE_RUN_CHARS = 48;
 const DENSE_RUN_DISTINCT = 20;
 
 export function blockTokens(block: RequestBlock): number {
-  const plain = JSON.stringify(withoutCacheControl(block)).length / CHARACTERS_PER_TOKEN;
-  return Math.ceil(plain + denseExtra(block));
+  let media = 0;
+  // Images and PDFs count by what they are (mediaTokens), not by their base64.
+  const json = JSON.stringify(
+    withoutCacheControl(block),
+    function (this: { type?: unknown }, key, value: unknown) {
+      if (key === 'data' && this.type === 'base64' && typeof value === 'string') {
+        media += mediaTokens(value);
+        return '';
+      }
+      return value;
+    },
+  );
+  return Math.ceil(json.length / CHARACTERS_PER_TOKEN + denseExtra(block)) + media;
+}
+
+/**
+ * platform.claude.com/docs/en/build-with-claude/vision: an image costs (width × height) / 750
+ * tokens, scaled down first when it is over about 1,600; pdf-support: a PDF page costs its text
+ * (1,500–3,000 tokens) and an image of the page, so 3,000 + 1,600 here.
+ */
+export const IMAGE_MAX_TOKENS = 1600;
+export const PDF_PAGE_TOKENS = 3000 + IMAGE_MAX_TOKENS;
+
+function mediaTokens(base64: string): number {
+  const media = recogniseMedia(new Uint8Array(Buffer.from(base64, 'base64')));
+  if (media?.kind === 'pdf') return (media.pages ?? 1) * PDF_PAGE_TOKENS;
+  if (media?.width === undefined || media.height === undefined) return IMAGE_MAX_TOKENS;
+  return Math.min(IMAGE_MAX_TOKENS, Math.ceil((media.width * media.height) / 750));
 }
 
 /** Tokens dense text adds to its characters' quarter token each, over the block's strings. */
@@ -41,8 +68,7 @@ function denseExtra(value: unknown): number {
   if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + denseExtra(item), 0);
   if (typeof value !== 'object' || value === null) return 0;
   const record = value as Record<string, unknown>;
-  // Images and PDFs, thinking signatures and redacted thinking are counted by their JSON like any
-  // block here, not as text.
+  // Images and PDFs (mediaTokens), thinking signatures and redacted thinking are not text here.
   if (record.type === 'base64' || record.type === 'redacted_thinking') return 0;
   return Object.entries(record).reduce(
     (sum: number, [key, item]) => (key === 'signature' ? sum : sum + denseExtra(item)),

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  IMAGE_TOKENS,
+  PDF_TOKENS_MIN,
   UNKNOWN_MODEL_WINDOW_TOKENS,
   charBudgetForTokens,
   charsOf,
@@ -151,5 +153,51 @@ test('the refusal’s figures are read from the API’s words, and only when the
     tooLongFigures('prompt is too long: 100 tokens > 200 maximum'),
     undefined,
     'not over: not figures',
+  );
+});
+
+test('images and PDFs count by what they are, not by their base64; signatures are not counted', () => {
+  const data = Buffer.alloc(150_000, 1).toString('base64') + base64;
+  const withImage: TranscriptMessage = {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_1',
+        content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }],
+      },
+    ],
+  };
+  const transcript = [message('user', 'task'), withImage];
+  const frame = estimateTokens(JSON.stringify(transcript[0])) + 1000; // the blocks' JSON, generously
+  const tokens = expectedTokens(transcript, '');
+  assert.ok(tokens >= IMAGE_TOKENS && tokens <= IMAGE_TOKENS + frame, `an image: ${tokens} tokens`);
+  const withPdf: TranscriptMessage = {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_2',
+        content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } }],
+      },
+    ],
+  };
+  const pdf = expectedTokens([message('user', 'task'), withPdf], '');
+  assert.ok(pdf >= (data.length * 3) / 4 / 4, `a PDF: a token for four bytes at least (${pdf})`);
+  assert.ok(
+    expectedTokens([message('user', 'task'), { ...withPdf, content: [] }], '') + PDF_TOKENS_MIN <= pdf,
+  );
+  const signed: TranscriptMessage = {
+    role: 'assistant',
+    content: [{ type: 'thinking', thinking: 'short', signature: base64 }],
+  };
+  const unsigned: TranscriptMessage = {
+    role: 'assistant',
+    content: [{ type: 'thinking', thinking: 'short', signature: '' }],
+  };
+  assert.equal(
+    expectedTokens([signed], ''),
+    expectedTokens([unsigned], ''),
+    'a signature is not text the window holds',
   );
 });

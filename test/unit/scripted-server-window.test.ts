@@ -38,6 +38,17 @@ after(async () => {
   await server.close();
 });
 
+/** The head of a PNG: its signature and the IHDR chunk, which say the image's size. */
+function pngHead(width: number, height: number): Buffer {
+  const head = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
+  head.writeUInt32BE(13, 8);
+  head.write('IHDR', 12, 'ascii');
+  head.writeUInt32BE(width, 16);
+  head.writeUInt32BE(height, 20);
+  return head;
+}
+
 const text = (value: string) => ({ type: 'text' as const, text: value });
 
 test('prose is four characters a token; dense text and text beyond ASCII count more', () => {
@@ -55,19 +66,16 @@ test('prose is four characters a token; dense text and text beyond ASCII count m
     Math.ceil(JSON.stringify(text(repeated)).length / 4),
     'one character repeated is not dense',
   );
-  const image = {
+  const image = (width: number, height: number) => ({
     type: 'image',
-    source: {
-      type: 'base64',
-      media_type: 'image/png',
-      data: Buffer.alloc(3000, 7).toString('base64') + 'Zm9vYmFy'.repeat(40),
-    },
-  };
-  assert.equal(
-    blockTokens(image as never),
-    Math.ceil(JSON.stringify(image).length / 4),
-    'an image is not text',
-  );
+    source: { type: 'base64', media_type: 'image/png', data: pngHead(width, height).toString('base64') },
+  });
+  const frame = (block: { source: object }) =>
+    Math.ceil(JSON.stringify({ ...block, source: { ...block.source, data: '' } }).length / 4);
+  const small = image(100, 75);
+  assert.equal(blockTokens(small as never), frame(small) + 10, 'an image costs its pixels / 750');
+  const large = image(4000, 3000);
+  assert.equal(blockTokens(large as never), frame(large) + 1600, 'scaled down to about 1,600 tokens');
 });
 
 function ask(prompt: string, padding: string) {

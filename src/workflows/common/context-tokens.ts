@@ -66,12 +66,44 @@ function countWide(run: string): number {
 const estimatedTokens = new WeakMap<TranscriptMessage, number>();
 const serializedChars = new WeakMap<TranscriptMessage, number>();
 
+/**
+ * An image costs what its pixels do, not its base64: about (width × height) / 750 tokens once the
+ * API has scaled it to fit 1568 px, so at most about 1,600
+ * (platform.claude.com/docs/en/build-with-claude/vision, "Calculate image costs").
+ */
+export const IMAGE_TOKENS = 1600;
+/**
+ * A PDF costs 1,500–3,000 tokens a page and an image of each page
+ * (platform.claude.com/docs/en/build-with-claude/pdf-support); its pages are not known here, so
+ * a token for every four bytes, and at least a page's worth. Rough on purpose: the next answer's
+ * usage replaces the estimate with the API's own count.
+ */
+export const PDF_TOKENS_MIN = 4600;
+const PDF_BYTES_PER_TOKEN = 4;
+
 function messageTokens(message: TranscriptMessage): number {
   let tokens = estimatedTokens.get(message);
   if (tokens === undefined) {
+    let media = 0;
+    const text = JSON.stringify(message, function (this: { type?: unknown }, key, value: unknown) {
+      // Thinking's signatures and redacted thinking are not text the window holds, and media is
+      // counted by what it is, not by its base64.
+      const opaque =
+        (key === 'signature' && this.type === 'thinking') ||
+        (key === 'data' && (this.type === 'base64' || this.type === 'redacted_thinking'));
+      if (opaque && typeof value === 'string') return '';
+      const source = value as { type?: unknown; media_type?: unknown; data?: unknown } | null;
+      if (key === 'source' && source?.type === 'base64' && typeof source.data === 'string') {
+        media +=
+          source.media_type === 'application/pdf'
+            ? Math.max(PDF_TOKENS_MIN, Math.ceil((source.data.length * 3) / 4 / PDF_BYTES_PER_TOKEN))
+            : IMAGE_TOKENS;
+      }
+      return value;
+    });
     // JSON writes a newline or tab as two characters without whitespace; read as what they are,
     // so code is not taken for one long dense run.
-    tokens = estimateTokens(JSON.stringify(message).replace(/\\[nrt]/g, ' '));
+    tokens = estimateTokens(text.replace(/\\[nrt]/g, ' ')) + media;
     estimatedTokens.set(message, tokens);
   }
   return tokens;
