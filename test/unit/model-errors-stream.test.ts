@@ -84,6 +84,14 @@ test('a 429 for a spent monthly limit is not waited out: no retry helps before i
   assert.equal(failure.nonRetryable, true);
 });
 
+test('a 402 billing error is not waited out either: someone must pay first', () => {
+  const body = { type: 'error', error: { type: 'billing_error', message: 'payment method declined' } };
+  const failure = toModelFailure(statusError(402, {}, body));
+  assert.equal(failure.type, FailureType.ModelSpendLimitReached);
+  assert.equal(failure.nonRetryable, true);
+  assert.match(failure.message, /payment method declined/);
+});
+
 test('a lost connection is retried with the backoff', () => {
   const failure = toModelFailure(new Anthropic.APIConnectionError({ message: 'socket hang up' }), {
     attempt: 2,

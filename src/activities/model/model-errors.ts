@@ -6,6 +6,9 @@ import { retryAfterMs, retryDelayMs } from './retry-delay';
 const NON_RETRYABLE_BY_STATUS: Record<number, string> = {
   400: FailureType.ModelBadRequest,
   401: FailureType.ModelAuthentication,
+  // platform.claude.com/docs/en/api/errors: billing_error, "an issue with your billing or payment
+  // information": a person must pay before any retry can succeed.
+  402: FailureType.ModelSpendLimitReached,
   403: FailureType.ModelPermissionDenied,
   404: FailureType.ModelNotFound,
   422: FailureType.ModelUnprocessable,
@@ -21,6 +24,7 @@ const NON_RETRYABLE_BY_STATUS: Record<number, string> = {
 const STATUS_BY_ERROR_TYPE: Record<string, number> = {
   invalid_request_error: 400,
   authentication_error: 401,
+  billing_error: 402,
   permission_error: 403,
   not_found_error: 404,
   request_too_large: 413,

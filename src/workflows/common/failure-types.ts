@@ -17,7 +17,10 @@ export const FailureType = {
    * how long it waited and the last error.
    */
   ModelUnavailable: 'ModelUnavailable',
-  /** A 429 with error_code enforced_spend_limit_reached: no retry helps before the limit resets. */
+  /**
+   * The account cannot pay: a 402 billing_error, or a 429 with error_code
+   * enforced_spend_limit_reached. No retry helps before someone pays or the limit resets.
+   */
   ModelSpendLimitReached: 'ModelSpendLimitReached',
   /**
    * The request is longer than the model's context window ("prompt is too long", or 413): the
