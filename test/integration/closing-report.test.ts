@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalResult } from '../../src/client/goal-client';
+import { modelTaskQueue } from '../../src/workflows/hosts/host-queues';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import type { GoalInput } from '../../src/workflows/goal/goal-input';
 import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
@@ -104,7 +105,12 @@ async function run(goal: string, extra: Partial<GoalInput> = {}) {
     const ledger = await handle.query(ledgerQuery, {});
     const status = await handle.query(goalStatusQuery);
     const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
-    return { result, ledger, status, currentDetails };
+    const history = await handle.fetchHistory();
+    const modelQueues = (history.events ?? []).flatMap((event) => {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      return scheduled?.activityType?.name === 'callModel' ? [scheduled.taskQueue?.name ?? ''] : [];
+    });
+    return { result, ledger, status, currentDetails, modelQueues };
   });
 }
 
@@ -113,7 +119,7 @@ const reportEvents = (ledger: Array<{ kind: string; data: Record<string, unknown
   ledger.filter((event) => event.kind === 'goal.closing_report');
 
 test('a loop stopped by its guard still reports: the report is the final text, the goal is still stuck', async () => {
-  const { result, ledger, status, currentDetails } = await run('GOAL-REPORT-LOOPER');
+  const { result, ledger, status, currentDetails, modelQueues } = await run('GOAL-REPORT-LOOPER');
   assert.equal(result.status, 'stuck');
   assert.match(
     result.reason ?? '',
@@ -132,6 +138,11 @@ test('a loop stopped by its guard still reports: the report is the final text, t
   assert.ok((last?.body.tools?.length ?? 0) > 0, 'the tools stay in the request: the cached prefix holds');
   assert.ok((last?.body.max_tokens as number) <= 1024, 'a small, bounded turn');
   assert.equal(requests.filter((r) => r.toolsRefused).length, 1, 'one report, asked once');
+  assert.deepEqual(
+    [...new Set(modelQueues)],
+    [modelTaskQueue(harness.taskQueue)],
+    'the report goes to the model queue with every turn: within the fleet’s shared rate limit',
+  );
   assert.ok(
     requests.slice(0, -1).every((r) => r.body.tool_choice === undefined),
     'the goal’s own turns leave the choice to the model',

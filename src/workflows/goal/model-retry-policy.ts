@@ -42,6 +42,15 @@ export function modelCallTimeouts(
 }
 
 /**
+ * The fleet's model queue, whose dispatch Temporal's server paces (model-queue-worker.ts), for
+ * every model call a goal makes. Replay compares an activity's id and type, never its queue, so
+ * running goals move safely.
+ */
+export function modelQueue(): Pick<ActivityOptions, 'taskQueue'> {
+  return inWorkflowContext() ? { taskQueue: modelTaskQueue(workflowInfo().taskQueue) } : {};
+}
+
+/**
  * The model proxy's options. Transient trouble (429, 529, 5xx, lost connections, error events
  * mid-stream, silent streams) is retried without an attempt limit until the patience is used
  * up; the activity sets each wait itself (activities/model/retry-delay.ts: the retry-after plus
@@ -52,9 +61,7 @@ export function modelActivityOptions(config: Pick<GoalConfig, 'model' | 'timing'
   return {
     ...modelCallTimeouts(config, config.model.maxTokens),
     heartbeatTimeout: streamSilenceMs(config.timing),
-    // The fleet's model queue, whose dispatch Temporal's server paces (model-queue-worker.ts).
-    // Replay compares an activity's id and type, never its queue, so running goals move safely.
-    ...(inWorkflowContext() ? { taskQueue: modelTaskQueue(workflowInfo().taskQueue) } : {}),
+    ...modelQueue(),
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,
