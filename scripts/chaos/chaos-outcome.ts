@@ -1,4 +1,7 @@
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
+
+/** The ledger's events as a goal's query returns them (re-exported for the chaos tests). */
+export type { LedgerEvent };
 import { countEffects, effectIndexIn } from './chaos-goal';
 
 export interface UnknownOutcome {

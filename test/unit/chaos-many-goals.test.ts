@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { effectOutcome } from '../../scripts/chaos/chaos-outcome';
+import { effectOutcome, type LedgerEvent } from '../../scripts/chaos/chaos-outcome';
 import {
   TIMED_OUT_WAITING,
   failureChain,
@@ -11,7 +11,6 @@ import {
   type GoalRun,
   type ManyGoalsReport,
 } from '../../scripts/chaos/many-goals-report';
-import type { LedgerEvent } from '../../src/workflows/common/ledger';
 
 const at = '2026-01-01T00:00:00.000Z';
 

@@ -29,10 +29,3 @@ test('--no-cache and --cache-ttl become model.cache', () => {
     model: { name: 'claude-opus-4-6', maxTokens: 128_000 },
   });
 });
-
-test('--context-window becomes model.contextWindowTokens, within what the schema takes', () => {
-  const input = modelInput({ cache: true, contextWindow: 128_000 });
-  assert.deepEqual(input, { model: { contextWindowTokens: 128_000 } });
-  assert.equal(parseGoalInput({ ...base, ...input }).ok, true);
-  assert.equal(parseGoalInput({ ...base, ...modelInput({ cache: true, contextWindow: 100 }) }).ok, false);
-});

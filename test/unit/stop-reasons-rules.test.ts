@@ -5,7 +5,6 @@ import {
   cutCallResult,
   judgeStop,
   moreRoomThan,
-  unfinishedAtWindow,
 } from '../../src/workflows/goal/stop-reasons';
 import type { ContentBlock } from '../../src/workflows/common/transcript';
 
@@ -19,25 +18,13 @@ import type { ContentBlock } from '../../src/workflows/common/transcript';
 const text: ContentBlock = { type: 'text', text: 'half an answ' };
 const toolUse: ContentBlock = { type: 'tool_use', id: 'toolu_1', name: 'write_file', input: { path: 'a' } };
 
-test('max_tokens: a cut call when any block is a tool_use, cut text otherwise', () => {
-  assert.equal(judgeStop('max_tokens', [text, toolUse]), 'cut-call', 'text then a call');
-  assert.equal(judgeStop('max_tokens', [toolUse]), 'cut-call', 'a call alone');
-  assert.equal(judgeStop('max_tokens', [text]), 'cut-text', 'text alone');
-  assert.equal(judgeStop('max_tokens', []), 'cut-text', 'nothing written');
-});
-
-test('a full context window is its own verdict, whatever was written: more room cannot help', () => {
-  for (const content of [[text, toolUse], [toolUse], [text], []])
-    assert.equal(judgeStop('model_context_window_exceeded', content), 'window-full');
-});
-
-test('a full-window answer kept is a cut one, by what it was writing; other verdicts stay', () => {
-  assert.equal(unfinishedAtWindow('window-full', [text, toolUse]), 'cut-call');
-  assert.equal(unfinishedAtWindow('window-full', [toolUse]), 'cut-call');
-  assert.equal(unfinishedAtWindow('window-full', [text]), 'cut-text');
-  assert.equal(unfinishedAtWindow('window-full', []), 'cut-text');
-  for (const verdict of ['answer', 'cut-call', 'cut-text', 'refusal', 'paused'] as const)
-    assert.equal(unfinishedAtWindow(verdict, [toolUse]), verdict);
+test('max_tokens and a full context window: a cut call when any block is a tool_use, cut text otherwise', () => {
+  for (const reason of ['max_tokens', 'model_context_window_exceeded']) {
+    assert.equal(judgeStop(reason, [text, toolUse]), 'cut-call', `${reason}: text then a call`);
+    assert.equal(judgeStop(reason, [toolUse]), 'cut-call', `${reason}: a call alone`);
+    assert.equal(judgeStop(reason, [text]), 'cut-text', `${reason}: text alone`);
+    assert.equal(judgeStop(reason, []), 'cut-text', `${reason}: nothing written`);
+  }
 });
 
 test('refusal is a refusal and pause_turn a pause, whatever the content', () => {

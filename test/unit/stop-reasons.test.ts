@@ -17,7 +17,7 @@ test('every stop reason has its meaning', () => {
   assert.equal(judgeStop(null, text), 'answer');
   assert.equal(judgeStop('max_tokens', call), 'cut-call');
   assert.equal(judgeStop('max_tokens', text), 'cut-text');
-  assert.equal(judgeStop('model_context_window_exceeded', call), 'window-full');
+  assert.equal(judgeStop('model_context_window_exceeded', call), 'cut-call');
   assert.equal(judgeStop('refusal', text), 'refusal');
   assert.equal(judgeStop('pause_turn', text), 'paused');
 });

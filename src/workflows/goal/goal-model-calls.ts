@@ -21,13 +21,7 @@ import {
 } from './model-request';
 import { systemPrompt } from './prompts';
 import { closingReportMessages } from './closing-report';
-import {
-  judgeStop,
-  moreRoomThan,
-  unfinishedAtWindow,
-  type StopVerdict,
-  type TurnVerdict,
-} from './stop-reasons';
+import { judgeStop, moreRoomThan, type StopVerdict } from './stop-reasons';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
 import type { CarriedModelRequest } from './carried-model-request';
@@ -37,7 +31,7 @@ import { TurnModels, type ModelTry } from './turn-models';
 /** A model turn's answer, what its stop reason means, and the room it was given. */
 export interface ModelTurn {
   readonly reply: TranscriptMessage;
-  readonly stop: TurnVerdict;
+  readonly stop: StopVerdict;
   readonly maxTokens: number;
 }
 
@@ -47,6 +41,13 @@ type SentRequest = { system: string; tools: ModelToolDefinition[]; messages: Tra
 function cutCallRoom(verdict: StopVerdict, model: string, maxTokens: number): number | undefined {
   return verdict === 'cut-call' ? moreRoomThan(model, maxTokens) : undefined;
 }
+
+/**
+ * The answer ran into the end of the model's context window (model_context_window_exceeded):
+ * judgeStop reads it as cut, for what is kept, but more output room cannot help, a shorter
+ * request can (platform.claude.com/docs/en/build-with-claude/handling-stop-reasons).
+ */
+const WINDOW_FULL = 'model_context_window_exceeded';
 
 /** After this many requests a run's worker stores did not have, the run stops naming them. */
 const MAX_MISSED_REQUESTS = 3;
@@ -144,10 +145,10 @@ export class GoalModelCalls {
         throw modelFailure(error, { waitedMs: Date.now() - asked, patienceMs: config.model.patienceMs });
       }
       const sentTokens = answeredBy.model.maxTokens;
-      const judged = judgeStop(result.stopReason, result.content);
+      const verdict = judgeStop(result.stopReason, result.content);
       // Goals from before read a full window as max_tokens, and replay must decide as they did.
-      const verdict = this.context.countsTokens ? judged : unfinishedAtWindow(judged, result.content);
-      if (verdict === 'window-full' && !trimmedHarder) {
+      const windowFull = result.stopReason === WINDOW_FULL && this.context.countsTokens;
+      if (windowFull && !trimmedHarder) {
         trimmedHarder = true;
         if (this.fitHarder({ kind: 'window-full', usage: result.usage })) {
           // Paid for, though not kept: more output room cannot help, a shorter request can.
@@ -156,7 +157,8 @@ export class GoalModelCalls {
           continue;
         }
       }
-      const room = askedAgain ? undefined : cutCallRoom(verdict, answeredBy.model.name, sentTokens);
+      const room =
+        askedAgain || windowFull ? undefined : cutCallRoom(verdict, answeredBy.model.name, sentTokens);
       if (room === undefined) break;
       // Paid for, though the answer is not kept: its last call is incomplete.
       this.addUsage(result.usage, answeredBy.model.name);
@@ -182,7 +184,7 @@ export class GoalModelCalls {
     this.context.measured(result.usage);
     this.stored = result.request === undefined ? undefined : storedModelRequest(result.request, sent, reply);
     // An answer that ran out of window again, or with nothing left to trim, is kept as cut.
-    const stop = unfinishedAtWindow(judgeStop(result.stopReason, result.content), result.content);
+    const stop = judgeStop(result.stopReason, result.content);
     return { reply, stop, maxTokens };
   }
 

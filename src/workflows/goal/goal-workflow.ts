@@ -36,7 +36,7 @@ import { timeForNewRun, timeToHandOverParkedTurn } from './history-limits';
 import { nameCalls, type NamedCall } from './call-ids';
 import { GoalModelCalls, type ModelTurn } from './goal-model-calls';
 import { assertNamedToolOffered } from './model-request-options';
-import { CONTINUE_CUT_TEXT, type TurnVerdict } from './stop-reasons';
+import { CONTINUE_CUT_TEXT, type StopVerdict } from './stop-reasons';
 import { GoalPlanning } from './goal-planning';
 import { GoalReflection, type Review } from './goal-reflection';
 import type { GoalResult } from './goal-result';
@@ -319,7 +319,7 @@ class GoalRun {
    */
   private afterUnfinishedAnswer(
     reply: TranscriptMessage,
-    stop: Exclude<TurnVerdict, 'answer'>,
+    stop: Exclude<StopVerdict, 'answer'>,
     calls: readonly NamedCall[],
     maxTokens: number,
   ): void {

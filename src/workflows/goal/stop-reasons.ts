@@ -10,23 +10,17 @@ import type { ContentBlock } from '../common/transcript';
  *   is the final answer.
  * - `cut-call`: max_tokens stopped it while it wrote a tool call, so that call's input is
  *   incomplete (a write_file cut mid-content would write half a file). Nothing of it is run.
- * - `cut-text`: max_tokens stopped it mid-text: asked to continue.
- * - `window-full`: the answer ran into the end of the model's context window
- *   (model_context_window_exceeded): more output room cannot help, a shorter request can, so the
- *   request is trimmed in one large step and sent once more (context-fitting.ts).
+ * - `cut-text`: max_tokens (or a full context window) stopped it mid-text: asked to continue.
  * - `refusal`: the model declined; the goal fails with ModelRefused.
  * - `paused`: the API paused a long turn (pause_turn); the turn is sent back as it is to go on.
  */
-export type StopVerdict = 'answer' | 'cut-call' | 'cut-text' | 'window-full' | 'refusal' | 'paused';
-/** What a turn's answer leaves the goal to do: a window-full answer kept is a cut one. */
-export type TurnVerdict = Exclude<StopVerdict, 'window-full'>;
+export type StopVerdict = 'answer' | 'cut-call' | 'cut-text' | 'refusal' | 'paused';
 
 export function judgeStop(stopReason: string | null, content: readonly ContentBlock[]): StopVerdict {
   switch (stopReason) {
     case 'max_tokens':
-      return cutVerdict(content);
     case 'model_context_window_exceeded':
-      return 'window-full';
+      return content.some((block) => block.type === 'tool_use') ? 'cut-call' : 'cut-text';
     case 'refusal':
       return 'refusal';
     case 'pause_turn':
@@ -34,18 +28,6 @@ export function judgeStop(stopReason: string | null, content: readonly ContentBl
     default:
       return 'answer';
   }
-}
-
-function cutVerdict(content: readonly ContentBlock[]): 'cut-call' | 'cut-text' {
-  return content.some((block) => block.type === 'tool_use') ? 'cut-call' : 'cut-text';
-}
-
-/**
- * A window-full answer kept (trimming was tried, or nothing was left to trim) is handled as a
- * cut one: its last call unrun, or its text continued; never asked again with more room.
- */
-export function unfinishedAtWindow(verdict: StopVerdict, content: readonly ContentBlock[]): TurnVerdict {
-  return verdict === 'window-full' ? cutVerdict(content) : verdict;
 }
 
 /**
