@@ -1,18 +1,11 @@
 import { seconds } from './chaos-environment';
 import type { EffectOutcome } from './chaos-outcome';
+import type { ChaosOptions } from './run-chaos';
 
-export interface ManyGoalsOptions {
+/** The one-goal run's settings, for N goals at once (its goal timeout counts from their start). */
+export interface ManyGoalsOptions extends Omit<ChaosOptions, 'log'> {
   /** Goals started at once, each in its own workspace. */
   readonly goals: number;
-  /** Irreversible appends each goal makes, one a turn, each approved by signal. */
-  readonly calls: number;
-  readonly kills: number;
-  readonly restarts: number;
-  readonly seed: number;
-  readonly minDelayMs: number;
-  readonly maxDelayMs: number;
-  /** Give up on the goals still running this long after they were started. */
-  readonly goalTimeoutMs: number;
 }
 
 /** One goal of a many-goals run: how it ended and what its irreversible calls did. */
