@@ -40,8 +40,16 @@ const program = new Command('bench')
     5,
   )
   .option(
+    '--concurrency-goals <n>',
+    'goals started together on one worker and on two, with the default workflow cache and with 256 (tens of minutes; 0 skips)',
+    natural,
+    200,
+  )
+  .option('--concurrency-calls <n>', 'tool calls of each of those goals', positive, 10)
+  .option('--many-goals <n>', 'goals of 3 tool calls started together on one worker (0 skips)', natural, 1000)
+  .option(
     '--skip-slow',
-    "skip the replay, memory, evicted-approval, start-time and model API's bad-days measurements",
+    "skip the replay, memory, evicted-approval, start-time, model API's bad-days and many-goals measurements",
   )
   .option('--extras-only', 'only the separate measurements: no comparison scenarios, no warm-up')
   .option('--systems <list>', 'comma-separated: keel,floor,ai-sdk', systemList)
@@ -81,6 +89,9 @@ async function main(): Promise<void> {
     commandSamples: number;
     cacheTurns: number;
     badDaysGoals: number;
+    concurrencyGoals: number;
+    concurrencyCalls: number;
+    manyGoals: number;
     skipSlow?: boolean;
     extrasOnly?: boolean;
     systems?: SystemName[];
@@ -102,6 +113,9 @@ async function main(): Promise<void> {
     commandSamples: flags.commandSamples,
     cacheTurns: flags.cacheTurns,
     apiBadDaysGoals: flags.skipSlow ? 0 : flags.badDaysGoals,
+    concurrencyGoals: flags.skipSlow ? 0 : flags.concurrencyGoals,
+    concurrencyCalls: flags.concurrencyCalls,
+    manyGoals: flags.skipSlow ? 0 : flags.manyGoals,
     comparison: !flags.extrasOnly,
     outputDirectory: path.resolve(flags.out),
     png: flags.png,

@@ -2,6 +2,7 @@ import os from 'node:os';
 import { apiBadDaysMarkdown, type ApiBadDaysResult } from './api-bad-days-result';
 import type { CacheFiguresResult } from './cache-figures';
 import type { CommandCostsResult } from './command-costs';
+import { concurrencyMarkdown, type ConcurrencyResult } from './concurrency-figures';
 import type { EvictedApprovalResult } from './evicted-approval';
 import type { GoalMeasurement, SystemSummary } from './comparison';
 import type { LongGoalResult, ParkedMemoryResult, ReplayResult, StartTimeResult } from './extras';
@@ -23,6 +24,7 @@ export interface BenchReport {
   longGoal?: LongGoalResult | { skipped: string };
   cacheFigures?: CacheFiguresResult | { skipped: string };
   apiBadDays?: ApiBadDaysResult | { skipped: string };
+  concurrency?: ConcurrencyResult | { skipped: string };
   failures: string[];
 }
 
@@ -115,6 +117,10 @@ function separateLines(report: BenchReport): string[] {
   if (badDays && 'skipped' in badDays)
     lines.push(`- The model API's bad days: skipped (${badDays.skipped}).`);
   else if (badDays) lines.push(...apiBadDaysMarkdown(badDays), '');
+  const concurrency = report.concurrency;
+  if (concurrency && 'skipped' in concurrency)
+    lines.push(`- Many goals on one worker: skipped (${concurrency.skipped}).`);
+  else if (concurrency) lines.push(...concurrencyMarkdown(concurrency));
   const start = report.workerStart;
   if (start && 'skipped' in start) lines.push(`- Worker start: skipped (${start.skipped}).`);
   else if (start) {

@@ -5,6 +5,7 @@ import { ScenarioKind, type BenchScenario } from './bench-scenario';
 import { chartSvg, writeChartPng } from './chart';
 import { runComparison, type GoalMeasurement } from './comparison';
 import { measureApiBadDays } from './api-bad-days-process';
+import { measureConcurrency } from './concurrency-process';
 import { measureCommandCosts } from './command-costs';
 import { measureCacheFigures } from './cache-figures';
 import { measureEvictedApproval } from './evicted-approval';
@@ -46,6 +47,14 @@ export interface BenchOptions {
    * request limit and an overload with and without jitter, about three minutes; 0 skips it).
    */
   apiBadDaysGoals?: number;
+  /**
+   * Goals started together on one keel worker and on two, each with the default workflow cache and
+   * with 256 (concurrency.ts, issue 41; 0 skips them), and the tool calls each makes.
+   */
+  concurrencyGoals?: number;
+  concurrencyCalls?: number;
+  /** Goals of 3 tool calls started together on one worker (0 skips them). */
+  manyGoals?: number;
   /** Run the comparison scenarios (false: only the separate measurements). Default true. */
   comparison?: boolean;
   outputDirectory: string;
@@ -150,6 +159,16 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
           directory: environment.directory('api-bad-days'),
           log,
         }),
+    );
+    const concurrencySize = (options.concurrencyGoals ?? 0) + (options.manyGoals ?? 0);
+    report.concurrency = await attempt('many goals on one worker', concurrencySize, failures, log, () =>
+      measureConcurrency({
+        goals: options.concurrencyGoals ?? 0,
+        calls: options.concurrencyCalls ?? 10,
+        manyGoals: options.manyGoals ?? 0,
+        directory: environment.directory('concurrency'),
+        log,
+      }),
     );
     report.workerStart = await attempt('worker start', options.startSamples, failures, log, () =>
       measureWorkerStart(environment, options.startSamples, log),
