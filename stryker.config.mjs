@@ -54,8 +54,10 @@ const mutate = [
   'src/workflows/planning/plan.ts',
   'src/workflows/planning/strategy.ts',
   'src/workflows/planning/assessment.ts',
-  // The context budget: which blocks are elided and which turns dropped when a transcript is too big.
+  // The context budget: which blocks are elided and which turns dropped when a transcript is too big,
+  // and the tokens a request is expected to hold against the window it may fill.
   'src/workflows/common/context-budget.ts',
+  'src/workflows/common/context-tokens.ts',
   // The budgets: warnings at their fractions, exhaustion at the limit, and the notes' numbers.
   'src/workflows/principles/budget.ts',
   // Goal decisions: a human's answer to an approval, denials remembered, why a goal stops, how

@@ -201,3 +201,92 @@ test('images and PDFs count by what they are, not by their base64; signatures ar
     'a signature is not text the window holds',
   );
 });
+
+test('the estimate’s rules, exactly: runs split on whitespace, dense from 32 characters of 16 kinds', () => {
+  assert.equal(estimateTokens('abcdefghijklmnopqrst'), 7, '20 varied characters: plain, 3 a token');
+  const dense32 = 'abcdefghijklmnopqrstuvwxyz012345';
+  assert.equal(estimateTokens(dense32), Math.ceil(32 / 1.5), '32 characters of 32 kinds: dense');
+  assert.equal(estimateTokens(dense32.slice(0, 31)), Math.ceil(31 / 3), 'one less: plain');
+  const sixteenKinds = 'abcdefghijklmnop'.repeat(3);
+  assert.equal(estimateTokens(sixteenKinds), 48 / 1.5, '16 kinds: dense');
+  assert.equal(estimateTokens('abcdefghijklmno'.repeat(3)), 45 / 3, '15 kinds: plain');
+  assert.equal(estimateTokens(`${dense32} ${dense32}`), 2 * Math.ceil(32 / 1.5) - 1, 'two runs');
+  assert.equal(estimateTokens('\x7f'.repeat(6)), 2, 'DEL is ASCII');
+  assert.equal(estimateTokens('\u0080'.repeat(6)), 6, 'the first character beyond ASCII');
+});
+
+test('a newline or tab written by JSON separates runs as it did in the text', () => {
+  const lines = (separator: string) => message('user', `abcdefghijklmnopqrstuvwxyz${separator}`.repeat(20));
+  assert.equal(expectedTokens([lines('\n')], ''), expectedTokens([lines(' ')], ''));
+  assert.equal(expectedTokens([lines('\t')], ''), expectedTokens([lines(' ')], ''));
+});
+
+test('only thinking’s signature and media and redacted thinking’s data are left out: same-named fields elsewhere count', () => {
+  const long = 'a signed statement of some length '.repeat(30);
+  const thinking = (text: string, signature: string): TranscriptMessage => ({
+    role: 'assistant',
+    content: [{ type: 'thinking', thinking: text, signature }],
+  });
+  assert.equal(
+    expectedTokens([thinking('short', base64)], ''),
+    estimateTokens(JSON.stringify(thinking('short', ''))),
+    'the signature is left out, to the letter',
+  );
+  assert.ok(expectedTokens([thinking(long, '')], '') > estimateTokens(long) / 2, 'thinking text counts');
+  const call = (input: Record<string, string>): TranscriptMessage => ({
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_1', name: 'sign', input }],
+  });
+  for (const key of ['signature', 'data']) {
+    const tokens = expectedTokens([call({ [key]: long })], '');
+    assert.ok(tokens > estimateTokens(long) / 2, `a tool input's ${key} counts: ${tokens}`);
+  }
+  const redacted: TranscriptMessage = {
+    role: 'assistant',
+    content: [{ type: 'redacted_thinking', data: base64 }],
+  };
+  assert.equal(
+    expectedTokens([redacted], ''),
+    estimateTokens(JSON.stringify({ role: 'assistant', content: [{ type: 'redacted_thinking', data: '' }] })),
+  );
+});
+
+test('a PDF is a token for every four of its bytes above a page’s worth', () => {
+  const data = Buffer.alloc(120_000, 3).toString('base64');
+  const pdf: TranscriptMessage = {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_1',
+        content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data } }],
+      },
+    ],
+  };
+  const frame = expectedTokens(
+    [{ ...pdf, content: [{ ...(pdf.content[0] as object), content: [] } as never] }],
+    '',
+  );
+  const tokens = expectedTokens([pdf], '');
+  assert.ok(
+    tokens - frame >= 30_000 && tokens - frame <= 30_100,
+    `120,000 bytes: ${tokens - frame} tokens beyond the frame`,
+  );
+});
+
+test('characters are summed over the messages asked for, never past the end', () => {
+  const two = [message('user', 'task'), message('assistant', 'answer')];
+  const [first, second] = two.map((entry) => JSON.stringify(entry).length) as [number, number];
+  assert.equal(charsOf(two), first + second);
+  assert.equal(charsOf(two, 1), first);
+  assert.equal(charsOf(two, 5), first + second);
+  // A count covering more messages than there are never holds, even with the same characters.
+  const measure = { tokens: 99_999, messages: 3, chars: first + second };
+  assert.notEqual(expectedTokens(two, 'overhead', measure), 99_999);
+});
+
+test('the refusal’s figures without the word maximum, and figures that say no overflow', () => {
+  assert.deepEqual(tooLongFigures('prompt is too long: 250 tokens > 200'), { tokens: 250, maximum: 200 });
+  assert.equal(tooLongFigures('prompt is too long: 200 tokens > 200 maximum'), undefined);
+  assert.equal(tooLongFigures('prompt is too long: 5 tokens > 0 maximum'), undefined);
+});

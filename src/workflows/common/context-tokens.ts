@@ -43,7 +43,7 @@ export function estimateTokens(text: string): number {
   let plain = 0;
   let dense = 0;
   let wide = 0;
-  for (const run of text.split(/\s+/)) {
+  for (const run of text.split(/\s/)) {
     const runWide = countWide(run);
     const ascii = run.length - runWide;
     wide += runWide;
@@ -53,10 +53,9 @@ export function estimateTokens(text: string): number {
   return Math.ceil(plain / CHARS_PER_TOKEN_PLAIN + dense / CHARS_PER_TOKEN_DENSE) + wide;
 }
 
+/** UTF-16 units beyond ASCII: a surrogate pair (an emoji) is two. */
 function countWide(run: string): number {
-  let wide = 0;
-  for (let at = 0; at < run.length; at += 1) if (run.charCodeAt(at) > 127) wide += 1;
-  return wide;
+  return run.replace(/[^\u0080-\uffff]/g, '').length;
 }
 
 /**
@@ -82,39 +81,41 @@ export const PDF_TOKENS_MIN = 4600;
 const PDF_BYTES_PER_TOKEN = 4;
 
 function messageTokens(message: TranscriptMessage): number {
-  let tokens = estimatedTokens.get(message);
-  if (tokens === undefined) {
-    let media = 0;
-    const text = JSON.stringify(message, function (this: { type?: unknown }, key, value: unknown) {
-      // Thinking's signatures and redacted thinking are not text the window holds, and media is
-      // counted by what it is, not by its base64.
-      const opaque =
-        (key === 'signature' && this.type === 'thinking') ||
-        (key === 'data' && (this.type === 'base64' || this.type === 'redacted_thinking'));
-      if (opaque && typeof value === 'string') return '';
-      const source = value as { type?: unknown; media_type?: unknown; data?: unknown } | null;
-      if (key === 'source' && source?.type === 'base64' && typeof source.data === 'string') {
-        media +=
-          source.media_type === 'application/pdf'
-            ? Math.max(PDF_TOKENS_MIN, Math.ceil((source.data.length * 3) / 4 / PDF_BYTES_PER_TOKEN))
-            : IMAGE_TOKENS;
-      }
-      return value;
-    });
-    // JSON writes a newline or tab as two characters without whitespace; read as what they are,
-    // so code is not taken for one long dense run.
-    tokens = estimateTokens(text.replace(/\\[nrt]/g, ' ')) + media;
-    estimatedTokens.set(message, tokens);
-  }
+  return estimatedTokens.get(message) ?? estimateMessage(message);
+}
+
+function estimateMessage(message: TranscriptMessage): number {
+  let media = 0;
+  const text = JSON.stringify(message, function (this: { type?: unknown }, key, value: unknown) {
+    // Thinking's signatures and redacted thinking are not text the window holds, and media is
+    // counted by what it is, not by its base64.
+    const opaque =
+      (key === 'signature' && this.type === 'thinking') ||
+      (key === 'data' && (this.type === 'base64' || this.type === 'redacted_thinking'));
+    if (opaque) return '';
+    const source = value as { type?: unknown; media_type?: unknown; data?: unknown } | null;
+    if (source?.type === 'base64' && typeof source.data === 'string') {
+      media +=
+        source.media_type === 'application/pdf'
+          ? Math.max(PDF_TOKENS_MIN, Math.ceil((source.data.length * 3) / 4 / PDF_BYTES_PER_TOKEN))
+          : IMAGE_TOKENS;
+    }
+    return value;
+  });
+  // JSON writes a newline or tab as two characters without whitespace; read as what they are,
+  // so code is not taken for one long dense run.
+  const tokens = estimateTokens(text.replace(/\\[nrt]/g, ' ')) + media;
+  estimatedTokens.set(message, tokens);
   return tokens;
 }
 
 function messageChars(message: TranscriptMessage): number {
-  let chars = serializedChars.get(message);
-  if (chars === undefined) {
-    chars = JSON.stringify(message).length;
-    serializedChars.set(message, chars);
-  }
+  return serializedChars.get(message) ?? serializeMessage(message);
+}
+
+function serializeMessage(message: TranscriptMessage): number {
+  const chars = JSON.stringify(message).length;
+  serializedChars.set(message, chars);
   return chars;
 }
 
