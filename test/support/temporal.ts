@@ -20,6 +20,7 @@ import {
 } from '../../src/scripted-model/scripted-messages-server';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import { createKeelWorker, WORKFLOWS_PATH } from '../../src/worker';
+import { workflowBundlerOptions } from '../../src/workflow-bundle-options';
 import type { McpServersConfig } from '../../src/activities/mcp';
 import type { AnyToolDefinition } from '../../src/activities/tools/define-tool';
 import type { LedgerSink } from '../../src/activities/ledger-sinks';
@@ -46,10 +47,15 @@ export async function stopOwnServer(): Promise<void> {
 }
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** Bundling the workflow code takes seconds; do it once per test file. */
+/**
+ * Bundling the workflow code takes seconds; do it once per test file. With the worker's own
+ * bundler options (the preloaded modules, the compile target), so tests run the code production
+ * runs.
+ */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
+    ...workflowBundlerOptions,
     // the worker's own failure converter (encrypting when the test set KEEL_ENCRYPTION_KEYS)
     failureConverterPath: dataConverterFromEnv().failureConverterPath,
     payloadConverterPath: dataConverterFromEnv().payloadConverterPath,
