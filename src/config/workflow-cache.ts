@@ -26,18 +26,21 @@ export const PARKED_GOAL_MIB = 2.1;
 export const GC_HEADROOM = 4;
 /**
  * The share of the worker's memory the cache and its garbage may take: the rest is the worker's
- * own and its tools'. An evicted goal costs little when its decision comes (a goal parked on humans
- * waits in a short run: history-limits.ts), so the cache is for goals at work, not waiting ones.
+ * own and its tools'. The cache is for goals at work: a goal that takes turns among more goals than
+ * the cache holds is rebuilt from its history at every task. Measured (issue 41, docs/performance.md
+ * "Many goals at once, measured"): 200 goals of 10 calls on one worker took 93 ms of workflow-thread
+ * CPU a call with a cache of 61 (an eighth of memory) against 16 ms with 256, 3.7 times the calls
+ * a second, and half the peak RSS (1.1 GiB against 2.1), since rebuilding makes more garbage than
+ * caching holds. Half of memory gives 243 goals on a 4 GiB heap.
  */
-export const CACHE_MEMORY_SHARE = 1 / 8;
+export const CACHE_MEMORY_SHARE = 1 / 2;
 /** Below this a worker would replay goals that merely take turns; above it, memory is the limit. */
 export const CACHE_BOUNDS = { min: 10, max: 1_000 } as const;
 
 /**
- * The default size: an eighth of the worker's memory (the smaller of V8's heap limit and the
+ * The default size: half the worker's memory (the smaller of V8's heap limit and the
  * machine's memory) divided by what a parked goal costs with V8's headroom, within CACHE_BOUNDS.
- * A 4 GiB heap gives 61 goals: 130 MiB alive, up to about 520 MiB with garbage, so a worker holding
- * a thousand waiting goals stays under 1 GiB.
+ * A 4 GiB heap gives 243 goals: about 510 MiB alive, up to about 2 GiB with garbage at most.
  */
 export function defaultMaxCachedWorkflows(memory: { heapLimitMiB: number; totalMemoryMiB: number }): number {
   const memoryMiB = Math.min(memory.heapLimitMiB, memory.totalMemoryMiB);
