@@ -245,6 +245,7 @@ async function createWorkerOn(
     ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
     ...(budget !== undefined ? { budget } : {}),
     ...(approvalRules !== undefined ? { approvalRules } : {}),
+    sharedModelQueue: options.requestsPerMinute !== undefined,
   });
   const common = {
     ...(tracing ? { plugins: [...tracing.plugins] } : {}),

@@ -42,6 +42,8 @@ export interface ActivityDependencies {
   budget?: Budget;
   /** The approval rules of goals this worker starts (KEEL_APPROVAL_RULES). */
   approvalRules?: RuleSpec[];
+  /** The fleet holds a model request limit: goals send model calls to the model queue. */
+  sharedModelQueue?: boolean;
 }
 
 /** Every activity keel registers, with its dependencies injected. */
@@ -78,6 +80,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       ledgerSinks: dependencies.ledgerSinks.length > 0,
       ...(dependencies.budget !== undefined ? { budget: dependencies.budget } : {}),
       ...(dependencies.approvalRules !== undefined ? { approvalRules: dependencies.approvalRules } : {}),
+      ...(dependencies.sharedModelQueue ? { sharedModelQueue: true } : {}),
     }),
   };
 }

@@ -16,6 +16,13 @@ export interface WorkerDefaults {
   budget?: Budget;
   /** The team's approval rules (KEEL_APPROVAL_RULES), for every goal this worker starts. */
   approvalRules?: RuleSpec[];
+  /**
+   * The fleet holds a model request limit (KEEL_MODEL_REQUESTS_PER_MINUTE): model calls go to the
+   * model queue Temporal paces (model-queue-worker.ts). Without one they stay on the goal's queue,
+   * where the SDK runs an activity its workflow task scheduled at once, without another poll: the
+   * model queue cost about 45 ms a call (0.59 to 0.95 of the floor's time in npm run bench).
+   */
+  sharedModelQueue?: boolean;
 }
 
 export function workerDefaultsFromEnv(env: NodeJS.ProcessEnv, ledgerSinks: boolean): WorkerDefaults {

@@ -125,6 +125,14 @@ test(
       );
       // Each trim leaves a quarter of the allowance free: the next comes turns later.
       assert.ok(trims.length <= 3, `trimmed rarely, in large steps: ${trims.length} trims in 11 turns`);
+      // Without a fleet-wide request limit, model calls stay on the goal's own queue, where the
+      // SDK starts them without another poll (model-retry-policy.ts).
+      const { events } = await handle.fetchHistory();
+      const queues = (events ?? []).flatMap((event) => {
+        const scheduled = event.activityTaskScheduledEventAttributes;
+        return scheduled?.activityType?.name === 'callModel' ? [scheduled.taskQueue?.name] : [];
+      });
+      assert.deepEqual([...new Set(queues)], [harness.taskQueue]);
     });
   },
 );

@@ -101,6 +101,8 @@ export async function createHarness(options: {
   maxCachedWorkflows?: number;
   /** The scripted endpoint's context window (its model's own otherwise). */
   contextWindowTokens?: number;
+  /** The fleet's model request limit (KEEL_MODEL_REQUESTS_PER_MINUTE); none otherwise. */
+  modelRequestsPerMinute?: number;
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
   const connection = await Connection.connect({ address });
@@ -145,6 +147,7 @@ export async function createHarness(options: {
         ...(options.maxCachedWorkflows === undefined
           ? {}
           : { maxCachedWorkflows: options.maxCachedWorkflows }),
+        modelRequestsPerMinute: options.modelRequestsPerMinute ?? false,
       });
       try {
         return await worker.runUntil(() => fn(worker));

@@ -2,7 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { KeelActivities } from '../../activities';
 import { FailureType, NON_RETRYABLE_MODEL_FAILURES } from '../common/failure-types';
 import type { GoalConfig } from './goal-input';
-import { modelActivityOptions, modelQueue } from './model-retry-policy';
+import { modelActivityOptions } from './model-retry-policy';
 
 /**
  * Calls of fixed-tier read-only tools (read_file, list_dir, search, read-only MCP tools) with no
@@ -33,8 +33,6 @@ export function proxiesFor(config: GoalConfig) {
     closingReport: wf.proxyActivities<Pick<KeelActivities, 'callModel'>>({
       startToCloseTimeout: modelTimeoutMs,
       heartbeatTimeout: heartbeatTimeoutMs,
-      // On the fleet's model queue with every other model call, within the shared rate limit.
-      ...modelQueue(),
       retry: {
         initialInterval: '1s',
         backoffCoefficient: 2,

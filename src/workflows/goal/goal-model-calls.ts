@@ -25,7 +25,7 @@ import { judgeStop, moreRoomThan, type StopVerdict } from './stop-reasons';
 import { FailureType } from '../common/failure-types';
 import { isFailureOfType } from './goal-failures';
 import type { CarriedModelRequest } from './carried-model-request';
-import { modelCallTimeouts } from './model-retry-policy';
+import { modelCallTimeouts, modelQueue } from './model-retry-policy';
 import { TurnModels, type ModelTry } from './turn-models';
 
 /** A model turn's answer, what its stop reason means, and the room it was given. */
@@ -250,7 +250,7 @@ export class GoalModelCalls {
     const timeouts = to.timeouts;
     const options = how.closing ? { startToCloseTimeout: timeouts.startToCloseTimeout } : timeouts;
     const call = (parts: ModelRequestParts): Promise<ModelCallResult> =>
-      how.callModel.executeWithOptions({ summary: how.summary, priority: this.priority(), ...options }, [
+      how.callModel.executeWithOptions({ summary: how.summary, ...this.placement(), ...options }, [
         {
           model: to.model,
           ...parts,
@@ -310,7 +310,7 @@ export class GoalModelCalls {
       result = await this.goal.activities.model.callStructured.executeWithOptions(
         {
           summary: options.purpose,
-          priority: this.priority(),
+          ...this.placement(),
           ...modelCallTimeouts(this.state.config, model.maxTokens),
         },
         [
@@ -343,6 +343,14 @@ export class GoalModelCalls {
     return parsed.ok
       ? { ok: true, value: parsed.value, rawFallback: parsed.rawFallback }
       : { ok: false, error: parsed.error };
+  }
+
+  /**
+   * Where a model call runs: the goal's priority, and the fleet's model queue when its workers hold
+   * a model request limit (model-retry-policy.ts).
+   */
+  private placement(): { priority: { priorityKey: number }; taskQueue?: string } {
+    return { priority: this.priority(), ...modelQueue(this.state.workerDefaults.sharedModelQueue) };
   }
 
   /** The Temporal priority of the goal's model and tool activities (set by self-assessment). */

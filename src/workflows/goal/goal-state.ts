@@ -277,6 +277,8 @@ export const goalStateSchema = z.lazy(() =>
       budget: budgetSchema.optional(),
       /** The worker's approval policy file (KEEL_APPROVAL_RULES), as the goal read it at its start. */
       approvalRules: z.array(ruleSpecSchema).optional(),
+      /** The fleet holds a model request limit: model calls go to the model queue (model-queue-worker.ts). */
+      sharedModelQueue: z.boolean().optional(),
     }),
     principles: principlesStateSchema,
     /** The hard guards' memory; absent in state carried from a version without guards (made on resume). */

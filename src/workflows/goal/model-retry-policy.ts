@@ -42,12 +42,14 @@ export function modelCallTimeouts(
 }
 
 /**
- * The fleet's model queue, whose dispatch Temporal's server paces (model-queue-worker.ts), for
- * every model call a goal makes. Replay compares an activity's id and type, never its queue, so
- * running goals move safely.
+ * Where a goal's model calls go: the fleet's model queue, whose dispatch Temporal's server paces
+ * (model-queue-worker.ts), when its workers hold a model request limit (`shared`, as the goal read
+ * the worker's defaults at its start); the goal's own queue otherwise, where the SDK runs an
+ * activity its workflow task scheduled without another poll (about 45 ms a call less). Replay
+ * compares an activity's id and type, never its queue, so running goals move safely.
  */
-export function modelQueue(): Pick<ActivityOptions, 'taskQueue'> {
-  return inWorkflowContext() ? { taskQueue: modelTaskQueue(workflowInfo().taskQueue) } : {};
+export function modelQueue(shared: boolean | undefined): Pick<ActivityOptions, 'taskQueue'> {
+  return shared && inWorkflowContext() ? { taskQueue: modelTaskQueue(workflowInfo().taskQueue) } : {};
 }
 
 /**
@@ -61,7 +63,6 @@ export function modelActivityOptions(config: Pick<GoalConfig, 'model' | 'timing'
   return {
     ...modelCallTimeouts(config, config.model.maxTokens),
     heartbeatTimeout: streamSilenceMs(config.timing),
-    ...modelQueue(),
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,
