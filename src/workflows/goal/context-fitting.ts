@@ -1,4 +1,3 @@
-import * as wf from '@temporalio/workflow';
 import { fitToBudget, type ContextBudget, type FittedTranscript } from '../common/context-budget';
 import {
   charBudgetForTokens,
@@ -27,9 +26,10 @@ export type TooLong =
 
 /**
  * Keeps what the goal sends the model within its context budget: the character budget (which
- * also keeps requests far below Temporal's payload limit) and, for goals started since, the
- * model's window in tokens (common/context-tokens.ts). Trimming is fitToBudget's, told a smaller
- * budget in characters where the tokens ask for it.
+ * also keeps requests far below Temporal's payload limit) and the model's window in tokens
+ * (common/context-tokens.ts). Trimming is fitToBudget's, told a smaller budget in characters
+ * where the tokens ask for it. No patch marks the change: nothing is released yet, and a goal
+ * replaying from before trims the same unless its transcript came near the window.
  */
 export class ContextFitting {
   constructor(
@@ -55,14 +55,6 @@ export class ContextFitting {
     return this.overheadEstimate.tokens;
   }
 
-  /**
-   * Counted in tokens only in goals whose history began with this code: a goal replaying an older
-   * history trims where it trimmed then.
-   */
-  get countsTokens(): boolean {
-    return wf.patched('context-in-tokens');
-  }
-
   private get budget(): ContextBudget {
     return this.state.config.context ?? DEFAULT_CONTEXT_BUDGET;
   }
@@ -78,7 +70,6 @@ export class ContextFitting {
 
   /** After an answer: what the API counted, for the next fit. */
   measured(usage: ModelCallResult['usage']): void {
-    if (!this.countsTokens) return;
     this.state.contextMeasure = measureContext(this.state.transcript, {
       inputTokensOfAllKinds: inputTokensOfAllKinds(usage),
       outputTokens: usage.outputTokens,
@@ -99,20 +90,19 @@ export class ContextFitting {
     let charsBefore = 0;
     let charsAfter = 0;
     for (let round = 0; round < MAX_FIT_ROUNDS; round += 1) {
-      if (this.countsTokens) {
-        const limit = this.limit();
-        const measure = round === 0 ? this.state.contextMeasure : undefined;
-        const expected = expectedTokens(transcript, overhead, measure);
-        const chars = charBudgetForTokens({
-          transcriptChars: charsOf(transcript),
-          expected,
-          overheadTokens: this.overheadTokens(overhead),
-          limit,
-        });
-        if (chars !== undefined && chars < maxChars) {
-          maxChars = chars;
-          why = `to fit the model's window: about ${expected} tokens expected, ${limit} allowed`;
-        }
+      // The API's measure holds only for the transcript it measured: later rounds estimate.
+      const limit = this.limit();
+      const measure = round === 0 ? this.state.contextMeasure : undefined;
+      const expected = expectedTokens(transcript, overhead, measure);
+      const chars = charBudgetForTokens({
+        transcriptChars: charsOf(transcript),
+        expected,
+        overheadTokens: this.overheadTokens(overhead),
+        limit,
+      });
+      if (chars !== undefined && chars < maxChars) {
+        maxChars = chars;
+        why = `to fit the model's window: about ${expected} tokens expected, ${limit} allowed`;
       }
       const fitted = fitToBudget(transcript, { ...this.budget, maxChars });
       if (fitted.elidedBlocks === 0 && fitted.droppedTurns === 0) break;
@@ -121,7 +111,6 @@ export class ContextFitting {
       transcript = fitted.transcript;
       elidedBlocks += fitted.elidedBlocks;
       droppedTurns += fitted.droppedTurns;
-      if (!this.countsTokens) break;
     }
     if (elidedBlocks === 0 && droppedTurns === 0) return;
     this.state.transcript = transcript;
@@ -137,7 +126,7 @@ export class ContextFitting {
     const transcript = this.state.transcript;
     const size = JSON.stringify(transcript).length;
     let maxChars = Math.floor(Math.min(size, this.budget.maxChars) / 2);
-    const figures = this.countsTokens ? this.figuresOf(tooLong) : undefined;
+    const figures = this.figuresOf(tooLong);
     if (figures !== undefined) {
       const chars = charBudgetForTokens({
         transcriptChars: size,

@@ -146,8 +146,7 @@ export class GoalModelCalls {
       }
       const sentTokens = answeredBy.model.maxTokens;
       const verdict = judgeStop(result.stopReason, result.content);
-      // Goals from before read a full window as max_tokens, and replay must decide as they did.
-      const windowFull = result.stopReason === WINDOW_FULL && this.context.countsTokens;
+      const windowFull = result.stopReason === WINDOW_FULL;
       if (windowFull && !trimmedHarder) {
         trimmedHarder = true;
         if (this.fitHarder({ kind: 'window-full', usage: result.usage })) {
