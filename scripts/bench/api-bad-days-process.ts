@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { apiBadDaysResultSchema, type ApiBadDaysResult } from './api-bad-days-result';
+import { runSectionProcess } from './section-process';
 
-const REPOSITORY = path.resolve(__dirname, '../..');
 const SCRIPT = 'scripts/bench/api-bad-days.ts';
 
 /**
@@ -20,24 +18,8 @@ export async function measureApiBadDays(options: {
   log: (line: string) => void;
 }): Promise<ApiBadDaysResult> {
   const json = path.join(options.directory, 'api-bad-days.json');
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', SCRIPT, '--goals', String(options.goals), '--json', json],
-    { cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'pipe'] },
+  const args = ['--goals', String(options.goals), '--json', json];
+  return apiBadDaysResultSchema.parse(
+    await runSectionProcess({ script: SCRIPT, args, json, log: options.log }),
   );
-  let pending = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    const lines = (pending + chunk.toString()).split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) options.log(line);
-  });
-  let errors = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    errors = (errors + chunk.toString()).slice(-4000);
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  if (pending !== '') options.log(pending);
-  if (code !== 0)
-    throw new Error(`${SCRIPT} exited ${code}: ${errors.trim().split('\n').slice(-5).join(' ')}`);
-  return apiBadDaysResultSchema.parse(JSON.parse(readFileSync(json, 'utf8')));
 }

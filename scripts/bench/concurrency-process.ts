@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { concurrencyResultSchema, type ConcurrencyResult } from './concurrency-figures';
+import { runSectionProcess } from './section-process';
 
-const REPOSITORY = path.resolve(__dirname, '../..');
 const SCRIPT = 'scripts/bench/concurrency.ts';
 
 /**
@@ -25,29 +23,8 @@ export async function measureConcurrency(options: {
 }): Promise<ConcurrencyResult> {
   const json = path.join(options.directory, 'concurrency.json');
   const flags = { goals: options.goals, calls: options.calls, 'many-goals': options.manyGoals, json };
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      SCRIPT,
-      ...Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, String(value)]),
-    ],
-    { cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'pipe'] },
+  const args = Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, String(value)]);
+  return concurrencyResultSchema.parse(
+    await runSectionProcess({ script: SCRIPT, args, json, log: options.log }),
   );
-  let pending = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    const lines = (pending + chunk.toString()).split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) options.log(line);
-  });
-  let errors = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    errors = (errors + chunk.toString()).slice(-4000);
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  if (pending !== '') options.log(pending);
-  if (code !== 0)
-    throw new Error(`${SCRIPT} exited ${code}: ${errors.trim().split('\n').slice(-5).join(' ')}`);
-  return concurrencyResultSchema.parse(JSON.parse(readFileSync(json, 'utf8')));
 }
