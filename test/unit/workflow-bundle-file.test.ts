@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   ALL_BUNDLE_VARIANTS,
@@ -10,6 +9,7 @@ import {
   bundleVariantOf,
   prebuiltWorkflowBundle,
 } from '../../src/workflow-bundle-file';
+import { tempDirectory } from '../support/temp-directory';
 
 const KEY = `k:${randomBytes(32).toString('base64')}`;
 
@@ -27,7 +27,7 @@ test('the bundle a worker needs follows its encryption and tracing, each combina
 });
 
 test('KEEL_WORKFLOW_BUNDLE_DIR: its bundle for the variant, as it is; none there: undefined, said once', async () => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), 'keel-bundles-'));
+  const directory = tempDirectory('keel-bundles-');
   writeFileSync(path.join(directory, 'workflow-bundle.traced.js'), '// built with the image');
   const lines: string[] = [];
   const log = (line: string): void => void lines.push(line);
@@ -46,7 +46,7 @@ test('KEEL_WORKFLOW_BUNDLE_DIR: its bundle for the variant, as it is; none there
 });
 
 test('the cache: a bundle newer than every source file is loaded, not built again', async () => {
-  const cacheDirectory = mkdtempSync(path.join(os.tmpdir(), 'keel-bundle-cache-'));
+  const cacheDirectory = tempDirectory('keel-bundle-cache-');
   const file = path.join(cacheDirectory, 'workflow-bundle.js');
   writeFileSync(file, '// cached');
   const later = new Date(Date.now() + 60_000); // newer than any file under src/ or dist/
