@@ -218,11 +218,15 @@ export class GoalModelCalls {
 
   /** What the next model request holds: the system prompt, the tools, the transcript. */
   private request(): SentRequest {
+    return { ...this.prefix(), messages: [...this.state.transcript] };
+  }
+
+  /** What every request sends before the transcript: the system prompt and the tools. */
+  private prefix(): Omit<SentRequest, 'messages'> {
     const config = this.state.config;
     return {
       system: systemPrompt(config),
       tools: modelToolDefinitions(this.state.tools?.catalogue ?? [], config.planning.enabled),
-      messages: [...this.state.transcript],
     };
   }
 
@@ -290,8 +294,7 @@ export class GoalModelCalls {
 
   /** What a request sends besides the transcript: the system prompt and the tools. */
   private overhead(): string {
-    const { system, tools } = this.request();
-    return JSON.stringify({ system, tools });
+    return JSON.stringify(this.prefix());
   }
 
   /** A structured answer (plan, belief, review, reflection), counted for the raw-fallback rate. */
