@@ -9,7 +9,17 @@
  * - touch what makes git run programs: `.git/config`, `.git/hooks/…`, a `.git` file or link
  *   pointing elsewhere — anything under a `.git` directory but git's own bookkeeping. Whoever runs
  *   `git status` in the workspace later (the user, on their own machine) would run what it names;
+ * - the same wherever git would find a repository without any `.git` in its path: a directory
+ *   holding HEAD beside objects/, refs/ or commondir (git takes it for a bare repository or a
+ *   worktree's git directory), or config beside objects/ and refs/ (a repository's common
+ *   directory). Making one is refused outright; inside one only the bookkeeping may change.
+ *   `.gitmodules` is guarded too: `git submodule` reads it and clones what it names;
  * - leave a FIFO, socket or device behind: they block or redirect the next program that opens them.
+ *
+ * Privileges are never granted, and need no human because they are never kept
+ * (`privilegesToApply`): a layer's entries reach the workspace without setuid, setgid or sticky
+ * bits unless the same entry had them before with the same content, and owned as before (or by
+ * the worker, for what is new), whatever the command did with chmod or chown in its layer.
  */
 
 export type ChangedEntryType = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'device' | 'other';
@@ -21,6 +31,28 @@ export interface WorkspaceChange {
   /** What is there after the call (for a deletion: what was there before). */
   readonly type: ChangedEntryType;
 }
+
+/**
+ * Which of the names git looks for (GIT_DIRECTORY_NAMES) a directory of the workspace held before
+ * the call and holds after it: a layer's changes are judged as a set, so "HEAD, objects/ and refs/
+ * made in one directory", or HEAD added beside an objects/ and refs/ that were already there,
+ * is a repository made, though each change alone is an ordinary file. Keyed by the directory's
+ * workspace-relative path ('' for the root).
+ */
+export interface DirectoryHolding {
+  readonly before: readonly string[];
+  readonly after: readonly string[];
+}
+export type DirectoryHoldings = ReadonlyMap<string, DirectoryHolding>;
+
+/** The entries of a directory that tell git it is one of its own (setup.c, is_git_directory). */
+export const GIT_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
+  'HEAD',
+  'objects',
+  'refs',
+  'commondir',
+  'config',
+]);
 
 export interface ChangeRefusal {
   readonly path: string;
@@ -51,6 +83,8 @@ const GIT_BOOKKEEPING_DIRECTORIES: ReadonlySet<string> = new Set(['objects', 're
 /** Why writing this path needs a human whatever the call's tier, or undefined when it does not. */
 export function protectedPathReason(path: string, type: ChangedEntryType = 'file'): string | undefined {
   const segments = path.split('/');
+  if (segments.at(-1) === '.gitmodules')
+    return `${path} names the submodules git clones and checks out, with the URLs and paths it uses`;
   const gitAt = segments.indexOf('.git');
   if (gitAt < 0) return undefined;
   const inside = segments.slice(gitAt + 1);
@@ -65,21 +99,106 @@ export function protectedPathReason(path: string, type: ChangedEntryType = 'file
   return `${path} is part of git's configuration, hooks or plans (only objects, refs, logs, index and HEAD-like files are ordinary bookkeeping), and git runs programs they name`;
 }
 
-/** The changes a call no human approved may not make, each with why. Empty: all may be kept. */
-export function changesNeedingApproval(changes: readonly WorkspaceChange[]): ChangeRefusal[] {
+/**
+ * Whether git would take a directory holding these names for a git directory: HEAD with its
+ * object store and refs, or with a commondir naming where they are (a worktree's); or config with
+ * objects and refs (the common directory a worktree names, whose config git reads). Types are not
+ * checked: a file named objects is as suspicious as a directory, and costs only an approval.
+ */
+export function looksLikeGitDirectory(names: readonly string[]): boolean {
+  const has = (name: string): boolean => names.includes(name);
+  if (has('HEAD') && (has('commondir') || has('objects') || has('refs'))) return true;
+  return has('config') && has('objects') && has('refs');
+}
+
+/**
+ * Why a change inside a directory git would take for a repository (no `.git` in the path) needs
+ * a human: it makes one (the directory did not look like one before), or it changes one beyond
+ * git's bookkeeping. Checks every directory above the path, nearest first.
+ */
+export function gitDirectoryReason(path: string, holdings: DirectoryHoldings): string | undefined {
+  const segments = path.split('/');
+  for (let depth = segments.length - 1; depth >= 0; depth -= 1) {
+    const directory = segments.slice(0, depth).join('/');
+    const holding = holdings.get(directory);
+    if (holding === undefined || !looksLikeGitDirectory(holding.after)) continue;
+    const shown = directory === '' ? 'the workspace root' : directory;
+    if (!looksLikeGitDirectory(holding.before))
+      return `${path} makes ${shown} a directory git takes for a repository (HEAD beside objects/, refs/ or commondir, or config beside objects/ and refs/), and git runs programs its config names`;
+    const inside = protectedPathReason(['.git', ...segments.slice(depth)].join('/'));
+    if (inside !== undefined)
+      return `${path} is part of the configuration, hooks or plans of ${shown}, which git takes for a repository, and git runs programs they name`;
+  }
+  return undefined;
+}
+
+/**
+ * The changes a call no human approved may not make, each with why. Empty: all may be kept.
+ * `holdings`: what the directories the call touched held of GIT_DIRECTORY_NAMES, before and after.
+ */
+export function changesNeedingApproval(
+  changes: readonly WorkspaceChange[],
+  holdings: DirectoryHoldings = new Map(),
+): ChangeRefusal[] {
   const refusals: ChangeRefusal[] = [];
   for (const change of changes) {
-    const reason = whyNeedsApproval(change);
+    const reason = whyNeedsApproval(change, holdings);
     if (reason !== undefined) refusals.push({ path: change.path, reason });
   }
   return refusals;
 }
 
-function whyNeedsApproval(change: WorkspaceChange): string | undefined {
+function whyNeedsApproval(change: WorkspaceChange, holdings: DirectoryHoldings): string | undefined {
   if (change.change === 'deleted') return `deletes ${change.path}, which existed before the call`;
   if (['fifo', 'socket', 'device', 'other'].includes(change.type))
     return `leaves a ${change.type} at ${change.path}; only files, directories and links are kept`;
-  return protectedPathReason(change.path, change.type);
+  return protectedPathReason(change.path, change.type) ?? gitDirectoryReason(change.path, holdings);
+}
+
+/** setuid, setgid and sticky: the mode bits that grant more than reading, writing and running. */
+export const PRIVILEGE_BITS = 0o7000;
+const PRIVILEGE_BIT_NAMES: readonly (readonly [number, string])[] = [
+  [0o4000, 'setuid'],
+  [0o2000, 'setgid'],
+  [0o1000, 'sticky'],
+];
+
+export interface EntryOwnership {
+  /** The whole st_mode or just its permission bits: only the low twelve bits are read. */
+  readonly mode: number;
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/**
+ * The mode and owner a layer's entry reaches the workspace with. The command ran as root in its
+ * sandbox, so it could chmod 4755 or chown anything in its layer; applying that would hand the
+ * host a root-owned setuid program (issue 43). So: permission bits as the command left them;
+ * setuid, setgid and sticky only those the same entry already had with the same content (a
+ * program the user installed setuid stays so when a call merely touches or chmods it; new
+ * content loses them, as the kernel clears them on a write); the owner the entry had before, or
+ * the worker's own for what is new. Nothing to approve: nothing is granted. Each removed bit is
+ * reported, so the model knows why its chmod did not stick.
+ */
+export function privilegesToApply(options: {
+  path: string;
+  layer: EntryOwnership;
+  /** The workspace's entry at the path before the call, when it was the same kind of entry. */
+  before?: EntryOwnership & { readonly sameContent: boolean };
+  worker: { readonly uid: number; readonly gid: number };
+}): EntryOwnership & { notes: string[] } {
+  const { layer, before } = options;
+  const kept = before?.sameContent === true ? before.mode & PRIVILEGE_BITS : 0;
+  const mode = (layer.mode & 0o777) | (layer.mode & kept);
+  const owner = before ?? options.worker;
+  const notes = PRIVILEGE_BIT_NAMES.filter(([bit]) => (layer.mode & bit & ~kept) !== 0).map(
+    ([, name]) => `${name} bit removed from ${options.path}`,
+  );
+  if (layer.uid !== owner.uid || layer.gid !== owner.gid)
+    notes.push(
+      `${options.path} kept owned by ${owner.uid}:${owner.gid}, not ${layer.uid}:${layer.gid} as the command left it`,
+    );
+  return { mode, uid: owner.uid, gid: owner.gid, notes };
 }
 
 /** For the model: the first few refusals in full, one a line. */

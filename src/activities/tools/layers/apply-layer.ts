@@ -9,6 +9,7 @@ import {
   segmentsOf,
   typeOf,
 } from '../workspace-access/open-beneath';
+import { PRIVILEGE_BITS } from '../../../workflows/tools/workspace-change-policy';
 import type { BaselineEntry, Fingerprint, LayerOperation } from './layer-operations';
 
 /**
@@ -71,13 +72,23 @@ export async function applyOperations(options: {
           await move(path.join(options.upper, operation.path), target);
           break;
         case 'directory':
-          await chmod(target, operation.mode);
+          await chmod(target, await modeKeepingNoNewPrivileges(target, operation.mode));
           break;
       }
     } finally {
       await parent.close();
     }
   }
+}
+
+/**
+ * The capture already took away what the policy does not grant (privilegesToApply); here a
+ * directory's recorded mode still may not add setuid, setgid or sticky bits the directory lacks
+ * now, so a record written by an older keel (or tampered with) cannot grant them either.
+ */
+async function modeKeepingNoNewPrivileges(target: string, mode: number): Promise<number> {
+  const current = await lstat(target);
+  return (mode & ~PRIVILEGE_BITS) | (mode & current.mode & PRIVILEGE_BITS);
 }
 
 async function move(source: string, target: string): Promise<void> {

@@ -1,10 +1,13 @@
 import type { Stats } from 'node:fs';
-import { chmod, lstat, readdir, readlink, unlink } from 'node:fs/promises';
+import { chmod, lchown, lstat, readdir, readlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceEffects } from '../../../workflows/tools/tool-outcome';
 import {
   changesNeedingApproval,
+  GIT_DIRECTORY_NAMES,
+  privilegesToApply,
   type ChangeRefusal,
+  type DirectoryHolding,
   type WorkspaceChange,
 } from '../../../workflows/tools/workspace-change-policy';
 import { SKIPPED_DIRECTORIES } from '../walk-files';
@@ -23,6 +26,17 @@ export interface CapturedLayer {
   readonly effects: WorkspaceEffects;
   /** Changes a call no human approved may not make (workspace-change-policy.ts). */
   readonly refusals: ChangeRefusal[];
+  /**
+   * Privileges the command gave its files that were taken away ("setuid bit removed from
+   * helper"): the layer itself was changed, so they never reach the workspace, approved or not.
+   */
+  readonly privilegeNotes: string[];
+}
+
+/** Whose files the layer's new entries become: the worker's own by default. */
+export interface WorkerIdentity {
+  readonly uid: number;
+  readonly gid: number;
 }
 
 /**
@@ -35,14 +49,20 @@ export interface CapturedLayer {
  *   deleted (overlayfs marks a directory deleted and made again "opaque", and says so only in an
  *   xattr node cannot read, so the merged view is what tells);
  * - anything else replaces or adds the entry at its path.
+ *
+ * It also makes the layer safe to apply: every entry's setuid, setgid and sticky bits and owner
+ * are set in the upper directory as the policy says (privilegesToApply), so whatever applies the
+ * layer later (now, after an approval, or resuming after a crash) moves only that.
  */
 export async function captureLayer(options: {
   upper: string;
   workspace: string;
   /** The merged view of the same layer, reachable through the launcher's /proc/PID/root. */
   merged: string;
+  worker?: WorkerIdentity;
 }): Promise<CapturedLayer> {
-  const capture = new Capture(options.upper, options.workspace, options.merged);
+  const worker = options.worker ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  const capture = new Capture(options.upper, options.workspace, options.merged, worker);
   await capture.directory('');
   return capture.result();
 }
@@ -55,11 +75,14 @@ class Capture {
   private readonly kept = { created: [] as string[], modified: [] as string[], deleted: [] as string[] };
   private readonly omitted = { created: 0, modified: 0, deleted: 0 };
   private readonly collapsed: Record<string, number> = {};
+  private readonly holdings = new Map<string, DirectoryHolding>();
+  private readonly privilegeNotes: string[] = [];
 
   constructor(
     private readonly upper: string,
     private readonly workspace: string,
     private readonly merged: string,
+    private readonly worker: WorkerIdentity,
   ) {}
 
   result(): CapturedLayer {
@@ -72,7 +95,8 @@ class Capture {
         ...(omitted > 0 ? { omitted: { ...this.omitted } } : {}),
         ...(Object.keys(this.collapsed).length > 0 ? { collapsed: { ...this.collapsed } } : {}),
       },
-      refusals: changesNeedingApproval(this.changes),
+      refusals: changesNeedingApproval(this.changes, this.holdings),
+      privilegeNotes: this.privilegeNotes,
     };
   }
 
@@ -84,6 +108,7 @@ class Capture {
     // Read, never guessed: a merged view that cannot be listed must fail the capture, or every
     // lower entry would look deleted.
     const visible = new Set(await readdir(path.join(this.merged, relative)));
+    this.hold(relative, below, [...visible]);
     for (const name of below) {
       // Hidden in the merged view without a whiteout of its own: an opaque directory's doing.
       if (!inUpper.has(name) && !visible.has(name)) await this.removed(join(relative, name));
@@ -101,8 +126,10 @@ class Capture {
     if (layer.isDirectory() && below?.isDirectory()) {
       this.note(relative, below);
       await this.directory(relative);
-      if ((layer.mode & 0o7777) !== (below.mode & 0o7777)) this.effect('modified', `${relative}/`);
-      this.operations.push({ op: 'directory', path: relative, mode: layer.mode & 0o7777 });
+      // The directory itself is not moved: only its mode is set, so its owner stays.
+      const { mode } = this.privileges(relative, layer, { ...below, sameContent: true });
+      if (mode !== (below.mode & 0o7777)) this.effect('modified', `${relative}/`);
+      this.operations.push({ op: 'directory', path: relative, mode });
       return;
     }
     if (below !== undefined && (below.isDirectory() || typeOf(below) !== typeOf(layer))) {
@@ -111,6 +138,7 @@ class Capture {
     }
     if (layer.isDirectory()) {
       this.note(relative, undefined);
+      await this.secure(relative, layer, undefined);
       await this.newTree(relative);
       this.operations.push({ op: 'move', path: relative });
       return;
@@ -120,10 +148,13 @@ class Capture {
     if (['fifo', 'socket', 'device', 'other'].includes(type)) return; // never applied
     if (below === undefined || below.isDirectory() || typeOf(below) !== typeOf(layer)) {
       if (below === undefined || below.isDirectory()) this.note(relative, undefined);
+      await this.secure(relative, layer, undefined);
       this.effect('created', relative);
     } else {
       this.note(relative, below);
-      if (await this.differs(relative, layer, below)) this.effect('modified', relative);
+      const sameContent = !(await this.contentDiffers(relative, layer, below));
+      const { mode } = await this.secure(relative, layer, { ...below, sameContent });
+      if (!sameContent || mode !== (below.mode & 0o7777)) this.effect('modified', relative);
     }
     this.operations.push({ op: 'move', path: relative });
   }
@@ -131,10 +162,13 @@ class Capture {
   /** A directory the command made: everything in it is created (and checked against the policy). */
   private async newTree(relative: string): Promise<void> {
     this.changes.push({ path: relative, change: 'created', type: 'directory' });
-    for (const name of await listForcing(path.join(this.upper, relative))) {
+    const names = await listForcing(path.join(this.upper, relative));
+    this.hold(relative, [], names);
+    for (const name of names) {
       const child = join(relative, name);
       const info = await lstat(path.join(this.upper, child));
       if (info.isDirectory()) {
+        await this.secure(child, info, undefined);
         await this.newTree(child);
         continue;
       }
@@ -146,8 +180,49 @@ class Capture {
         continue;
       }
       this.changes.push({ path: child, change: 'created', type });
+      await this.secure(child, info, undefined);
       this.effect('created', child);
     }
+  }
+
+  /** What the policy needs of a directory to tell a repository being made (GIT_DIRECTORY_NAMES). */
+  private hold(relative: string, before: readonly string[], after: readonly string[]): void {
+    const gitNames = (names: readonly string[]): string[] =>
+      names.filter((name) => GIT_DIRECTORY_NAMES.has(name));
+    this.holdings.set(relative, { before: gitNames(before), after: gitNames(after) });
+  }
+
+  private privileges(
+    relative: string,
+    layer: Stats,
+    before: (Stats & { sameContent: boolean }) | undefined,
+  ): { mode: number; uid: number; gid: number } {
+    const applied = privilegesToApply({
+      path: relative,
+      layer,
+      ...(before === undefined ? {} : { before }),
+      worker: this.worker,
+    });
+    this.privilegeNotes.push(...applied.notes);
+    return applied;
+  }
+
+  /**
+   * Sets the layer's entry to the owner and mode it may reach the workspace with. Owner first:
+   * a chown clears setuid and setgid itself. A link has no mode of its own (chmod would follow it).
+   */
+  private async secure(
+    relative: string,
+    layer: Stats,
+    before: (Stats & { sameContent: boolean }) | undefined,
+  ): Promise<{ mode: number }> {
+    const applied = this.privileges(relative, layer, before);
+    const upperPath = path.join(this.upper, relative);
+    if (applied.uid !== layer.uid || applied.gid !== layer.gid)
+      await lchown(upperPath, applied.uid, applied.gid);
+    if (!layer.isSymbolicLink() && applied.mode !== (layer.mode & 0o7777))
+      await chmod(upperPath, applied.mode);
+    return applied;
   }
 
   private async removed(relative: string, below?: Stats): Promise<void> {
@@ -160,9 +235,9 @@ class Capture {
     this.operations.push({ op: 'remove', path: relative });
   }
 
-  /** Same type, mode and bytes (or link target) is no change worth reporting, whatever the times say. */
-  private async differs(relative: string, layer: Stats, below: Stats): Promise<boolean> {
-    if ((layer.mode & 0o7777) !== (below.mode & 0o7777) || layer.size !== below.size) return true;
+  /** Same bytes (or link target) is no change of content, whatever the times say. */
+  private async contentDiffers(relative: string, layer: Stats, below: Stats): Promise<boolean> {
+    if (layer.size !== below.size) return true;
     if (layer.size > COMPARED_MAX_BYTES) return true;
     const upperPath = path.join(this.upper, relative);
     const lowerPath = path.join(this.workspace, relative);
