@@ -85,6 +85,8 @@ export const LedgerEventKind = {
   GuardEscalated: 'guard.escalated',
   /** A hard guard acted: the goal stops as stuck, or the active plan step fails and the plan backtracks. */
   GuardStopped: 'guard.stopped',
+  /** The progress judge's verdict on a stretch of calls, with what it cost (progress-judge.ts). */
+  JudgeVerdict: 'judge.verdict',
   /** A stalled goal was split into child goal workflows. */
   SubGoalsSpawned: 'subgoals.spawned',
   /** The workflow continued as new; the ledger went with it. */

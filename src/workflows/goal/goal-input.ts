@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { guardSettingsSchema } from '../principles/guards';
+import { judgeSettingsSchema } from '../principles/progress-judge';
 import { principleSettingsSchema } from '../principles/principles';
 import { approvalSignaturesSchema, approversSchema } from '../approvals/approval-authority';
 import { ruleSpecSchema } from '../approvals/approval-rule';
@@ -204,6 +205,8 @@ export const goalInputSchema = z
     principles: principleSettingsSchema.prefault({}),
     /** Hard guards against a misbehaving model (loops, stagnation, ignored checkpoints, wrong hypotheses). */
     guards: guardSettingsSchema.prefault({}),
+    /** The progress judge: a cheap model's verdict on stretches counting calls progress (progress-judge.ts). */
+    judge: judgeSettingsSchema.prefault({}),
     /** Plans and backtracking (seed 001): off unless asked for, as it costs a model call per plan. */
     planning: z
       .object({

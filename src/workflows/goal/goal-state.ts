@@ -4,6 +4,7 @@ import { LedgerSchema } from '../common/ledger';
 import { PlanSchema } from '../planning/plan';
 import { budgetSchema } from '../principles/budget';
 import { guardsStateSchema } from '../principles/guards';
+import { judgeStateSchema } from '../principles/progress-judge';
 import { principlesStateSchema } from '../principles/principles';
 import { Strategy } from '../planning/strategy';
 import { toolCatalogueSchema } from '../tools/tool-catalogue';
@@ -283,6 +284,8 @@ export const goalStateSchema = z.lazy(() =>
     principles: principlesStateSchema,
     /** The hard guards' memory; absent in state carried from a version without guards (made on resume). */
     guards: guardsStateSchema.optional(),
+    /** The progress judge's memory; absent until its first turn (progress-judge.ts). */
+    judge: judgeStateSchema.optional(),
     ledger: LedgerSchema,
     /** The last ledger sequence handed to the sinks (publishing is at least once, in order). */
     ledgerPublishedThrough: z.number().int().nonnegative(),
