@@ -4,6 +4,7 @@ import { WorkspaceProbeState, type WorkspaceProbe } from '../../workflows/hosts/
 import { parseHostActivityInput, workspacePathSchema } from './host-activity-input';
 import { relativeUnderRoots, resolvedPath } from './workspace-roots';
 import { workspaceCandidates } from './workspace-mapping';
+import { createProbeClaim } from './probe-claim';
 
 export const probeWorkspaceInputSchema = z
   .object({
@@ -25,25 +26,32 @@ export interface HostIdentity {
 
 /**
  * What this host has at a workspace path, so a goal can bind to the host that holds its
- * workspace. It only looks: a missing path is an answer ("missing"), never an error.
+ * workspace. It looks, and the asking goal claims what it found: a missing path is an answer
+ * ("missing"), never an error.
  */
-export function createProbeWorkspaceActivity(host: HostIdentity) {
+export function createProbeWorkspaceActivity(host: HostIdentity, claim = createProbeClaim(host)) {
   return {
     async probeWorkspace(raw: ProbeWorkspaceInput): Promise<WorkspaceProbe> {
       const input = parseHostActivityInput(probeWorkspaceInputSchema, raw, 'probeWorkspace');
-      const roots = host.workspaceRoots;
-      const place = await placeOf(input.workspace, roots);
-      if (place.state !== WorkspaceProbeState.OutsideRoots) {
-        return {
-          hostId: host.hostId,
-          state: place.state,
-          ...(place.relative === undefined ? {} : { relative: place.relative }),
-        };
-      }
-      if (input.relative === undefined) return { hostId: host.hostId, state: place.state };
-      return mappedProbe(host.hostId, input.relative, roots);
+      // The asking goal claims the workspace in the same answer (probe-claim.ts).
+      return claim(await look(input, host), input.workspace);
     },
   };
+}
+
+/** What the host has at the path asked (or, on a move, at the same place under its roots). */
+async function look(input: ProbeWorkspaceInput, host: HostIdentity): Promise<WorkspaceProbe> {
+  const roots = host.workspaceRoots;
+  const place = await placeOf(input.workspace, roots);
+  if (place.state !== WorkspaceProbeState.OutsideRoots) {
+    return {
+      hostId: host.hostId,
+      state: place.state,
+      ...(place.relative === undefined ? {} : { relative: place.relative }),
+    };
+  }
+  if (input.relative === undefined) return { hostId: host.hostId, state: place.state };
+  return mappedProbe(host.hostId, input.relative, roots);
 }
 
 /** A workspace from a host with other roots: the first of this host's candidates that holds it. */

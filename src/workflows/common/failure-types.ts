@@ -58,6 +58,11 @@ export const FailureType = {
   /** No host serving the task queue has the goal's workspace, and it has no source to clone. */
   WorkspaceNotFound: 'WorkspaceNotFound',
   /**
+   * The goal's workspace lies inside, or contains, a running goal's workspace on its host (or
+   * inside keel's state): workspaces never nest, so no goal reaches another's held changes.
+   */
+  WorkspaceNested: 'WorkspaceNested',
+  /**
    * A model turn extends a stored request the worker's store does not have (another machine's
    * store, or pruned): nothing was sent to the model, and the workflow sends the request whole.
    */

@@ -118,8 +118,11 @@ export class GoalHost {
     if (choice.kind === 'fail') {
       throw ApplicationFailure.nonRetryable(choice.message, FailureType[choice.type]);
     }
-    if (choice.kind === 'clone') await this.recreateOn(choice.hostId, config.workspace);
     const probe = answers.find((answer) => answer.hostId === choice.hostId)?.probe;
+    // The host's answer claimed the workspace for this goal, or refused it: nested workspaces.
+    if (probe?.refusal !== undefined)
+      throw ApplicationFailure.nonRetryable(probe.refusal, FailureType.WorkspaceNested);
+    if (choice.kind === 'clone') await this.recreateOn(choice.hostId, config.workspace);
     this.state.host = {
       ...this.binding(choice.hostId, choice.kind === 'clone' ? 'cloned' : choice.via),
       ...placeOf(probe, config.workspace),

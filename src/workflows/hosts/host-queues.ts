@@ -111,6 +111,11 @@ export const workspaceProbeSchema = z.lazy(() =>
     workspace: z.string().optional(),
     /** The workspace's path under the root of this host that holds it (hosts with roots only). */
     relative: z.string().optional(),
+    /**
+     * Why the asking goal may not run here, in one line: its workspace lies inside, or holds, a
+     * running goal's (activities/hosts/probe-claim.ts). Its start fails with WorkspaceNested.
+     */
+    refusal: z.string().optional(),
   }),
 );
 export type WorkspaceProbe = z.infer<typeof workspaceProbeSchema>;

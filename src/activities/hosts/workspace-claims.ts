@@ -1,0 +1,128 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import lockfile from 'proper-lockfile';
+import { z } from 'zod';
+import { claimConflict, conflictLine, STATE_DIRECTORY_NAME, type WorkspaceClaim } from './workspace-overlap';
+import { resolvedPath } from './workspace-roots';
+import { workspaceStateRoot } from './workspace-state-directory';
+
+const REGISTRY_SCHEMA_VERSION = 1;
+const REGISTRY_FILE = 'workspace-claims.json';
+
+const registrySchema = z.object({
+  schemaVersion: z.literal(REGISTRY_SCHEMA_VERSION),
+  claims: z.array(
+    z.object({
+      workflowId: z.string().min(1),
+      workspace: z.string().min(1),
+      stateRoot: z.string().min(1),
+      claimedAt: z.string(),
+    }),
+  ),
+});
+type Registry = z.infer<typeof registrySchema>;
+
+/** Whether a goal's workflow still runs with its workspace on this host. */
+export type GoalLiveness = (workflowId: string) => Promise<boolean>;
+
+/** Above this many claims, every claim's goal is asked after, and the ended ones dropped. */
+const PRUNE_ABOVE = 64;
+
+/**
+ * The host's registry of running goals' workspaces: one file with a lock, on the host's first
+ * workspace root, which every replica of the host shares (docs/several-machines.md), so two goals
+ * started at once on two replicas are judged one after the other and cannot both pass.
+ *
+ * Nothing removes a claim when its goal ends (a terminated goal runs no code): a claim stands in
+ * the way only while its goal's workflow still runs with this host, which is asked of Temporal
+ * before a start is refused. A host without roots keeps its registry in the temporary directory.
+ */
+export function registryDirectory(hostId: string, workspaceRoots: readonly string[]): string {
+  const root = workspaceRoots[0];
+  if (root !== undefined) return path.join(path.resolve(root), STATE_DIRECTORY_NAME);
+  return path.join(tmpdir(), `keel-workspace-claims-${encodeURIComponent(hostId)}`);
+}
+
+/** The claim of a workspace as given: its real path, and the real path of its state beside it. */
+export async function claimOf(workflowId: string, workspace: string): Promise<WorkspaceClaim> {
+  const [real, stateRoot] = await Promise.all([
+    resolvedPath(workspace),
+    resolvedPath(workspaceStateRoot(workspace)),
+  ]);
+  return { workflowId, workspace: real, stateRoot };
+}
+
+export type ClaimOutcome = { ok: true } | { ok: false; line: string };
+
+/**
+ * Records `claim` unless it overlaps a running goal's (workspace-overlap.ts): then the one line
+ * that says why. Idempotent for one goal (a retry, a later run, a move back).
+ */
+export async function claimWorkspace(options: {
+  directory: string;
+  claim: WorkspaceClaim;
+  isLive: GoalLiveness;
+  now?: () => Date;
+}): Promise<ClaimOutcome> {
+  const { directory, claim, isLive } = options;
+  await mkdir(directory, { recursive: true });
+  const file = path.join(directory, REGISTRY_FILE);
+  // The lock is a directory beside the file (atomic mkdir, also on network file systems); a
+  // holder that died leaves it stale after 10 s without its refresh, and it is taken over.
+  const release = await lockfile.lock(directory, {
+    lockfilePath: `${file}.lock`,
+    stale: 10_000,
+    retries: { retries: 50, minTimeout: 50, maxTimeout: 500 },
+  });
+  try {
+    const registry = await readRegistry(file);
+    let others = registry.claims.filter((entry) => entry.workflowId !== claim.workflowId);
+    for (;;) {
+      const conflict = claimConflict(claim, others);
+      if (conflict === undefined) break;
+      if (!('other' in conflict)) return { ok: false, line: conflictLine(claim, conflict) };
+      // A goal that ended (completed, failed, cancelled, terminated, timed out) holds nothing.
+      if (await isLive(conflict.other.workflowId)) return { ok: false, line: conflictLine(claim, conflict) };
+      const ended = conflict.other.workflowId;
+      others = others.filter((entry) => entry.workflowId !== ended);
+    }
+    if (others.length > PRUNE_ABOVE) {
+      const live = await Promise.all(others.map((entry) => isLive(entry.workflowId)));
+      others = others.filter((_, index) => live[index]);
+    }
+    const claimedAt = (options.now ?? (() => new Date()))().toISOString();
+    await writeRegistry(file, {
+      schemaVersion: REGISTRY_SCHEMA_VERSION,
+      claims: [...others, { ...claim, claimedAt }],
+    });
+    return { ok: true };
+  } finally {
+    await release();
+  }
+}
+
+async function readRegistry(file: string): Promise<Registry> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { schemaVersion: REGISTRY_SCHEMA_VERSION, claims: [] };
+    throw error;
+  }
+  const parsed = registrySchema.safeParse(JSON.parse(text));
+  if (!parsed.success)
+    throw new Error(
+      `the workspace claims ${file} are not keel's (schema version ${REGISTRY_SCHEMA_VERSION}): remove the file`,
+    );
+  return parsed.data;
+}
+
+/** Written aside and renamed into place: a reader never sees half a registry. */
+async function writeRegistry(file: string, registry: Registry): Promise<void> {
+  const aside = `${file}.${randomBytes(4).toString('hex')}`;
+  await writeFile(aside, `${JSON.stringify(registry, null, 2)}\n`);
+  await rename(aside, file);
+}

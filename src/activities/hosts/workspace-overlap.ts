@@ -1,0 +1,85 @@
+import path from 'node:path';
+
+/** The directory name keel keeps workspaces' state under (workspace-state-directory.ts). */
+export const STATE_DIRECTORY_NAME = '.keel-state';
+
+/** A running goal's hold on a workspace: both paths resolved (symbolic links followed). */
+export interface WorkspaceClaim {
+  workflowId: string;
+  /** The workspace's real path. */
+  workspace: string;
+  /** The real path of its state (held layers, journal, backups), beside it. */
+  stateRoot: string;
+}
+
+/**
+ * Whether `inner` is `outer` or lies under it. Pure path arithmetic on absolute paths: trailing
+ * slashes and `..` are normalised first, and `/w/ab` is not under `/w/a` (a prefix of the string
+ * is not a parent directory).
+ */
+export function isWithin(inner: string, outer: string): boolean {
+  const relative = path.relative(path.resolve(outer), path.resolve(inner));
+  return (
+    relative === '' ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
+  );
+}
+
+/** Whether one workspace is, holds, or lies inside the other. */
+export function workspacesOverlap(first: string, second: string): boolean {
+  return isWithin(first, second) || isWithin(second, first);
+}
+
+/** Whether a path is keel's state directory or lies inside one (any `.keel-state` on its way). */
+export function isInsideStateDirectory(target: string): boolean {
+  return path.resolve(target).split(path.sep).includes(STATE_DIRECTORY_NAME);
+}
+
+/** Why a new claim cannot stand beside a running goal's, or undefined when it can. */
+export type ClaimConflict =
+  | { kind: 'inside' | 'contains'; other: WorkspaceClaim }
+  | { kind: 'state-inside'; other: WorkspaceClaim }
+  | { kind: 'holds-state'; other: WorkspaceClaim }
+  | { kind: 'in-state-directory' };
+
+/**
+ * The first reason `claim` may not run beside `others` (claims of other goals): one workspace
+ * inside another, either one's state inside the other's workspace (a symbolic link can put a
+ * workspace's state under a workspace that does not hold the workspace itself), or a workspace
+ * inside keel's state, where every sibling's held changes lie. Claims of the same goal (its
+ * retries, its later runs) never conflict with it; nor do two goals in the very same workspace:
+ * its state lies beside it, out of both goals' reach, as it always has.
+ */
+export function claimConflict(
+  claim: WorkspaceClaim,
+  others: readonly WorkspaceClaim[],
+): ClaimConflict | undefined {
+  if (isInsideStateDirectory(claim.workspace)) return { kind: 'in-state-directory' };
+  for (const other of others) {
+    if (other.workflowId === claim.workflowId) continue;
+    if (path.resolve(claim.workspace) === path.resolve(other.workspace)) continue;
+    if (isWithin(claim.workspace, other.workspace)) return { kind: 'inside', other };
+    if (isWithin(other.workspace, claim.workspace)) return { kind: 'contains', other };
+    if (isWithin(other.stateRoot, claim.workspace)) return { kind: 'holds-state', other };
+    if (isWithin(claim.stateRoot, other.workspace)) return { kind: 'state-inside', other };
+  }
+  return undefined;
+}
+
+/** The one line a refused start fails with. */
+export function conflictLine(claim: WorkspaceClaim, conflict: ClaimConflict): string {
+  const reason =
+    " (a goal could rewrite the other goal's held changes); wait for that goal to end or choose another directory";
+  switch (conflict.kind) {
+    case 'in-state-directory':
+      return `workspace ${claim.workspace} lies inside keel's state directory (${STATE_DIRECTORY_NAME}), where held changes and journals are kept: choose another directory`;
+    case 'inside':
+      return `workspace ${claim.workspace} lies inside ${conflict.other.workspace}, the workspace of running goal ${conflict.other.workflowId}: workspaces never nest${reason}`;
+    case 'contains':
+      return `workspace ${claim.workspace} contains ${conflict.other.workspace}, the workspace of running goal ${conflict.other.workflowId}: workspaces never nest${reason}`;
+    case 'holds-state':
+      return `workspace ${claim.workspace} contains ${conflict.other.stateRoot}, the state of running goal ${conflict.other.workflowId}${reason}`;
+    case 'state-inside':
+      return `workspace ${claim.workspace} keeps its state in ${claim.stateRoot}, inside ${conflict.other.workspace}, the workspace of running goal ${conflict.other.workflowId}${reason}`;
+  }
+}
