@@ -9,6 +9,7 @@ import { withWorkspaceFile } from '../workspace-access/workspace-file';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
 import { fileStateDigest } from './state-digest';
+import { dropPrivilegeBits, privilegeSentence } from './privilege-bits';
 
 export const editFileInputSchema = z.object({
   path: z.string().min(1).describe('File path relative to the workspace root.'),
@@ -83,9 +84,10 @@ async function edit(input: EditFileInput, relative: string, file: FileHandle): P
   const bytes = Buffer.from(updated, 'utf8');
   await file.truncate(0);
   await file.write(bytes, 0, bytes.length, 0);
+  const removed = await dropPrivilegeBits(file, relative);
   const line = lineOf(content, position);
   return success({
-    content: `Edited ${relative} at line ${line}: ${oldLineCount} lines replaced by ${input.newString.split('\n').length}.`,
+    content: `Edited ${relative} at line ${line}: ${oldLineCount} lines replaced by ${input.newString.split('\n').length}.${privilegeSentence(removed)}`,
     facts: { matchCount: 1, bytes: bytes.length },
     effects: {
       created: [],

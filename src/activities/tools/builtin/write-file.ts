@@ -3,6 +3,7 @@ import { Reversibility } from '../../../workflows/tools/reversibility';
 import { hypothesisField } from '../../../workflows/tools/hypothesis-field';
 import { success } from '../tool-outcomes';
 import { fileStateDigest } from './state-digest';
+import { dropPrivilegeBits, privilegeSentence } from './privilege-bits';
 import { withWorkspaceFile } from '../workspace-access/workspace-file';
 import { defineTool } from '../define-tool';
 import type { ToolImplementation } from '../tool-context';
@@ -34,11 +35,13 @@ export const writeFile: ToolImplementation<WriteFileInput> = (input, context) =>
       }
       await file.truncate(0);
       await file.write(next, 0, bytes, 0);
+      const removed = await dropPrivilegeBits(file, relative);
       return success({
         content:
-          previousSize === undefined
+          (previousSize === undefined
             ? `Created ${relative} (${bytes} bytes).`
-            : `Replaced the content of ${relative} (${previousSize} → ${bytes} bytes).`,
+            : `Replaced the content of ${relative} (${previousSize} → ${bytes} bytes).`) +
+          privilegeSentence(removed),
         facts: { bytes },
         effects: {
           created: created ? [relative] : [],

@@ -1,9 +1,10 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
-import { protectedPathReason } from '../../../workflows/tools/workspace-change-policy';
+import { gitDirectoryReason, protectedPathReason } from '../../../workflows/tools/workspace-change-policy';
 import type { ToolContext } from '../tool-context';
 import { escalation } from '../tool-outcomes';
 import { outcomeOfRefusal, resolveWorkspacePath } from '../workspace';
+import { holdingsAbove } from './git-directory-holdings';
 import { openFileBeneath } from './open-beneath';
 import { withWorkspaceLock } from './workspace-lock';
 
@@ -26,9 +27,14 @@ export async function withWorkspaceFile(
   });
   if (!resolution.ok) return resolution.outcome;
   const { segments, relative } = resolution.path;
-  const guarded = protectedWrite(relative, context.approved);
-  if (guarded !== undefined) return guarded;
   return withWorkspaceLock(context.workspace, async () => {
+    // Under the lock: what the directories above hold is read as the write will find them.
+    const guarded = protectedWrite(
+      protectedPathReason(relative) ??
+        gitDirectoryReason(relative, await holdingsAbove(context.workspace, segments)),
+      context.approved,
+    );
+    if (guarded !== undefined) return guarded;
     let opened;
     try {
       opened = await openFileBeneath(context.workspace, segments, options.access);
@@ -44,11 +50,11 @@ export async function withWorkspaceFile(
 }
 
 /**
- * A write to git's configuration or hooks (workspace-change-policy.ts) waits for a human unless
- * one approved this call: git would run what they name for whoever uses the repository next.
+ * A write to git's configuration or hooks, or one that makes a directory a repository
+ * (workspace-change-policy.ts), waits for a human unless one approved this call: git would run
+ * what they name for whoever uses the repository next.
  */
-function protectedWrite(relative: string, approved: boolean): ToolOutcome | undefined {
-  const reason = protectedPathReason(relative);
+function protectedWrite(reason: string | undefined, approved: boolean): ToolOutcome | undefined {
   if (reason === undefined || approved) return undefined;
   return escalation({
     content: `Not written: ${reason}. A human has to approve this write, and did not.`,
