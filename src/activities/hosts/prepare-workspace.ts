@@ -112,8 +112,33 @@ async function clone(
   }
 }
 
+/**
+ * Configuration every git keel runs is pinned to, given before the subcommand so that nothing of
+ * it is written into the clone (issue 43). What a workspace or a remote controls must not make
+ * keel's own git run a program on the worker:
+ * - core.hooksPath=/dev/null: no hook runs (clone's post-checkout would run what a template dir
+ *   or a planted hooks directory holds);
+ * - core.fsmonitor=false: checkout never starts an fsmonitor program a config names;
+ * - safe.bareRepository=explicit: git never takes a directory for a bare repository because of
+ *   what it holds (HEAD, objects/, refs/) — only a path given with --git-dir or GIT_DIR;
+ * - protocol.ext.allow=never: an `ext::` source URL is a shell command, not a remote.
+ * The system and global files (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL) are kept on purpose: they
+ * are the operator's, not the workspace's, and carry the credential helpers, proxies and
+ * insteadOf rules a clone of a private repository needs. -c outranks them all anyway.
+ */
+export const PINNED_GIT_CONFIG: readonly string[] = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'safe.bareRepository=explicit',
+  '-c',
+  'protocol.ext.allow=never',
+];
+
 async function git(args: string[], signal: AbortSignal | undefined): Promise<void> {
-  await promisify(execFile)('git', args, {
+  await promisify(execFile)('git', [...PINNED_GIT_CONFIG, ...args], {
     // Never wait for a password nobody will type: a private URL without credentials fails.
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
     maxBuffer: 1024 * 1024,
