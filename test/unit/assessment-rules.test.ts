@@ -109,14 +109,14 @@ test('the note: every failing tool with its record, joined by ", ", then the sta
   assert.equal(
     assessmentNote(stalled, toolStats),
     '[Self-assessment] These tools keep failing: run_command (1 of 5 calls succeeded), write_file (0 of 3 calls succeeded). ' +
-      'Change the arguments, or reach the goal with other tools, rather than repeating them. ' +
+      'Read their errors and change the arguments rather than repeating them. A call a human denied is no failure to work around: what was refused stays refused, whatever tool would do it. ' +
       'No progress: no progress for 10 cycles. Step back and try a different approach.',
   );
   // Stats not handed to the note: the tool is named without a record.
   assert.equal(
     assessmentNote(stalled, {}),
     '[Self-assessment] These tools keep failing: run_command, write_file. ' +
-      'Change the arguments, or reach the goal with other tools, rather than repeating them. ' +
+      'Read their errors and change the arguments rather than repeating them. A call a human denied is no failure to work around: what was refused stays refused, whatever tool would do it. ' +
       'No progress: no progress for 10 cycles. Step back and try a different approach.',
   );
 });

@@ -222,7 +222,7 @@ test('the assessment note names the tools that keep failing, with their record, 
   const failing = assess({ ...calm, toolStats });
   assert.equal(
     assessmentNote(failing, toolStats),
-    '[Self-assessment] These tools keep failing: read_file (0 of 4 calls succeeded). Change the arguments, or reach the goal with other tools, rather than repeating them.',
+    '[Self-assessment] These tools keep failing: read_file (0 of 4 calls succeeded). Read their errors and change the arguments rather than repeating them. A call a human denied is no failure to work around: what was refused stays refused, whatever tool would do it.',
   );
   const stalled = assess({ ...calm, cycle: 10, lastAssessmentCycle: 5, lastProgressCycle: 1 });
   assert.match(

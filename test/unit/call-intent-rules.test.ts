@@ -137,7 +137,7 @@ test('command, cmd and script hold a command line; only as a string', () => {
   for (const field of ['command', 'cmd', 'script']) {
     assert.deepEqual(
       shell('rm -rf ./build/', field),
-      { tool: 'run_command', targets: ['build'], call: '' },
+      { tool: 'run_command', targets: ['build'], call: '', effects: ['build'] },
       field,
     );
   }

@@ -23,10 +23,13 @@ test('one intent however the deletion is spelled: same tool, same target', () =>
   }
 });
 
-test('another target or another tool is another intent', () => {
+test('another target is another intent; another tool is too, unless it would change what the denied call would', () => {
   const denied = shell('rm -rf build');
   assert.equal(sameIntent(denied, shell('rm -rf dist')), false);
-  assert.equal(sameIntent(denied, intentOf('write_file', { path: 'build', content: '' })), false);
+  assert.equal(sameIntent(denied, intentOf('read_file', { path: 'build' })), false);
+  assert.equal(sameIntent(denied, intentOf('write_file', { path: 'dist/a.txt', content: '' })), false);
+  // issue 44: a denial is of effects (denied-effects.ts)
+  assert.equal(sameIntent(denied, intentOf('write_file', { path: 'build', content: '' })), true);
 });
 
 test('path fields of file tools are targets; a call naming none matches only itself', () => {

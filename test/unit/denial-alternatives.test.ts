@@ -28,7 +28,7 @@ test("after a denial, the next actions name the goal's own tools and never a bui
   });
   assert.deepEqual(alternatives, [
     'Inspect first with read-only calls (crm_find_contact, crm_get_contact) to confirm whether this step is needed at all',
-    'Reach the result with crm_update_note, which needs no irreversible step',
+    'Leave the refused change undone: making it with another tool or a script is the same request, and waits for a human again',
     'Explain in your answer what this step would do and why, so a human can approve it next time',
   ]);
   const text = denialText(
@@ -58,7 +58,7 @@ test('a goal with no read-only or mutating tool is offered no tool at all, and t
   assert.match(mutatingDenied[0] ?? '', /\(crm_get_contact\)/);
 });
 
-test("keel's own tools come first when the goal has them, at most three readers and two writers", () => {
+test("keel's own tools come first when the goal has them, at most three readers, and no writer is offered as a way around the denial", () => {
   const mixed = [
     entry('mcp__a', fixed('read-only'), 'mcp:x'),
     entry('mcp__b', fixed('read-only'), 'mcp:x'),
@@ -74,5 +74,8 @@ test("keel's own tools come first when the goal has them, at most three readers 
     reversibility: 'irreversible',
   });
   assert.match(look ?? '', /\(read_file, search, mcp__a\)/);
-  assert.match(change ?? '', /with write_file or edit_file,/);
+  // issue 44: after `rm -rf build` was denied, "reach the result with write_file" led the model
+  // to empty the files one by one: a denial is of the change, whatever tool makes it
+  assert.doesNotMatch(change ?? '', /write_file|edit_file|notes_put/);
+  assert.match(change ?? '', /another tool or a script is the same request/);
 });

@@ -50,7 +50,8 @@ const entry = (
   },
 });
 
-const on = (...targets: string[]) => ({ tool: 'run_command', targets, call: '' });
+/** An `rm` intent: what it names is what it would delete (denied-effects.ts). */
+const on = (...targets: string[]) => ({ tool: 'run_command', targets, call: '', effects: targets });
 
 test('at most 50 denials are remembered', () => {
   assert.equal(MAX_REMEMBERED_DENIALS, 50);

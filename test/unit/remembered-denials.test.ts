@@ -36,7 +36,12 @@ const denial = (overrides: Partial<ApprovalDecision> = {}): ApprovalDecision => 
 test('a remembered denial matches the same intent in other words, and nothing else', () => {
   const remembered = rememberDenial([], shell('rm -rf build'), denial());
   assert.equal(remembered.length, 1);
-  assert.deepEqual(remembered[0]?.intent, { tool: 'run_command', targets: ['build'], call: '' });
+  assert.deepEqual(remembered[0]?.intent, {
+    tool: 'run_command',
+    targets: ['build'],
+    call: '',
+    effects: ['build'],
+  });
   assert.deepEqual(remembered[0]?.decision, {
     callId: 'call-1',
     summary: 'run_command: rm -rf build',
@@ -51,10 +56,19 @@ test('a remembered denial matches the same intent in other words, and nothing el
   for (const other of ['rm -rf dist', 'ls']) {
     assert.equal(rememberedDenialFor(remembered, shell(other)), undefined, other);
   }
+  // issue 44: a denial is of effects: writing over what `rm -rf build` would delete is the same
+  // request through another tool, and reading it is not
   assert.equal(
-    rememberedDenialFor(remembered, { toolName: 'write_file', input: { path: 'build', content: 'x' } }),
+    rememberedDenialFor(remembered, { toolName: 'write_file', input: { path: 'build/a.txt', content: '' } }),
+    remembered[0],
+  );
+  assert.equal(
+    rememberedDenialFor(remembered, { toolName: 'read_file', input: { path: 'build/a.txt' } }),
     undefined,
-    'another tool is another intent',
+  );
+  assert.equal(
+    rememberedDenialFor(remembered, { toolName: 'write_file', input: { path: 'dist/a.txt', content: '' } }),
+    undefined,
   );
   assert.equal(rememberedDenialFor(undefined, shell('rm -rf build')), undefined);
   assert.equal(rememberedDenialFor([], shell('rm -rf build')), undefined);

@@ -6,11 +6,14 @@ import {
   sameIntent,
   type CallIntent,
 } from '../principles/call-intent';
+import type { HeldChanges } from '../principles/denied-effects';
 
 /**
  * Denials a human asked not to be asked again for (issue 22): the goal remembers what each denied
  * call was about (its intent, call-intent.ts), and a later call that would wait for a human and
  * shares an intent with one of them is refused at once, like a denial, instead of being asked.
+ * Sharing an intent includes touching what the denied call would have deleted or overwritten,
+ * through any tool (denied-effects.ts, issue 44).
  * Pure: the workflow matches in signal handlers and lanes, and replay must match alike.
  */
 
@@ -44,6 +47,8 @@ export const rememberedDenialsSchema = z.lazy(() =>
 interface CallSeen {
   toolName: string;
   input: unknown;
+  /** The changes its copy-on-write layer holds: part of what a denial of it refuses (issue 44). */
+  escalation?: { changes?: HeldChanges | undefined } | undefined;
 }
 interface DeniedCall extends CallSeen {
   callId: string;
@@ -72,7 +77,7 @@ export function rememberDenial(
   decision: DecisionSeen,
 ): RememberedDenial[] {
   if (decision.via !== 'signal' && decision.via !== 'update') return [...remembered];
-  const intent = intentOf(call.toolName, call.input);
+  const intent = intentOf(call.toolName, call.input, call.escalation?.changes);
   const entry: RememberedDenial = {
     intent,
     decision: {
@@ -94,7 +99,7 @@ export function rememberedDenialFor(
   call: CallSeen,
 ): RememberedDenial | undefined {
   if (remembered === undefined || remembered.length === 0) return undefined;
-  const intent = intentOf(call.toolName, call.input);
+  const intent = intentOf(call.toolName, call.input, call.escalation?.changes);
   for (let index = remembered.length - 1; index >= 0; index -= 1) {
     const earlier = remembered[index];
     if (earlier && sameIntent(earlier.intent, intent)) return earlier;
@@ -127,5 +132,10 @@ export function autoDenial(remembered: RememberedDenial, decidedAt: string): Aut
  * (`rm -rf 'a<newline>b'`), and must not pass for two (`rm -rf a b`), or its denial would drop theirs.
  */
 function sameWholeIntent(a: CallIntent, b: CallIntent): boolean {
-  return a.tool === b.tool && a.call === b.call && JSON.stringify(a.targets) === JSON.stringify(b.targets);
+  return (
+    a.tool === b.tool &&
+    a.call === b.call &&
+    JSON.stringify(a.targets) === JSON.stringify(b.targets) &&
+    JSON.stringify(a.effects ?? []) === JSON.stringify(b.effects ?? [])
+  );
 }

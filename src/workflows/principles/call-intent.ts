@@ -3,6 +3,7 @@ import { separateHereDocuments, type HereDocument } from '../tools/here-document
 import { splitRoughly } from '../tools/rough-words';
 import { splitSimpleCommands } from '../tools/shell-words';
 import { normalizedInput, resultDigest } from './loop-guard';
+import { effectsOf, effectsOverlap, effectsText, type HeldChanges } from './denied-effects';
 
 /**
  * What a call is about, to recognise a request a human already denied when the model asks again
@@ -30,6 +31,11 @@ export const callIntentSchema = z.lazy(() =>
      * MAX_CALL_CHARS it is kept as a prefix, its length and a checksum: intents live in workflow state.
      */
     call: z.string(),
+    /**
+     * What the call would delete, empty or replace (denied-effects.ts): a denial is of these,
+     * whatever tool or wording tries them again (issue 44). Absent in intents kept before.
+     */
+    effects: z.array(z.string()).optional(),
   }),
 );
 export type CallIntent = z.infer<typeof callIntentSchema>;
@@ -74,7 +80,8 @@ const MAX_TARGETS = 16;
 /** How many command lines inside command lines (`eval`, `sh -c`) are read for targets. */
 const MAX_NESTED_COMMAND_LINES = 3;
 
-export function intentOf(toolName: string, input: unknown): CallIntent {
+/** `held`: the changes the call's copy-on-write layer holds, when it ran on one. */
+export function intentOf(toolName: string, input: unknown, held?: HeldChanges): CallIntent {
   const targets = new Set<string>();
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
     for (const [field, value] of Object.entries(input as Record<string, unknown>)) {
@@ -85,7 +92,13 @@ export function intentOf(toolName: string, input: unknown): CallIntent {
     }
   }
   const sorted = [...targets].sort().slice(0, MAX_TARGETS);
-  return { tool: toolName, targets: sorted, call: sorted.length > 0 ? '' : keptCall(toolName, input) };
+  const effects = effectsOf(toolName, input, held);
+  return {
+    tool: toolName,
+    targets: sorted,
+    call: sorted.length > 0 ? '' : keptCall(toolName, input),
+    ...(effects.length > 0 ? { effects } : {}),
+  };
 }
 
 function keptCall(toolName: string, input: unknown): string {
@@ -94,15 +107,25 @@ function keptCall(toolName: string, input: unknown): string {
   return `${call.slice(0, SHOWN_CALL_CHARS)}… (${call.length} chars, fnv1a ${resultDigest(call)})`;
 }
 
+/**
+ * The same tool on a target in common, the very same target-less call, or — whatever the tools —
+ * effects that touch one place: emptying `build/a.txt` is part of deleting `build`.
+ */
 export function sameIntent(a: CallIntent, b: CallIntent): boolean {
+  if (effectsOverlap(a.effects ?? [], b.effects ?? [])) return true;
   if (a.tool !== b.tool) return false;
   if (a.targets.length === 0 || b.targets.length === 0) return a.call === b.call;
   return a.targets.some((target) => b.targets.includes(target));
 }
 
-/** "run_command on build", for prompts and the ledger: one line, cut when long. */
+/**
+ * "run_command on build", for prompts and the ledger: one line, cut when long. Effects its
+ * targets do not name come first: what a denial refuses is what the call would change.
+ */
 export function intentText(intent: CallIntent): string {
-  const text = intent.targets.length > 0 ? `${intent.tool} on ${intent.targets.join(', ')}` : intent.call;
+  const named = intent.targets.length > 0 ? `${intent.tool} on ${intent.targets.join(', ')}` : intent.call;
+  const unnamed = (intent.effects ?? []).filter((path) => !intent.targets.includes(path));
+  const text = unnamed.length > 0 ? `deleting or overwriting ${effectsText(unnamed)} (${named})` : named;
   return text.length <= SHOWN_CALL_CHARS ? text : `${text.slice(0, SHOWN_CALL_CHARS)}…`;
 }
 

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { callIntentSchema, sameIntent, type CallIntent } from './call-intent';
 
 /**
- * Denials count (issue 22): a model that asks again for what a human denied — the same call, or
- * the same intent in other words (call-intent.ts) — is told plainly after the first denial, and
+ * Denials count (issue 22): a model that asks again for what a human denied — the same call, the
+ * same intent in other words, or the same effects through another tool (call-intent.ts,
+ * denied-effects.ts; issue 44) — is told plainly after the first denial, and
  * stopped (or the plan backtracks) once one intent has been denied `stopAfterDenials` times, so a
  * human is never asked fifty times. Denials by timeout and by a remembered "do not ask again" count
  * like a human's.
@@ -60,8 +61,8 @@ export function denialPrompt(options: {
   consequence: string;
 }): string {
   return [
-    `[Denied] This was denied, and it did not run: ${options.summary}`,
-    `Do not ask for it again, and do not ask for the same thing another way (${options.intentText}): keel counts any call on the same target with the same tool as the same request.`,
+    `[Denied] This call was not approved, and nothing of it reached the workspace: ${options.summary}`,
+    `Do not ask for it again, and do not ask for the same thing another way (${options.intentText}): what was refused is what the call would do, so write_file, edit_file, a script or another command that would delete or overwrite the same paths waits for a human too and counts as asking again.`,
     'Reach the goal without it, or give your final answer and say plainly what is blocked and what a human would need to do.',
     `If this request is denied ${options.stopAfterDenials} times, keel ${options.consequence}.`,
   ].join('\n');

@@ -3,12 +3,13 @@ import type { ToolCatalogue } from './tool-catalogue';
 
 /** keel's own tools, first when a goal has them: the ones a model knows best. */
 const LOOKING_FIRST = ['list_dir', 'read_file', 'search'];
-const CHANGING_FIRST = ['write_file', 'edit_file'];
 
 /**
  * The next actions after a denied or timed-out call (principle 2): alternatives that need no
  * approval, naming only tools this goal has — a goal without the built-ins, or with a few picked
- * tools, must not be sent after tools it cannot call. Pure: it reads the goal's recorded catalogue.
+ * tools, must not be sent after tools it cannot call. Never another way to the refused change: a
+ * denial is of what the call would do, whatever tool does it (issue 44). Pure: it reads the
+ * goal's recorded catalogue.
  */
 export function denialAlternatives(options: {
   catalogue: ToolCatalogue;
@@ -18,14 +19,11 @@ export function denialAlternatives(options: {
 }): string[] {
   const { catalogue, toolName } = options;
   const readers = toolsOfTier(catalogue, Reversibility.ReadOnly, toolName, LOOKING_FIRST).slice(0, 3);
-  const changers = toolsOfTier(catalogue, Reversibility.Mutating, toolName, CHANGING_FIRST).slice(0, 2);
   return [
     readers.length > 0
       ? `Inspect first with read-only calls (${readers.join(', ')}) to confirm whether this step is needed at all`
       : 'Check against what you have already seen whether this step is needed at all',
-    options.reversibility === Reversibility.Irreversible && changers.length > 0
-      ? `Reach the result with ${changers.join(' or ')}, which needs no irreversible step`
-      : 'Describe the exact change in your answer so the user can apply it',
+    'Leave the refused change undone: making it with another tool or a script is the same request, and waits for a human again',
     'Explain in your answer what this step would do and why, so a human can approve it next time',
   ];
 }
