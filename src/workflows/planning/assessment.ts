@@ -182,7 +182,7 @@ export function assessmentNote(
       return stats ? `${name} (${stats.successes} of ${stats.calls} calls succeeded)` : name;
     });
     lines.push(
-      `These tools keep failing: ${records.join(', ')}. Change the arguments, or reach the goal with other tools, rather than repeating them.`,
+      `These tools keep failing: ${records.join(', ')}. Read their errors and change the arguments rather than repeating them. A call a human denied is no failure to work around: what was refused stays refused, whatever tool would do it.`,
     );
   }
   const demotion = assessment.adjustments.find((adjustment) => adjustment.kind === 'demote-priority');
