@@ -29,6 +29,7 @@ import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
 import { callsToPrepare, denialText, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
 import { splitPreparation } from './workflow-prepared-calls';
 import { autoDenial, rememberDenial, rememberedDenialFor, type RememberedDenial } from './remembered-denials';
+import { holdForDeniedEffects } from './denied-effects-check';
 import { intentText } from '../principles/call-intent';
 import type { GoalApprovalRules } from './goal-approval-rules';
 import { RuleEffect, RuleSource, type RuleScope } from '../approvals/approval-rule';
@@ -165,6 +166,7 @@ export class GoalToolCalls {
 
   requestApprovals(turn: ToolCallRecord[]): void {
     for (const call of turn) {
+      holdForDeniedEffects(call, this.state, Date.now()); // a denial covers its effects through any tool (issue 44)
       if (call.approval) this.askOrRefuse(call);
       else if (call.status === 'ready') this.refuseIfForbidden(call);
     }
