@@ -1,6 +1,7 @@
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { callText, visibleText } from '../workflows/tools/call-text';
 import { heldChangesLines } from '../workflows/tools/held-changes-text';
+import { decisionCoverage } from '../workflows/approvals/decision-tier';
 import type { WorkspaceEffects } from '../workflows/tools/tool-outcome';
 
 /**
@@ -48,9 +49,10 @@ export function callLines(input: unknown, indent = CALL_INDENT): string[] {
  * a copy-on-write layer and holds changes) exactly what approving would apply, and why it waits.
  */
 export function approvalLines(
-  approval: { input: unknown; reason?: string; heldChanges?: WorkspaceEffects },
+  approval: { input: unknown; reason?: string; heldChanges?: WorkspaceEffects; reversibility?: string },
   indent = CALL_INDENT,
 ): string[] {
+  const { reversibility } = approval;
   return [
     ...callLines(approval.input, indent),
     ...(approval.heldChanges === undefined
@@ -62,6 +64,9 @@ export function approvalLines(
     ...(approval.reason === undefined
       ? []
       : [`${indent}# why it waits: ${visibleText(approval.reason, { oneLine: true })}`]),
+    // What a mutating call's decision covers, so its approver never believes they decided more:
+    // an irreversible call's approval decides everything it does, as it always did.
+    ...(reversibility === 'mutating' ? [`${indent}# ${decisionCoverage(reversibility)}`] : []),
   ];
 }
 
@@ -126,6 +131,7 @@ export function pendingLines(entries: readonly PendingEntry[]): string[] {
             `${workflowId}  ${callId}  ${reversibility}  ${labelText(summary)}  (until ${deadline})`,
             ...approvalLines({
               input,
+              reversibility,
               ...(reason === undefined ? {} : { reason }),
               ...(heldChanges === undefined ? {} : { heldChanges }),
             }),

@@ -7,7 +7,7 @@ import type { GoalStatusView } from '../workflows/goal/messages';
  */
 export function budgetLines(view: Pick<GoalStatusView, 'budget'>): string[] {
   if (!view.budget || view.budget.length === 0)
-    return ['budget: none (no --max-usd, --max-tokens or --max-wall-time)'];
+    return ['budget: none (--no-budget, and no --max-usd, --max-tokens or --max-wall-time)'];
   const parts = view.budget.map(({ dimension, spent, limit }) => {
     const percent = limit > 0 ? ` (${Math.floor((spent / limit) * 100)}%)` : '';
     return `${dimension} ${formatAmount(dimension, spent)} of ${formatAmount(dimension, limit)}${percent}`;

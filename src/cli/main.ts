@@ -3,6 +3,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { closedGoalStatus, connectClient, goalHandle, sendUserMessage, startGoal } from './lazy-modules';
+import { budgetInput, judgeInput } from './budget-flags';
 import { generateApprovalKeyPair } from '../client/approval-keys';
 import { connectionSettings, type ConnectionSettings } from '../connection-settings';
 import { webUiBase, workflowPageUrl } from '../client/web-ui';
@@ -176,6 +177,9 @@ export function buildProgram(): Command {
       positiveInteger,
     )
     .option('--max-wall-time <duration>', 'budget: end the goal after this long, e.g. 30m or 2h', duration)
+    .option('--no-budget', 'no default budget (250,000 tokens when no limit is set here or by the worker)')
+    .option('--no-judge', 'no progress judge: only the counting guards watch for runaways')
+    .option('--judge-model <model>', 'the progress judge model (default claude-haiku-4-5)')
     .option(
       '--reflection-cadence <n>',
       'a checkpoint every N tool calls (0 disables; overrides the worker)',
@@ -273,6 +277,7 @@ export function buildProgram(): Command {
         },
         ...(options.hostTimeout ? { timing: { hostTimeoutMs: options.hostTimeout } } : {}),
         ...principlesInput(options),
+        ...judgeInput(options),
         ...(options.plan ? { planning: { enabled: true } } : {}),
         ...(options.network ? { sandbox: { network: true } } : {}),
         ...(options.tools ? { tools: options.tools } : {}),
@@ -436,6 +441,9 @@ interface RunOptions {
   maxUsd?: number;
   maxTokens?: number;
   maxWallTime?: number;
+  budget?: boolean;
+  judge?: boolean;
+  judgeModel?: string;
   network?: boolean;
   tools?: string[];
   approvers: string[];
@@ -496,14 +504,10 @@ function directoryProblem(directory: string): string | undefined {
 
 /** `--reflection-cadence` and the budget flags as goal input `principles` (validated with the rest). */
 function principlesInput(options: RunOptions): Pick<GoalInput, 'principles'> {
-  const budget = {
-    ...(options.maxUsd !== undefined ? { maxUsd: options.maxUsd } : {}),
-    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-    ...(options.maxWallTime !== undefined ? { maxWallTimeMs: options.maxWallTime } : {}),
-  };
+  const budget = budgetInput(options);
   const principles = {
     ...(options.reflectionCadence !== undefined ? { cadence: { every: options.reflectionCadence } } : {}),
-    ...(Object.keys(budget).length > 0 ? { budget } : {}),
+    ...(budget ? { budget } : {}),
   };
   return Object.keys(principles).length > 0 ? { principles } : {};
 }

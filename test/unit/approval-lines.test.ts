@@ -118,3 +118,17 @@ test('keel pending: a call held on its layer lists every change approval would a
     '    # why it waits: its changes go beyond a mutating call: deletes build, which existed before the call',
   ]);
 });
+
+test("keel pending: a mutating call's approver reads that the decision covers its tier only (issue 43)", () => {
+  const lines = pendingLines(
+    pendingEntries('goal-1', {
+      awaitingReview: false,
+      pendingApprovals: [approval('npm test', { reversibility: 'mutating', reason: 'the goal asks' })],
+    }),
+  );
+  assert.deepEqual(lines.slice(1), [
+    '    npm test',
+    '    # why it waits: the goal asks',
+    "    # approving decides this mutating call only: a deletion, a replacement, or a change to git's configuration or hooks it makes is held, not applied, and waits for an approver of irreversible calls",
+  ]);
+});

@@ -5,6 +5,7 @@ import { budgetLines } from '../../src/cli/budget-lines';
 import { buildProgram } from '../../src/cli/main';
 import { newGoalState } from '../../src/workflows/goal/goal-start';
 import { effectiveBudget } from '../../src/workflows/goal/goal-view';
+import { DEFAULT_MAX_TOKENS } from '../../src/workflows/principles/budget';
 
 test('KEEL_BUDGET_* make a default budget; unset makes none; bad values stop the worker', () => {
   assert.equal(budgetFromEnv({}), undefined);
@@ -38,7 +39,8 @@ test('the goal’s own limits win per dimension; the worker fills the ones it le
   state.workerDefaults = { ledgerSinks: false, budget: { maxUsd: 5, maxTokens: 9000, warnAt: [0.7, 0.9] } };
   assert.deepEqual(effectiveBudget(state), { maxUsd: 1, maxTokens: 9000, warnAt: [0.5] });
   const unbudgeted = newGoalState({ goal: 'g', workspace: '/tmp' });
-  assert.equal(effectiveBudget(unbudgeted), undefined);
+  // Neither the goal nor the worker limits anything: keel's default token limit (issue 44).
+  assert.deepEqual(effectiveBudget(unbudgeted), { maxTokens: DEFAULT_MAX_TOKENS, warnAt: [0.7, 0.9] });
   unbudgeted.workerDefaults = { ledgerSinks: false, budget: { maxTokens: 9000, warnAt: [0.7] } };
   assert.deepEqual(effectiveBudget(unbudgeted), { maxTokens: 9000, warnAt: [0.7] });
 });

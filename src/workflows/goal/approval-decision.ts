@@ -6,6 +6,7 @@ import {
   type ApprovalSignatures,
   type Approvers,
 } from '../approvals/approval-authority';
+import { decisionTier } from '../approvals/decision-tier';
 import type { ToolCallRecord } from './goal-state';
 import { approvalSignalPayloadSchema, approvalUpdatePayloadSchema } from './messages';
 import {
@@ -121,7 +122,7 @@ export function judgeDecision(
   if (call.status !== 'awaiting-approval' || call.approval?.decision) {
     return refuse(DecisionRefusalReason.AlreadyDecided, `call ${payload.callId} was already decided`);
   }
-  const tier = call.reversibility === 'irreversible' ? 'irreversible' : 'mutating';
+  const tier = decisionTier(call.reversibility);
   if (!approverAllowed(authority.approvers, tier, payload.approver)) {
     return refuse(
       DecisionRefusalReason.UnauthorizedApprover,

@@ -1,6 +1,5 @@
 import * as wf from '@temporalio/workflow';
 import type { KeelActivities } from '../../activities';
-
 type ExecuteToolInput = Parameters<KeelActivities['executeTool']>[0];
 import { LOCAL_READ_MAX_TIMEOUT_MS, type ActivityProxies } from './activity-proxies';
 import { PARKED_HANDOVER_DELAY_MS } from './history-limits';
@@ -36,6 +35,7 @@ import { RuleEffect, RuleSource, type RuleScope } from '../approvals/approval-ru
 import type { RuleVerdict } from '../approvals/rule-book';
 import { decisionByRule, namedRule } from '../approvals/rule-decisions';
 import { whyItWaits } from '../approvals/why-it-waits';
+import { approvedBeyondMutating } from '../approvals/decision-tier';
 import { attemptsElsewhere, type EarlierAttempt } from '../tools/earlier-attempts';
 import { noteWrites } from '../hosts/workspace-writes';
 
@@ -472,7 +472,7 @@ export class GoalToolCalls {
       // Stable across retries, replays and continue-as-new: the tool can refuse a repeat.
       idempotencyKey: this.idempotencyKey(call),
       reversibility: call.reversibility,
-      approved: call.approval?.decision?.approved === true,
+      approved: approvedBeyondMutating(call), // a decision covers its own tier only
       sandbox: { network: this.state.config.sandbox.network },
     };
     let outcome: ToolOutcome | undefined;

@@ -1,7 +1,7 @@
 import { whyItWaits } from '../approvals/why-it-waits';
 import { isInForce } from '../approvals/rule-book';
 import { ruleText } from '../approvals/approval-rule';
-import { budgetUses, type Budget } from '../principles/budget';
+import { budgetUses, resolveBudget, type Budget } from '../principles/budget';
 import { cacheHitRate } from '../principles/cost';
 import type { GoalDetailsInput } from './goal-details';
 import { GoalPhase, GoalStatus, type GoalState } from './goal-state';
@@ -49,19 +49,11 @@ export function pendingApprovals(state: GoalState): PendingApprovalView[] {
 
 /**
  * The budget the goal runs under: its own limits, and for each dimension it leaves open the
- * worker's default (KEEL_BUDGET_*, read once at the goal's start and kept in its state).
+ * worker's default (KEEL_BUDGET_*, read once at the goal's start and kept in its state); with
+ * neither, keel's default token limit (budget.ts DEFAULT_MAX_TOKENS) unless the goal asked for none.
  */
 export function effectiveBudget(state: GoalState): Budget | undefined {
-  const own = state.config.principles.budget;
-  const worker = state.workerDefaults.budget;
-  if (!worker) return own;
-  if (!own) return worker;
-  const merged: Budget = { ...worker, warnAt: own.warnAt };
-  for (const key of ['maxTokens', 'maxUsd', 'maxWallTimeMs', 'maxToolCalls'] as const) {
-    const value = own[key];
-    if (value !== undefined) merged[key] = value;
-  }
-  return merged;
+  return resolveBudget(state.config.principles.budget, state.workerDefaults.budget);
 }
 
 export function goalCost(state: GoalState, nowMs: number) {

@@ -27,12 +27,49 @@ export const budgetSchema = z.lazy(() =>
     maxUsd: z.number().positive().optional(),
     maxWallTimeMs: z.number().int().positive().optional(),
     maxToolCalls: z.number().int().positive().optional(),
+    /** No default limit for this goal (`keel run --no-budget`): only the limits set here or by the worker. */
+    unlimited: z.literal(true).optional(),
     /** Fractions of each limit at which a note is given once; 1.0 itself means exhausted. */
     warnAt: z.array(z.number().gt(0).lt(1)).default(() => [...DEFAULT_WARN_AT]),
   }),
 );
 export type Budget = z.infer<typeof budgetSchema>;
 export type BudgetInput = z.input<typeof budgetSchema>;
+
+/**
+ * The token limit of every goal that sets no limit of its own and runs on a worker with no default
+ * (issue 44): a runaway that makes up new work at every call (about 330k tokens at the 50-turn
+ * limit, more for a goal with more turns) is warned at 70% and 90% and then ended, while the
+ * goals that finish are far below it (see docs/guards-and-principles.md for the measurements).
+ */
+export const DEFAULT_MAX_TOKENS = 250_000;
+
+const limitKeys = ['maxTokens', 'maxUsd', 'maxWallTimeMs', 'maxToolCalls'] as const;
+
+/** Whether the budget limits anything at all. */
+export function hasLimit(budget: Budget | undefined): boolean {
+  return budget !== undefined && limitKeys.some((key) => budget[key] !== undefined);
+}
+
+/**
+ * The budget a goal runs under: its own limits, for each dimension it leaves open the worker's
+ * default, and when neither limits anything, DEFAULT_MAX_TOKENS — unless the goal asked for no
+ * default (`unlimited`).
+ */
+export function resolveBudget(own: Budget | undefined, worker: Budget | undefined): Budget | undefined {
+  let merged: Budget | undefined = own;
+  if (worker && !own) merged = worker;
+  if (worker && own) {
+    merged = { ...worker, warnAt: own.warnAt };
+    for (const key of limitKeys) {
+      const value = own[key];
+      if (value !== undefined) merged[key] = value;
+    }
+    if (own.unlimited) merged.unlimited = true;
+  }
+  if (hasLimit(merged) || merged?.unlimited) return merged;
+  return { warnAt: merged?.warnAt ?? [...DEFAULT_WARN_AT], maxTokens: DEFAULT_MAX_TOKENS };
+}
 
 export interface BudgetSpent {
   /** All tokens of all model calls, cache included (see totalTokens in cost.ts). */

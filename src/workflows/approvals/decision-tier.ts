@@ -1,0 +1,41 @@
+import type { ApprovalTier } from './approval-authority';
+
+/**
+ * A decision covers its own tier only. Whoever or whatever decided a call's start — the `auto`
+ * policy, a human under `ask`, an approver of the mutating tier, an allow rule — only an approval
+ * of the irreversible tier lets the call make the changes an unapproved call may not make
+ * (workspace-change-policy.ts: a deletion, a replacement, git's configuration or hooks, a special
+ * file). Any other start runs the call held to the mutating tier: what goes beyond it is held for
+ * the irreversible tier's approvers, exactly as under `auto`. One rule for every policy and rule,
+ * so no path can approve more than its approver may. Pure: the workflow asks it before each run.
+ */
+
+type Tier = 'read-only' | 'mutating' | 'irreversible';
+
+/** The tier whose approvers decide a call of this reversibility (read-only calls never wait). */
+export function decisionTier(reversibility: Tier): ApprovalTier {
+  return reversibility === 'irreversible' ? 'irreversible' : 'mutating';
+}
+
+/**
+ * Whether the call may run with its effects beyond the mutating tier applied (the executor's
+ * `approved`): only once it was approved as an irreversible call. An approval of a mutating call,
+ * by a human or a rule, starts it held to its tier.
+ */
+export function approvedBeyondMutating(call: {
+  reversibility: Tier;
+  approval?: { decision?: { approved: boolean } | undefined } | undefined;
+}): boolean {
+  return call.approval?.decision?.approved === true && decisionTier(call.reversibility) === 'irreversible';
+}
+
+/** What approving a call of this tier decides, in the words its approver reads before deciding. */
+export function decisionCoverage(tier: ApprovalTier): string {
+  if (tier === 'irreversible') {
+    return 'approving decides this irreversible call and everything it changes';
+  }
+  return (
+    "approving decides this mutating call only: a deletion, a replacement, or a change to git's " +
+    'configuration or hooks it makes is held, not applied, and waits for an approver of irreversible calls'
+  );
+}

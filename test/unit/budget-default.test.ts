@@ -1,0 +1,129 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  budgetSchema,
+  DEFAULT_MAX_TOKENS,
+  evaluateBudget,
+  hasLimit,
+  resolveBudget,
+  type Budget,
+} from '../../src/workflows/principles/budget';
+import { budgetInput, judgeInput } from '../../src/cli/budget-flags';
+import { parseGoalInput } from '../../src/workflows/goal/goal-input';
+
+const budget = (input: Parameters<typeof budgetSchema.parse>[0]): Budget => budgetSchema.parse(input);
+
+test('a goal with no limit on a worker with none gets the default token budget, warned at 70% and 90%', () => {
+  assert.deepEqual(resolveBudget(undefined, undefined), {
+    maxTokens: DEFAULT_MAX_TOKENS,
+    warnAt: [0.7, 0.9],
+  });
+  // A budget that only sets its warnings still limits nothing: the default fills it, with those warnings.
+  assert.deepEqual(resolveBudget(budget({ warnAt: [0.5] }), undefined), {
+    maxTokens: DEFAULT_MAX_TOKENS,
+    warnAt: [0.5],
+  });
+});
+
+test('the default sits between the goals that finish and the runaways it must end', () => {
+  // Runaways reach about 330k tokens at the 50-turn limit (issue 44): the default ends them first.
+  assert.ok(DEFAULT_MAX_TOKENS < 330_000);
+  // The largest finishing discipline scenario and trajectory replay stay under its first warning.
+  assert.ok(DEFAULT_MAX_TOKENS * 0.7 > 100_000);
+});
+
+test('any limit of the goal or the worker replaces the default; the goal wins per dimension', () => {
+  assert.deepEqual(resolveBudget(budget({ maxUsd: 2 }), undefined), { maxUsd: 2, warnAt: [0.7, 0.9] });
+  assert.deepEqual(resolveBudget(undefined, budget({ maxWallTimeMs: 60_000 })), {
+    maxWallTimeMs: 60_000,
+    warnAt: [0.7, 0.9],
+  });
+  assert.deepEqual(
+    resolveBudget(budget({ maxTokens: 10, warnAt: [0.5] }), budget({ maxTokens: 99, maxUsd: 3 })),
+    {
+      maxTokens: 10,
+      maxUsd: 3,
+      warnAt: [0.5],
+    },
+  );
+});
+
+test('--no-budget (unlimited) removes the default only: the worker’s limits still apply', () => {
+  const none = resolveBudget(budget({ unlimited: true }), undefined);
+  assert.equal(hasLimit(none), false);
+  assert.deepEqual(
+    evaluateBudget({
+      budget: none!,
+      spent: { tokens: 10_000_000, usd: 99, wallTimeMs: 1e9, toolCalls: 999 },
+      alreadyWarned: [],
+    }),
+    { warnings: [] },
+  );
+  assert.deepEqual(resolveBudget(budget({ unlimited: true }), budget({ maxUsd: 5 })), {
+    maxUsd: 5,
+    unlimited: true,
+    warnAt: [0.7, 0.9],
+  });
+});
+
+test('hasLimit: any one dimension limits; none, or only warnings, does not', () => {
+  assert.equal(hasLimit(undefined), false);
+  assert.equal(hasLimit(budget({})), false);
+  for (const key of ['maxTokens', 'maxUsd', 'maxWallTimeMs', 'maxToolCalls'] as const)
+    assert.equal(hasLimit(budget({ [key]: 5 })), true, key);
+});
+
+test('the default budget warns at 70% and 90% and ends the goal at 100%', () => {
+  const standard = resolveBudget(undefined, undefined)!;
+  const at = (tokens: number, alreadyWarned: string[] = []) =>
+    evaluateBudget({
+      budget: standard,
+      spent: { tokens, usd: 0, wallTimeMs: 0, toolCalls: 0 },
+      alreadyWarned,
+    });
+  assert.deepEqual(at(DEFAULT_MAX_TOKENS * 0.69).warnings, []);
+  assert.deepEqual(
+    at(DEFAULT_MAX_TOKENS * 0.7).warnings.map((warning) => warning.key),
+    ['tokens@0.7'],
+  );
+  assert.deepEqual(
+    at(DEFAULT_MAX_TOKENS * 0.9, ['tokens@0.7']).warnings.map((warning) => warning.key),
+    ['tokens@0.9'],
+  );
+  assert.equal(at(DEFAULT_MAX_TOKENS - 1, ['tokens@0.7', 'tokens@0.9']).exhausted, undefined);
+  assert.deepEqual(at(DEFAULT_MAX_TOKENS, ['tokens@0.7', 'tokens@0.9']).exhausted, {
+    dimension: 'tokens',
+    spent: DEFAULT_MAX_TOKENS,
+    limit: DEFAULT_MAX_TOKENS,
+  });
+});
+
+test('keel run flags: --no-budget asks for no default, --no-judge and --judge-model set the judge', () => {
+  assert.equal(budgetInput({}), undefined);
+  assert.deepEqual(budgetInput({ budget: true }), undefined);
+  assert.deepEqual(budgetInput({ budget: false }), { unlimited: true });
+  assert.deepEqual(budgetInput({ maxTokens: 5, maxUsd: 1, maxWallTime: 9 }), {
+    maxTokens: 5,
+    maxUsd: 1,
+    maxWallTimeMs: 9,
+  });
+  assert.deepEqual(judgeInput({}), {});
+  assert.deepEqual(judgeInput({ judge: true }), {});
+  assert.deepEqual(judgeInput({ judge: false, judgeModel: 'claude-sonnet-4-5' }), {
+    judge: { enabled: false, model: 'claude-sonnet-4-5' },
+  });
+  const parsed = parseGoalInput({
+    goal: 'g',
+    workspace: '/tmp',
+    principles: { budget: budgetInput({ budget: false }) },
+    ...judgeInput({ judge: false }),
+  });
+  assert.ok(parsed.ok);
+  assert.equal(parsed.config.principles.budget?.unlimited, true);
+  assert.equal(parsed.config.judge.enabled, false);
+  // unlimited is only ever true: false would read as a request it is not.
+  assert.equal(
+    parseGoalInput({ goal: 'g', workspace: '/tmp', principles: { budget: { unlimited: false } } }).ok,
+    false,
+  );
+});
