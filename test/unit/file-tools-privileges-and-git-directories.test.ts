@@ -4,6 +4,10 @@ import { chmodSync, existsSync, lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { editFile } from '../../src/activities/tools/builtin/edit-file';
 import { writeFile } from '../../src/activities/tools/builtin/write-file';
+import {
+  gitIncludedConfigs,
+  includePaths,
+} from '../../src/activities/tools/workspace-access/git-included-configs';
 import { makeWorkspace, toolContext, writeFiles } from './tools-test-helpers';
 
 /** Issue 43 for write_file and edit_file: new content never keeps setuid bits, and no repository is made. */
@@ -93,4 +97,39 @@ test('edit_file of a config inside an existing bare repository is held; .gitmodu
     unapproved(workspace),
   );
   assert.equal(modules.ok, false);
+});
+
+test('a workspace file .git/config includes (include.path, includeIf, nested) is written only with a human', async () => {
+  const workspace = makeWorkspace();
+  writeFiles(workspace, {
+    '.git/config':
+      '[core]\n\tbare = false\n[include]\n\tpath = ../config/shared.cfg\n[includeIf "gitdir:/x/"]\n\tpath = "' +
+      path.join(workspace, 'local.cfg') +
+      '" ; mine\n[include] path = ~/outside.cfg\n',
+    'config/shared.cfg': '[include]\n\tpath = nested.cfg\n',
+  });
+  assert.deepEqual([...(await gitIncludedConfigs(workspace))].sort(), [
+    'config/nested.cfg',
+    'config/shared.cfg',
+    'local.cfg',
+  ]);
+  for (const target of ['config/shared.cfg', 'config/nested.cfg', 'local.cfg']) {
+    const outcome = await writeFile(
+      { path: target, content: '[core]\n\tfsmonitor = x\n' },
+      unapproved(workspace),
+    );
+    assert.equal(outcome.ok, false, target);
+    assert.match(outcome.content, /is included by a repository's config \(include\.path\)/);
+  }
+  const other = await writeFile({ path: 'config/other.cfg', content: 'x' }, unapproved(workspace));
+  assert.equal(other.ok, true);
+});
+
+test("includePaths reads git's syntax: sections case-insensitive, quotes, comments, one-line sections", () => {
+  assert.deepEqual(
+    includePaths(
+      '[Include]\n  PATH = a.cfg\n[includeIf "onbranch:main"]\npath="b c.cfg"\n[core]\npath = not-an-include\n[include] path = d.cfg # note\n',
+    ),
+    ['a.cfg', 'b c.cfg', 'd.cfg'],
+  );
 });

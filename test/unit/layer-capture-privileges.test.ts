@@ -139,3 +139,17 @@ test('HEAD, objects/, refs/ and config made at the root or in a subfolder are he
     /makes sub a directory git takes/,
   );
 });
+
+test('a file the workspace repository includes as config, written by a command, is held for a human', async () => {
+  const directories = layout();
+  mkdirSync(path.join(directories.workspace, '.git'));
+  writeFileSync(path.join(directories.workspace, '.git', 'config'), '[include]\n\tpath = ../shared.cfg\n');
+  writeFileSync(path.join(directories.upper, 'shared.cfg'), '[core]\n\tfsmonitor = touch /tmp/pwned\n');
+  writeFileSync(path.join(directories.upper, 'other.cfg'), 'x');
+  merge(directories);
+  const capture = await captureLayer({ ...directories, worker: WORKER });
+  assert.deepEqual(
+    capture.refusals.map((refusal) => refusal.path),
+    ['shared.cfg'],
+  );
+});

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   changesNeedingApproval,
   gitDirectoryReason,
+  gitSurroundingsReason,
   looksLikeGitDirectory,
   PRIVILEGE_BITS,
   privilegesToApply,
@@ -140,7 +141,7 @@ const BARE = ['HEAD', 'config', 'objects', 'refs'];
 test('a bare repository made at the root or in a subfolder in one call is refused, naming the directory', () => {
   const atRoot = changesNeedingApproval(
     [created('HEAD'), created('config'), created('objects', 'directory'), created('refs', 'directory')],
-    holdings({ '': { before: [], after: BARE } }),
+    { holdings: holdings({ '': { before: [], after: BARE } }) },
   );
   assert.equal(atRoot.length, 4);
   assert.match(
@@ -154,7 +155,12 @@ test('a bare repository made at the root or in a subfolder in one call is refuse
       created('sub/objects', 'directory'),
       created('sub/refs', 'directory'),
     ],
-    holdings({ '': { before: [], after: [] }, sub: { before: [], after: ['HEAD', 'objects', 'refs'] } }),
+    {
+      holdings: holdings({
+        '': { before: [], after: [] },
+        sub: { before: [], after: ['HEAD', 'objects', 'refs'] },
+      }),
+    },
   );
   assert.deepEqual(
     inSub.map((refusal) => refusal.path),
@@ -164,17 +170,15 @@ test('a bare repository made at the root or in a subfolder in one call is refuse
 });
 
 test('HEAD added beside an objects/ and refs/ that were already there makes a repository too', () => {
-  const refusals = changesNeedingApproval(
-    [created('a/b/HEAD')],
-    holdings({ 'a/b': { before: ['objects', 'refs'], after: ['HEAD', 'objects', 'refs'] } }),
-  );
+  const refusals = changesNeedingApproval([created('a/b/HEAD')], {
+    holdings: holdings({ 'a/b': { before: ['objects', 'refs'], after: ['HEAD', 'objects', 'refs'] } }),
+  });
   assert.equal(refusals.length, 1);
   assert.match(refusals[0]?.reason ?? '', /makes a\/b a directory git takes for a repository/);
   // So does a config added beside them: git reads it as the common directory of a worktree.
-  const common = changesNeedingApproval(
-    [created('a/b/config')],
-    holdings({ 'a/b': { before: ['objects', 'refs'], after: ['config', 'objects', 'refs'] } }),
-  );
+  const common = changesNeedingApproval([created('a/b/config')], {
+    holdings: holdings({ 'a/b': { before: ['objects', 'refs'], after: ['config', 'objects', 'refs'] } }),
+  });
   assert.equal(common.length, 1);
 });
 
@@ -204,7 +208,9 @@ test('the workspace root as an existing bare repository is guarded like .git', (
   assert.match(gitDirectoryReason('config', root) ?? '', /of the workspace root, which git takes/);
   assert.equal(gitDirectoryReason('objects/pack/p.pack', root), undefined);
   assert.equal(
-    changesNeedingApproval([created('src/app.ts')], holdings({ src: { before: [], after: [] } })).length,
+    changesNeedingApproval([created('src/app.ts')], {
+      holdings: holdings({ src: { before: [], after: [] } }),
+    }).length,
     0,
   );
 });
@@ -214,4 +220,22 @@ test('.gitmodules is guarded wherever it is; a name merely containing it is not'
   assert.match(protectedPathReason('vendor/lib/.gitmodules') ?? '', /^vendor\/lib\/\.gitmodules names/);
   assert.equal(protectedPathReason('.gitmodules.bak'), undefined);
   assert.equal(protectedPathReason('docs/gitmodules'), undefined);
+});
+
+test('a workspace file a repository config includes is written only with a human, like .git/config', () => {
+  const includedConfigs = new Set(['config/shared.cfg']);
+  const refusals = changesNeedingApproval(
+    [
+      { path: 'config/shared.cfg', change: 'modified', type: 'file' },
+      { path: 'config/other.cfg', change: 'created', type: 'file' },
+    ],
+    { includedConfigs },
+  );
+  assert.deepEqual(
+    refusals.map((refusal) => refusal.reason),
+    [
+      "config/shared.cfg is included by a repository's config (include.path), so git reads it as its own configuration and runs programs it names",
+    ],
+  );
+  assert.equal(gitSurroundingsReason('config/shared.cfg', {}), undefined);
 });

@@ -13,7 +13,8 @@
  *   holding HEAD beside objects/, refs/ or commondir (git takes it for a bare repository or a
  *   worktree's git directory), or config beside objects/ and refs/ (a repository's common
  *   directory). Making one is refused outright; inside one only the bookkeeping may change.
- *   `.gitmodules` is guarded too: `git submodule` reads it and clones what it names;
+ *   `.gitmodules` is guarded too: `git submodule` reads it and clones what it names, and so is a
+ *   workspace file a repository's config includes (include.path): git reads it as config;
  * - leave a FIFO, socket or device behind: they block or redirect the next program that opens them.
  *
  * Privileges are never granted, and need no human because they are never kept
@@ -44,6 +45,17 @@ export interface DirectoryHolding {
   readonly after: readonly string[];
 }
 export type DirectoryHoldings = ReadonlyMap<string, DirectoryHolding>;
+
+/** What the worker read of the workspace's git setup, for the rules a path alone cannot decide. */
+export interface GitSurroundings {
+  /** The directories a call touched: which of GIT_DIRECTORY_NAMES they held before and after. */
+  readonly holdings?: DirectoryHoldings;
+  /**
+   * Workspace files a repository's config includes (include.path, includeIf.*.path): git reads
+   * them as its own configuration, so writing one is writing .git/config.
+   */
+  readonly includedConfigs?: ReadonlySet<string>;
+}
 
 /** The entries of a directory that tell git it is one of its own (setup.c, is_git_directory). */
 export const GIT_DIRECTORY_NAMES: ReadonlySet<string> = new Set([
@@ -133,26 +145,33 @@ export function gitDirectoryReason(path: string, holdings: DirectoryHoldings): s
 }
 
 /**
- * The changes a call no human approved may not make, each with why. Empty: all may be kept.
- * `holdings`: what the directories the call touched held of GIT_DIRECTORY_NAMES, before and after.
+ * Why writing this path needs a human given what the worker read around it (a repository made or
+ * changed without `.git` in the path, a file a config includes), or undefined.
  */
+export function gitSurroundingsReason(path: string, surroundings: GitSurroundings): string | undefined {
+  if (surroundings.includedConfigs?.has(path) === true)
+    return `${path} is included by a repository's config (include.path), so git reads it as its own configuration and runs programs it names`;
+  return gitDirectoryReason(path, surroundings.holdings ?? new Map());
+}
+
+/** The changes a call no human approved may not make, each with why. Empty: all may be kept. */
 export function changesNeedingApproval(
   changes: readonly WorkspaceChange[],
-  holdings: DirectoryHoldings = new Map(),
+  surroundings: GitSurroundings = {},
 ): ChangeRefusal[] {
   const refusals: ChangeRefusal[] = [];
   for (const change of changes) {
-    const reason = whyNeedsApproval(change, holdings);
+    const reason = whyNeedsApproval(change, surroundings);
     if (reason !== undefined) refusals.push({ path: change.path, reason });
   }
   return refusals;
 }
 
-function whyNeedsApproval(change: WorkspaceChange, holdings: DirectoryHoldings): string | undefined {
+function whyNeedsApproval(change: WorkspaceChange, surroundings: GitSurroundings): string | undefined {
   if (change.change === 'deleted') return `deletes ${change.path}, which existed before the call`;
   if (['fifo', 'socket', 'device', 'other'].includes(change.type))
     return `leaves a ${change.type} at ${change.path}; only files, directories and links are kept`;
-  return protectedPathReason(change.path, change.type) ?? gitDirectoryReason(change.path, holdings);
+  return protectedPathReason(change.path, change.type) ?? gitSurroundingsReason(change.path, surroundings);
 }
 
 /** setuid, setgid and sticky: the mode bits that grant more than reading, writing and running. */

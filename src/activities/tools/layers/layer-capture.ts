@@ -11,6 +11,7 @@ import {
   type WorkspaceChange,
 } from '../../../workflows/tools/workspace-change-policy';
 import { SKIPPED_DIRECTORIES } from '../walk-files';
+import { gitIncludedConfigs } from '../workspace-access/git-included-configs';
 import { readRegularFile, typeOf } from '../workspace-access/open-beneath';
 import type { BaselineEntry, Fingerprint, LayerOperation } from './layer-operations';
 
@@ -62,7 +63,8 @@ export async function captureLayer(options: {
   worker?: WorkerIdentity;
 }): Promise<CapturedLayer> {
   const worker = options.worker ?? { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-  const capture = new Capture(options.upper, options.workspace, options.merged, worker);
+  const includedConfigs = await gitIncludedConfigs(options.workspace);
+  const capture = new Capture(options.upper, options.workspace, options.merged, worker, includedConfigs);
   await capture.directory('');
   return capture.result();
 }
@@ -83,6 +85,7 @@ class Capture {
     private readonly workspace: string,
     private readonly merged: string,
     private readonly worker: WorkerIdentity,
+    private readonly includedConfigs: ReadonlySet<string>,
   ) {}
 
   result(): CapturedLayer {
@@ -95,7 +98,10 @@ class Capture {
         ...(omitted > 0 ? { omitted: { ...this.omitted } } : {}),
         ...(Object.keys(this.collapsed).length > 0 ? { collapsed: { ...this.collapsed } } : {}),
       },
-      refusals: changesNeedingApproval(this.changes, this.holdings),
+      refusals: changesNeedingApproval(this.changes, {
+        holdings: this.holdings,
+        includedConfigs: this.includedConfigs,
+      }),
       privilegeNotes: this.privilegeNotes,
     };
   }

@@ -1,10 +1,11 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { ToolOutcome } from '../../../workflows/tools/tool-outcome';
-import { gitDirectoryReason, protectedPathReason } from '../../../workflows/tools/workspace-change-policy';
+import { gitSurroundingsReason, protectedPathReason } from '../../../workflows/tools/workspace-change-policy';
 import type { ToolContext } from '../tool-context';
 import { escalation } from '../tool-outcomes';
 import { outcomeOfRefusal, resolveWorkspacePath } from '../workspace';
 import { holdingsAbove } from './git-directory-holdings';
+import { gitIncludedConfigs } from './git-included-configs';
 import { openFileBeneath } from './open-beneath';
 import { withWorkspaceLock } from './workspace-lock';
 
@@ -31,7 +32,10 @@ export async function withWorkspaceFile(
     // Under the lock: what the directories above hold is read as the write will find them.
     const guarded = protectedWrite(
       protectedPathReason(relative) ??
-        gitDirectoryReason(relative, await holdingsAbove(context.workspace, segments)),
+        gitSurroundingsReason(relative, {
+          holdings: await holdingsAbove(context.workspace, segments),
+          includedConfigs: await gitIncludedConfigs(context.workspace),
+        }),
       context.approved,
     );
     if (guarded !== undefined) return guarded;
