@@ -132,7 +132,12 @@ test('denied with doNotAskAgain: the same intent in other words is refused witho
     );
     for (const event of refused) {
       assert.equal(event.data.intentText, 'run_command on build');
-      assert.deepEqual(event.data.intent, { tool: 'run_command', targets: ['build'], call: '' });
+      assert.deepEqual(event.data.intent, {
+        tool: 'run_command',
+        targets: ['build'],
+        call: '',
+        effects: ['build'],
+      });
       assert.deepEqual(event.data.deniedEarlier, {
         callId: first?.callId,
         summary: 'run_command: rm -rf build',
