@@ -44,6 +44,7 @@ const START_FAILURES: readonly string[] = [
   FailureType.WorkspaceNotFound,
   FailureType.UnknownHost,
   FailureType.WorkspaceUnpreparable,
+  FailureType.WorkspaceNested,
   FailureType.InvalidGoalInput,
 ];
 
