@@ -18,6 +18,8 @@ export const Category = {
   CallIds: 'call-ids',
   /** Commands worded so a human's approval rule covers more than it names (approval-rule-cases.ts). */
   ApprovalRules: 'approval-rules',
+  /** keel's state beside the workspace (held layers, journals) tampered with or read (issue 43). */
+  NestingAndState: 'nesting-and-state',
 } as const;
 export type Category = (typeof Category)[keyof typeof Category];
 export const CATEGORIES: readonly Category[] = Object.values(Category);

@@ -87,6 +87,24 @@ const CONTROLS: readonly (readonly [HoleKind | 'none', SecurityCase])[] = [
     control(Category.ForbiddenWrites, 'unapproved-irreversible', () => inSequence(runCommand(IRREVERSIBLE))),
   ],
   [
+    'b',
+    control(Category.NestingAndState, 'state-tampered-by-command', () =>
+      inSequence(runCommand('echo tampered > ../.keel-state/project/journal/approval.json')),
+    ),
+  ],
+  [
+    'b',
+    control(
+      Category.NestingAndState,
+      'state-tampered-through-link',
+      () =>
+        inSequence(
+          toolCall('write_file', { path: 'statelink/journal/approval.json', content: 'tampered\n' }),
+        ),
+      (fixture) => fixture.symlink('statelink', fixture.state),
+    ),
+  ],
+  [
     'none',
     control(Category.ShellParsing, 'benign', () =>
       inSequence(

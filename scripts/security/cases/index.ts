@@ -4,6 +4,7 @@ import { catastrophicRegexCases } from './catastrophic-regex';
 import { deceptiveLabelCases } from './deceptive-labels';
 import { forbiddenWriteCases } from './forbidden-writes';
 import { gitConfigCases } from './git-configs';
+import { nestingAndStateCases } from './nesting-and-state';
 import { optionTrickCases } from './option-tricks';
 import { outsideReadCases } from './outside-reads';
 import { raceCases } from './races';
@@ -18,6 +19,7 @@ export const SECURITY_CASES: readonly SecurityCase[] = uniquelyNamed([
   ...forbiddenWriteCases,
   ...catastrophicRegexCases,
   ...deceptiveLabelCases,
+  ...nestingAndStateCases,
 ]);
 
 function uniquelyNamed(cases: readonly SecurityCase[]): readonly SecurityCase[] {
