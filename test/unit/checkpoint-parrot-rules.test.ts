@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   DEFAULT_PARROT_SIMILARITY,
+  FIXED_TEXT_REPEATS,
   rememberReply,
   REMEMBERED_REPLIES,
   repeatsEarlierReply,
@@ -14,16 +15,18 @@ import {
 /**
  * The checkpoint parrot's rules (checkpoint-parrot.ts; issue 27: mutation testing): a reply's
  * shape is its first 60 distinct words, lower-cased, punctuation around them stripped; two shapes
- * are compared by word overlap (Jaccard); a reply repeats an earlier one at 0.95 overlap any time,
- * or at 0.8 (settable) with a reply given since the workspace last changed; 16 replies remembered.
+ * are compared by word overlap (Jaccard); a reply repeats an earlier one at 0.8 (settable) when
+ * nothing moved since that one, or at 0.95 any time when it repeats 2 or more earlier replies (a
+ * fixed text, issue 44); 16 replies remembered.
  */
 
 const words = (count: number, prefix = 'w') =>
   Array.from({ length: count }, (_, index) => `${prefix}${index}`);
 
-test('the numbers: 0.8 near, 0.95 the same answer, 16 replies remembered', () => {
+test('the numbers: 0.8 near, 0.95 the same answer, a fixed text after 2, 16 replies remembered', () => {
   assert.equal(DEFAULT_PARROT_SIMILARITY, 0.8);
   assert.equal(SAME_ANSWER_SIMILARITY, 0.95);
+  assert.equal(FIXED_TEXT_REPEATS, 2);
   assert.equal(REMEMBERED_REPLIES, 16);
 });
 
@@ -57,25 +60,30 @@ const remembered = (text: string, atTurn: number): RememberedReply => ({ shape: 
 const base = words(20).join(' ');
 const variant = (shared: number) => [...words(shared), ...words(20 - shared, 'x')].join(' ');
 
-test('the same answer (overlap 0.95 and up) repeats at any turn; just under does not when the workspace changed since', () => {
+test('the same answer (overlap 0.95 and up) as 2 earlier replies repeats at any turn; as 1, or just under, it does not once something moved', () => {
   // 39 of 41 words shared: 39/41 ≈ 0.951; 38 of 42: ≈ 0.905
   const long = words(40).join(' ');
-  const earlier = [remembered(long, 1)];
+  const twice = [remembered(long, 1), remembered(long, 2)];
   const same = [...words(39), 'extra'].join(' ');
   assert.equal(similarity(replyShape(same), replyShape(long)) >= 0.95, true);
-  assert.equal(repeatsEarlierReply(same, earlier, { changedAtTurn: 5 }), replyShape(long));
+  assert.equal(repeatsEarlierReply(same, twice, { changedAtTurn: 5 }), replyShape(long));
+  // A true answer given once before, with something new since: answered (issue 44).
+  assert.equal(repeatsEarlierReply(same, twice.slice(0, 1), { changedAtTurn: 5 }), undefined);
+  assert.equal(repeatsEarlierReply(long, twice.slice(0, 1), { changedAtTurn: 5 }), undefined);
   const near = [...words(38), 'x1', 'x2'].join(' ');
-  assert.equal(repeatsEarlierReply(near, earlier, { changedAtTurn: 5 }), undefined);
-  assert.equal(repeatsEarlierReply(long, earlier, { changedAtTurn: 5 }), replyShape(long));
+  assert.equal(repeatsEarlierReply(near, twice, { changedAtTurn: 5 }), undefined);
+  assert.equal(repeatsEarlierReply(long, twice, { changedAtTurn: 5 }), replyShape(long));
 });
 
 test('exactly 0.95 is the same answer', () => {
   // 19 shared of 20 words: 19 / 20 = 0.95
-  const earlier = [remembered(words(20).join(' '), 1)];
+  const twice = [remembered(words(20).join(' '), 1), remembered(words(20).join(' '), 2)];
   assert.equal(
-    repeatsEarlierReply(words(19).join(' '), earlier, { changedAtTurn: 5 }),
+    repeatsEarlierReply(words(19).join(' '), twice, { changedAtTurn: 5 }),
     replyShape(words(20).join(' ')),
   );
+  // 18 of 20 (0.9) with two earlier and something moved since: not a fixed text.
+  assert.equal(repeatsEarlierReply(words(18).join(' '), twice, { changedAtTurn: 5 }), undefined);
 });
 
 test('near-identical (0.8 and up) repeats only a reply given after the workspace last changed', () => {
@@ -96,7 +104,7 @@ test('exactly 0.8 is near-identical; the threshold is settable, and above 0.95 i
     replyShape(base),
   );
   // above 0.95 the setting is also the any-turn threshold: 0.95 no longer repeats an old reply, 1 does
-  const old = [remembered(base, 1)];
+  const old = [remembered(base, 1), remembered(base, 2)];
   assert.equal(
     repeatsEarlierReply(words(19).join(' '), old, { similarity: 0.99, changedAtTurn: 5 }),
     undefined,

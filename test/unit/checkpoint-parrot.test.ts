@@ -30,12 +30,37 @@ test('near-identical to a reply given since the last change: a repeat', () => {
   );
 });
 
-test('the same answer is a repeat however much the task moved since', () => {
+test('a fixed text (the same answer as two earlier replies) is a repeat however much the task moved since', () => {
   const boilerplate =
     '1. The plan still matches the task. 2. The recent steps confirmed the approach works. 3. Next I will continue.';
   assert.ok(
-    repeatsEarlierReply(` ${boilerplate.toUpperCase()}`, [said(boilerplate, 2)], { changedAtTurn: 30 }),
+    repeatsEarlierReply(` ${boilerplate.toUpperCase()}`, [said(boilerplate, 2), said(boilerplate, 3)], {
+      changedAtTurn: 30,
+    }),
   );
+});
+
+test('a true answer given again is answered when something moved since the earlier one, not when nothing did (issue 44)', () => {
+  const answer =
+    'Still on plan: the request path runs through the router and the session cache; next I read more.';
+  // Read new modules since turn 4 (last new at turn 9): answered.
+  assert.equal(repeatsEarlierReply(answer, [said(answer, 4)], { changedAtTurn: 9 }), undefined);
+  // Nothing new since the earlier answer (last new at turn 3): unanswered.
+  assert.equal(repeatsEarlierReply(answer, [said(answer, 4)], { changedAtTurn: 3 }), replyShape(answer));
+});
+
+test('a narration template: near-identical to two replies since the workspace last changed, however much was read', () => {
+  const line = (n: number) =>
+    `Still on task: found more context in vendor/lib-${n}.js; next I will keep reading.`;
+  const told = [said(line(4), 5), said(line(5), 6)];
+  assert.equal(
+    repeatsEarlierReply(line(6), told, { changedAtTurn: 7, lastingChangeAtTurn: 4 }),
+    replyShape(line(4)),
+  );
+  // one of them before the change: told once since, not a template
+  assert.equal(repeatsEarlierReply(line(6), told, { changedAtTurn: 7, lastingChangeAtTurn: 5 }), undefined);
+  // without the lasting change given, only the other rules apply
+  assert.equal(repeatsEarlierReply(line(6), told, { changedAtTurn: 7 }), undefined);
 });
 
 test('answers about the same code are not repeats; an empty reply repeats nothing', () => {

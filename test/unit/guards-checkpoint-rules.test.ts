@@ -155,11 +155,17 @@ test('answering: a new reply the judge accepts answers, whole; the judge’s no 
   );
 });
 
-test('answering: the same answer as an earlier reply does not answer, and names the reply it repeats', () => {
+test('answering: the same answer after a change answers; as a fixed text (two earlier) it does not, and names the reply it repeats', () => {
   const state = fresh();
   rememberModelReply(state, 'Plan: Still Fine.', 1);
   assert.deepEqual(state.replies, [{ shape: 'plan still fine', atTurn: 1 }]);
   turn(state, 2, [write('a', 'new', 2)]);
+  assert.deepEqual(
+    answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: 'plan still fine', judged: true }),
+    { addressed: true },
+  );
+  rememberModelReply(state, 'plan still fine', 3);
+  turn(state, 4, [write('a', 'newer', 4)]);
   assert.deepEqual(
     answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: 'plan still fine', judged: true }),
     {
@@ -169,21 +175,34 @@ test('answering: the same answer as an earlier reply does not answer, and names 
   );
 });
 
-test('answering: a near-identical reply repeats one given since the last change of the workspace, not one before it', () => {
+test('answering: a near-identical reply repeats one given since anything last moved, not one before it', () => {
   const state = fresh();
   rememberModelReply(state, STATUS, 2);
   assert.deepEqual(answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: DRIFTED, judged: true }), {
     addressed: false,
     repeats: STATUS,
   });
-  // new information alone does not count as a change
+  // new information since the earlier reply: answered; a result seen before moves nothing
   turn(state, 3, [read('b', 1)]);
   assert.equal(state.progress.atTurn, 3);
+  assert.deepEqual(answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: DRIFTED, judged: true }), {
+    addressed: true,
+  });
+  rememberModelReply(state, STATUS, 4);
+  turn(state, 4, [read('b', 2)]);
   assert.deepEqual(answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: DRIFTED, judged: true }), {
     addressed: false,
     repeats: STATUS,
   });
-  turn(state, 4, [write('a', 'new', 2)]);
+  // new information moves the task, but a third telling of the same status with no change to the
+  // workspace since is a narration template (issue 44) …
+  turn(state, 5, [read('c', 3)]);
+  assert.deepEqual(answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: DRIFTED, judged: true }), {
+    addressed: false,
+    repeats: STATUS,
+  });
+  // … until the workspace changes
+  turn(state, 6, [write('a', 'new', 4)]);
   assert.deepEqual(answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: DRIFTED, judged: true }), {
     addressed: true,
   });

@@ -184,7 +184,8 @@ test('loop: a failing call with results matched off names its tool’s next acti
         prompt: [
           '[Loop detected] You have made the same call 2 times in your last 10 tool calls:',
           '  run_command: npm test',
-          'Repeating it will not change the outcome. Do not make this call again. Instead:',
+          // its output moved (1, then 2 tests failed): never "repeating it will not change the outcome"
+          'Its output changed between calls. If you are waiting for something, sleep between checks (`sleep 10; <check>`): keel bounds a wait by its time, not by its repeats. Otherwise:',
           '1. npm run lint',
           '2. cat test.log',
           'If this call is repeated until it has run 4 times, keel fails the active plan step.',

@@ -285,7 +285,8 @@ test('a checkpoint answer that repeats an earlier reply counts as unanswered', (
   const boilerplate = 'Plan still matches the task. Recent steps confirmed the approach. Next: continue.';
   rememberModelReply(state, boilerplate, 1);
   rememberModelReply(state, 'Reading src/app.ts to find where the handler is registered.', 2);
-  // the same answer, even after the task moved on (a new state at turn 3)
+  rememberModelReply(state, boilerplate, 2);
+  // a fixed text (the same answer as two earlier replies), even after the task moved on (a new state at turn 3)
   oneByOne(state, [write('src/app.ts', 'fixed', 3)]);
   const judged = { text: ` ${boilerplate.toUpperCase()} `, judged: true };
   const repeated = answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, judged);

@@ -99,6 +99,7 @@ test('the verdict reports the configured window, the repeats and the first repea
     repeats: 3,
     window: 10,
     firstAtToolCall: 4,
+    sameResult: true,
   });
 });
 
@@ -120,6 +121,7 @@ test('only the latest `window` calls are compared, even when more are passed (wi
     repeats: 2,
     window: 4,
     firstAtToolCall: 5,
+    sameResult: true,
   });
   assert.deepEqual(detectLoop({ recent, settings: { ...settings, warnAt: 3 }, warnedKeys: [] }), {
     kind: 'none',
@@ -138,6 +140,7 @@ test('a warned call stops at 5 only once the model has read the warning; 4 after
     repeats: 5,
     window: 10,
     firstAtToolCall: 1,
+    sameResult: true,
   });
   assert.deepEqual(
     detectLoop({ recent: recent.slice(0, 4), settings, warnedKeys: ['a'], deliveredKeys: ['a'] }),
@@ -153,6 +156,7 @@ test('a warned call stops at 5 only once the model has read the warning; 4 after
     repeats: 5,
     window: 10,
     firstAtToolCall: 1,
+    sameResult: true,
   });
 });
 
@@ -207,7 +211,13 @@ test('the loop prompt for a failing call lists its own next actions; without res
   );
   assert.equal(
     loopPrompt({ ...options, sameResult: false }),
-    ['[Loop detected] You have made the same call 4 times in your last 8 tool calls:', ...tail].join('\n'),
+    [
+      '[Loop detected] You have made the same call 4 times in your last 8 tool calls:',
+      '  run_command: make',
+      // Output that moved may be a poll: it is never told repeating changes nothing (issue 44).
+      'Its output changed between calls. If you are waiting for something, sleep between checks (`sleep 10; <check>`): keel bounds a wait by its time, not by its repeats. Otherwise:',
+      ...tail.slice(2),
+    ].join('\n'),
   );
 });
 

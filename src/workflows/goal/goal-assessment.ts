@@ -1,7 +1,14 @@
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import { z } from 'zod';
-import { assess, assessmentDue, assessmentNote, BeliefSchema, beliefPrompt } from '../planning/assessment';
+import {
+  assess,
+  assessmentDue,
+  assessmentNote,
+  BeliefSchema,
+  beliefPrompt,
+  lastProgressCycleOf,
+} from '../planning/assessment';
 import { condensableThrough, condensedText, replaceWithBelief } from '../planning/consolidation';
 import type { GoalContext } from './goal-context';
 import { asGoalResult, type GoalResult, type GoalWorkflowFunction } from './goal-result';
@@ -45,7 +52,10 @@ export class GoalAssessment {
     const result = assess({
       cycle,
       lastAssessmentCycle: state.assessment.lastAssessmentCycle,
-      lastProgressCycle: state.assessment.lastProgressCycle,
+      lastProgressCycle: lastProgressCycleOf({
+        recorded: state.assessment.lastProgressCycle,
+        broughtNew: state.guards?.progress.atTurn,
+      }),
       progressSinceLastAssessment: false,
       toolStats: state.assessment.toolStats,
       transcriptChars: JSON.stringify(state.transcript).length,

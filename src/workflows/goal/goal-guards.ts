@@ -12,7 +12,7 @@ import {
   type GuardsState,
 } from '../principles/guards';
 import { bringCheckpointForward, type PrincipleSettings } from '../principles/principles';
-import { CallEffect } from '../principles/progress';
+import { CallEffect, effectOfCall } from '../principles/progress';
 import { StepStatus } from '../planning/plan';
 import { judgeReflectionResponse } from '../reflection/reflection-response';
 import { isHarnessTool } from '../tools/harness-tools';
@@ -96,7 +96,13 @@ export class GoalGuards {
     this.observations.set(call.callId, {
       atToolCall,
       candidates: outcome?.candidates ?? [],
-      changed: outcome?.ok === true && call.reversibility !== 'read-only',
+      // "Workspace changes: none" is no change: a poll or a test run only brings information.
+      changed:
+        effectOfCall({
+          ok: outcome?.ok === true,
+          reversibility: call.reversibility,
+          ...(outcome?.effects === undefined ? {} : { effects: outcome.effects }),
+        }) === CallEffect.Change,
       stateAfter: outcome?.effects?.stateDigest,
       hypothesisMismatch: stated ? mismatch : undefined,
     });

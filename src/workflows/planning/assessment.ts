@@ -44,6 +44,23 @@ export const CONSOLIDATION_PRESSURE = 0.9;
 /** … bringing it below this share. */
 export const CONSOLIDATION_TARGET = 0.7;
 
+/**
+ * The last cycle that made progress, by the one notion keel uses everywhere (issue 44,
+ * principles/progress.ts): new information or a new lasting state, as the guards judged it — and a
+ * successful change or completed step the goal recorded itself. A careful task that reads 40 files
+ * before it edits makes progress on every read, and is not told to give up.
+ */
+export function lastProgressCycleOf(marks: {
+  /** The goal's own record: a successful change, a completed step. */
+  recorded: number | undefined;
+  /** The last model turn whose calls brought something new (the guards' progress stretch). */
+  broughtNew: number | undefined;
+}): number | undefined {
+  if (marks.recorded === undefined) return marks.broughtNew;
+  if (marks.broughtNew === undefined) return marks.recorded;
+  return Math.max(marks.recorded, marks.broughtNew);
+}
+
 export interface ToolStats {
   calls: number;
   successes: number;

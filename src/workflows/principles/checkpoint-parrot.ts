@@ -43,32 +43,48 @@ export interface RememberedReply {
 
 /** Word overlap from which two replies are the same answer, wherever the task stands. */
 export const SAME_ANSWER_SIMILARITY = 0.95;
+/** Earlier replies a reply must repeat to be a fixed text rather than a true answer given again. */
+export const FIXED_TEXT_REPEATS = 2;
 
 /**
- * The earlier reply this one repeats, if any:
- * - the same answer (SAME_ANSWER_SIMILARITY) as any remembered reply — a fixed boilerplate
- *   answer is no answer, however much work goes on around it;
- * - or a near-identical one (`similarity`) to a reply given since the workspace last changed
- *   (`changedAtTurn`): saying the same thing while nothing moves. Repetitive work that does move
- *   (twelve modules renamed one by one) may well narrate itself in near-identical lines.
+ * The earlier reply this one repeats, if any (issue 44: a repeated answer is unanswered only when
+ * nothing else moved since the earlier one):
+ * - a near-identical one (`similarity`) to a reply given since anything last moved
+ *   (`changedAtTurn`: the last turn that brought new information or a new lasting state) —
+ *   saying the same thing while nothing moves. A careful reader who gives the same true answer at
+ *   two checkpoints, with new files read in between, has answered both;
+ * - a narration template: near-identical to FIXED_TEXT_REPEATS or more replies given since the
+ *   workspace last changed (`lastingChangeAtTurn`) — "found more context in vendor/lib-4.js; next
+ *   I will keep reading" turn after turn while wandering through files that change nothing;
+ * - a fixed text: the same answer (SAME_ANSWER_SIMILARITY) as FIXED_TEXT_REPEATS or more earlier
+ *   replies, moved or not — one boilerplate text given at every turn is no answer, however much
+ *   work goes on around it.
  * An empty reply repeats nothing (it is unanswered anyway).
  */
 export function repeatsEarlierReply(
   reply: string,
   earlier: readonly RememberedReply[],
-  options: { similarity?: number; changedAtTurn: number },
+  options: { similarity?: number; changedAtTurn: number; lastingChangeAtTurn?: number },
 ): string | undefined {
   const shape = replyShape(reply);
   if (shape === '') return undefined;
   const near = options.similarity ?? DEFAULT_PARROT_SIMILARITY;
-  return earlier.find((other) => {
-    if (other.shape === '') return false;
-    const overlap = similarity(shape, other.shape);
-    return (
-      overlap >= Math.max(near, SAME_ANSWER_SIMILARITY) ||
-      (other.atTurn > options.changedAtTurn && overlap >= near)
-    );
-  })?.shape;
+  const same = Math.max(near, SAME_ANSWER_SIMILARITY);
+  const compared = earlier
+    .filter((other) => other.shape !== '')
+    .map((other) => ({ other, overlap: similarity(shape, other.shape) }));
+  const unmoved = compared.find(
+    ({ other, overlap }) => other.atTurn > options.changedAtTurn && overlap >= near,
+  );
+  if (unmoved) return unmoved.other.shape;
+  const lastingChange = options.lastingChangeAtTurn;
+  const narrated =
+    lastingChange === undefined
+      ? []
+      : compared.filter(({ other, overlap }) => other.atTurn > lastingChange && overlap >= near);
+  if (narrated.length >= FIXED_TEXT_REPEATS) return narrated[0]?.other.shape;
+  const fixed = compared.filter(({ overlap }) => overlap >= same);
+  return fixed.length >= FIXED_TEXT_REPEATS ? fixed[0]?.other.shape : undefined;
 }
 
 export function rememberReply(

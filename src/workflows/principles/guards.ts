@@ -9,6 +9,14 @@ import {
 } from './checkpoint-escalation';
 import { DEFAULT_DENIAL_SETTINGS, deniedIntentSchema, denialPrompt, observeDenial } from './denial-guard';
 import {
+  GuardAction,
+  GuardName,
+  stopAfterWarning,
+  warn,
+  warnedAndRead,
+  type GuardDecision,
+} from './guard-decisions';
+import {
   DEFAULT_HYPOTHESIS_GUARD_SETTINGS,
   hypothesisStreakPrompt,
   observeHypothesis,
@@ -22,8 +30,10 @@ import {
   detectLoop,
   loopPrompt,
   remember,
-  resultDigest,
 } from './loop-guard';
+import { resultFingerprint } from './result-noise';
+import { waitDecision } from './wait-guard';
+import { declaredWaitSeconds, waitingSchema } from './waiting';
 import {
   CallEffect,
   initialProgressMemory,
@@ -128,13 +138,12 @@ export const guardSettingsSchema = z
 export type GuardSettings = z.output<typeof guardSettingsSchema>;
 export const DEFAULT_GUARD_SETTINGS: GuardSettings = guardSettingsSchema.parse({});
 
-/** Warnings remembered (with the turn they were given), to know whether the model has read them. */
-const MAX_REMEMBERED_WARNINGS = 40;
-
 const stretchSchema = z.object({
   atToolCall: z.number().int().nonnegative(),
   atTurn: z.number().int().nonnegative(),
   warned: z.boolean(),
+  /** Calls in the stretch that declared a wait: waiting is bounded by time, not counted here (waiting.ts). */
+  waitCalls: z.number().int().nonnegative().optional(),
 });
 
 export const guardsStateSchema = z.lazy(() =>
@@ -171,6 +180,8 @@ export const guardsStateSchema = z.lazy(() =>
     /** The model's latest replies, as shapes with their turn (checkpoint-parrot.ts). */
     replies: z.array(z.object({ shape: z.string(), atTurn: z.number().int().nonnegative() })).default([]),
     hypotheses: z.object({ streak: z.number().int().nonnegative(), warned: z.boolean() }),
+    /** The call being waited on, and for how long (waiting.ts). */
+    waiting: waitingSchema.optional(),
     checkpoints: z.object({
       judged: z.number().int().nonnegative(),
       answered: z.number().int().nonnegative(),
@@ -203,38 +214,6 @@ export function initialGuardsState(at: {
     checkpoints: initialCheckpointRecord(),
     decisions: 0,
   };
-}
-
-export const GuardName = {
-  Loop: 'loop',
-  Cycle: 'cycle',
-  Stagnation: 'stagnation',
-  Exploration: 'exploration',
-  Denials: 'denials',
-  Checkpoints: 'checkpoints',
-  Hypotheses: 'hypotheses',
-} as const;
-export type GuardName = (typeof GuardName)[keyof typeof GuardName];
-
-export const GuardAction = {
-  /** A direct prompt to the model, naming what the guard saw. */
-  Warn: 'warn',
-  /** Checkpoints enforced from now on: tool calls held back until one is answered. */
-  Escalate: 'escalate',
-  /** The goal stops as stuck, or with planning on the active step fails and the plan backtracks. */
-  Stop: 'stop',
-} as const;
-export type GuardAction = (typeof GuardAction)[keyof typeof GuardAction];
-
-export interface GuardDecision {
-  guard: GuardName;
-  action: GuardAction;
-  /** One line for the ledger and, on a stop, the goal's reason. */
-  summary: string;
-  /** The message for the model (warnings and escalations). */
-  prompt?: string;
-  /** The evidence: counts, limits, the repeated call; a stop also names the turn of its warning. */
-  data: Record<string, unknown>;
 }
 
 /** One call of the finished turn, as the guards see it (executed, answered by the harness, or denied). */
@@ -278,6 +257,8 @@ interface TurnContext {
  * cycle, hypothesis and denial guards, then stagnation and exploration over the turn. Returns
  * every decision; the caller acts on the first stop, if any.
  */
+export { GuardAction, GuardName, type GuardDecision } from './guard-decisions';
+
 export function guardTurn(state: GuardsState, settings: GuardSettings, facts: TurnFacts): GuardDecision[] {
   if (!settings.enabled) return [];
   const context: TurnContext = { settings, modelTurns: facts.modelTurns, consequence: facts.consequence };
@@ -287,10 +268,18 @@ export function guardTurn(state: GuardsState, settings: GuardSettings, facts: Tu
   };
   let lastNew: number | undefined;
   let lastChange: number | undefined;
+  let waitsSinceChange = 0;
   for (const call of facts.calls) {
+    const waits =
+      call.effect === CallEffect.Denied ? undefined : declaredWaitSeconds(call.toolName, call.input);
     if (call.effect === CallEffect.Denied) add(denialDecision(state, context, call));
-    else {
-      add(loopDecision(state, context, call));
+    else if (waits !== undefined) {
+      const key = callKey(call.toolName, call.input);
+      add(waitDecision(state, context, { ...call, key, declaredSeconds: waits }));
+    } else {
+      // A repeat with a new lasting state in between is a re-run (tests after an edit), not a loop.
+      const since = Math.max(lastChange ?? 0, state.exploration?.atToolCall ?? 0);
+      add(loopDecision(state, context, call, since));
       add(cycleDecision(state, context, call));
       add(hypothesisDecision(state, context, call));
     }
@@ -301,68 +290,36 @@ export function guardTurn(state: GuardsState, settings: GuardSettings, facts: Tu
       ...(call.stateAfter === undefined ? {} : { stateAfter: call.stateAfter }),
       targets: intentOf(call.toolName, call.input).targets,
     });
-    state.recentProgress = [...state.recentProgress, progress !== ProgressKind.Nothing].slice(
-      -settings.stagnation.window,
-    );
+    // A wait is bounded by the time it waits (waiting.ts), not by stagnation's count.
+    const brought = progress !== ProgressKind.Nothing || waits !== undefined;
+    state.recentProgress = [...state.recentProgress, brought].slice(-settings.stagnation.window);
     if (progress !== ProgressKind.Nothing) lastNew = call.atToolCall;
-    if (progress === ProgressKind.NewState) lastChange = call.atToolCall;
+    if (waits !== undefined) waitsSinceChange += 1;
+    else if (progress === ProgressKind.NewState) {
+      lastChange = call.atToolCall;
+      waitsSinceChange = 0;
+      delete state.waiting;
+    }
   }
   noteProgress(state, facts, lastNew, lastChange);
+  if (state.exploration && waitsSinceChange > 0)
+    state.exploration.waitCalls = (state.exploration.waitCalls ?? 0) + waitsSinceChange;
   add(stagnationDecision(state, context));
   add(explorationDecision(state, context, facts));
   state.decisions += decisions.length;
   return decisions;
 }
 
-/** Whether the model has read a warning about `about`: given in an earlier turn than this one. */
-function warnedAndRead(state: GuardsState, about: string, modelTurns: number): boolean {
-  return state.warnings.some((warning) => warning.about === about && warning.atTurn < modelTurns);
-}
-
-function warnedAtTurn(state: GuardsState, about: string): number | undefined {
-  return state.warnings.find((warning) => warning.about === about)?.atTurn;
-}
-
-/**
- * A warning (or an escalation), remembered by what it is about with the turn it was given in: a
- * later stop about the same thing needs the model to have read it.
- */
-function warn(
-  state: GuardsState,
-  about: string,
-  at: { modelTurns: number; atToolCall?: number },
-  decision: Omit<GuardDecision, 'action'> & { action?: GuardAction },
-): GuardDecision {
-  state.warnings = [
-    ...state.warnings.filter((warning) => warning.about !== about),
-    { about, atTurn: at.modelTurns, ...(at.atToolCall === undefined ? {} : { atToolCall: at.atToolCall }) },
-  ].slice(-MAX_REMEMBERED_WARNINGS);
-  return { ...decision, action: decision.action ?? GuardAction.Warn };
-}
-
-/** A stop: it says it came after a warning, and its data names the turn that warning was given in. */
-function stopAfterWarning(
-  state: GuardsState,
-  about: string,
-  decision: { guard: GuardName; summary: string; data: Record<string, unknown> },
-): GuardDecision {
-  return {
-    guard: decision.guard,
-    action: GuardAction.Stop,
-    summary: `${decision.summary}, after a warning`,
-    data: { ...decision.data, warnedAtTurn: warnedAtTurn(state, about) },
-  };
-}
-
 function loopDecision(
   state: GuardsState,
   context: TurnContext,
   call: GuardedCall,
+  sinceToolCall: number,
 ): GuardDecision | undefined {
   const { settings } = context;
   const remembered = {
     key: callKey(call.toolName, call.input),
-    result: resultDigest(call.resultText),
+    result: resultFingerprint(call.resultText),
     summary: call.summary,
     atToolCall: call.atToolCall,
   };
@@ -371,6 +328,7 @@ function loopDecision(
     recent: state.recentCalls,
     settings: settings.loop,
     warnedKeys: state.loopWarnedKeys,
+    sinceToolCall,
     deliveredKeys: state.loopWarnedKeys.filter((key) =>
       warnedAndRead(state, `loop ${key}`, context.modelTurns),
     ),
@@ -381,7 +339,7 @@ function loopDecision(
     call: verdict.summary,
     repeats: verdict.repeats,
     window: verdict.window,
-    sameResult: settings.loop.matchResults,
+    sameResult: verdict.sameResult,
     failed: call.failed,
     firstAtToolCall: verdict.firstAtToolCall,
     atToolCall: call.atToolCall,
@@ -390,7 +348,7 @@ function loopDecision(
   if (verdict.kind === 'stop') {
     return stopAfterWarning(state, about, {
       guard: GuardName.Loop,
-      summary: `loop: ${verdict.summary} made ${verdict.repeats} times in the last ${verdict.window} tool calls${settings.loop.matchResults ? ' with the same result' : ''}`,
+      summary: `loop: ${verdict.summary} made ${verdict.repeats} times in the last ${verdict.window} tool calls${verdict.sameResult ? ' with the same result' : ''}`,
       data,
     });
   }
@@ -402,7 +360,7 @@ function loopDecision(
       summary: verdict.summary,
       repeats: verdict.repeats,
       window: verdict.window,
-      sameResult: settings.loop.matchResults,
+      sameResult: verdict.sameResult,
       failed: call.failed,
       candidates: call.failed ? call.candidates : [],
       stopAt: settings.loop.stopAt,
@@ -621,7 +579,10 @@ function explorationDecision(
   if (!exploration) return undefined;
   const verdict = detectEndlessExploration(
     {
-      callsWithoutChange: Math.max(0, facts.toolCalls - exploration.atToolCall),
+      callsWithoutChange: Math.max(
+        0,
+        facts.toolCalls - exploration.atToolCall - (exploration.waitCalls ?? 0),
+      ),
       warned: exploration.warned,
       warnedAndRead: exploration.warned && warnedAndRead(state, 'exploration', context.modelTurns),
     },
@@ -652,20 +613,22 @@ function explorationDecision(
 
 /**
  * Whether a reply answers an open checkpoint: the generous judge said yes (`judged`), and it does
- * not repeat an earlier reply (the same answer as any, or a near-identical one given since the
- * workspace last changed: checkpoint-parrot.ts).
+ * not repeat an earlier reply given while nothing moved, nor a fixed text (checkpoint-parrot.ts).
  */
 export function answersCheckpoint(
   state: GuardsState,
   settings: GuardSettings,
   reply: { text: string; judged: boolean },
 ): { addressed: boolean; repeats?: string } {
-  const changedAtTurn = (state.exploration ?? state.progress).atTurn;
+  // Anything new since (information or a lasting change) makes a repeated true answer an answer.
+  const changedAtTurn = state.progress.atTurn;
+  const lastingChangeAtTurn = (state.exploration ?? state.progress).atTurn;
   const repeats =
     settings.enabled && settings.checkpoints.enabled
       ? repeatsEarlierReply(reply.text, state.replies, {
           similarity: settings.checkpoints.repeatSimilarity,
           changedAtTurn,
+          lastingChangeAtTurn,
         })
       : undefined;
   return { addressed: reply.judged && repeats === undefined, ...(repeats === undefined ? {} : { repeats }) };
@@ -735,6 +698,7 @@ export function restartGuards(
   state.exploration = fresh.exploration;
   state.recentProgress = fresh.recentProgress;
   state.hypotheses = fresh.hypotheses;
+  delete state.waiting;
   state.warnings = state.warnings.filter(
     (warning) => warning.about.startsWith('denial ') || warning.about === 'checkpoints',
   );

@@ -88,6 +88,8 @@ export type LoopVerdict =
       repeats: number;
       window: number;
       firstAtToolCall: number;
+      /** Every repeat gave the same result (always so when results are matched). */
+      sameResult: boolean;
     };
 
 /**
@@ -106,12 +108,19 @@ export function detectLoop(options: {
    * Defaults to `warnedKeys`.
    */
   deliveredKeys?: readonly string[];
+  /**
+   * The tool-call count of the latest new lasting state: calls at or before it are not repeated
+   * by later ones (re-running the tests after an edit, re-reading a file after editing it).
+   */
+  sinceToolCall?: number;
 }): LoopVerdict {
   const { recent, settings } = options;
   const latest = recent[recent.length - 1];
   if (!settings.enabled || latest === undefined) return { kind: 'none' };
+  const since = options.sinceToolCall ?? Number.NEGATIVE_INFINITY;
   const same = recent
     .slice(-settings.window)
+    .filter((call) => call.atToolCall > since || call === latest)
     .filter((call) => call.key === latest.key && (!settings.matchResults || call.result === latest.result));
   const repeats = same.length;
   const found = {
@@ -120,6 +129,7 @@ export function detectLoop(options: {
     repeats,
     window: settings.window,
     firstAtToolCall: same[0]?.atToolCall ?? latest.atToolCall,
+    sameResult: same.every((call) => call.result === latest.result),
   };
   const warned = options.warnedKeys.includes(latest.key);
   const delivered = (options.deliveredKeys ?? options.warnedKeys).includes(latest.key);
@@ -165,10 +175,14 @@ export function loopPrompt(options: {
       ? ', failing the same way each time'
       : ' with the same result each time'
     : '';
+  // Output that moved between calls may be a poll: it is not told its repeats change nothing.
+  const advice = options.sameResult
+    ? 'Repeating it will not change the outcome. Do not make this call again. Instead:'
+    : 'Its output changed between calls. If you are waiting for something, sleep between checks (`sleep 10; <check>`): keel bounds a wait by its time, not by its repeats. Otherwise:';
   return [
     `[Loop detected] You have made the same call ${options.repeats} times in your last ${options.window} tool calls${result}:`,
     `  ${options.summary}`,
-    'Repeating it will not change the outcome. Do not make this call again. Instead:',
+    advice,
     ...candidates.map((candidate, index) => `${index + 1}. ${candidate}`),
     `If this call is repeated until it has run ${options.stopAt} times, keel ${options.consequence}.`,
   ].join('\n');

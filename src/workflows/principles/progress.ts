@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resultDigest } from './loop-guard';
+import { resultFingerprint } from './result-noise';
 
 /**
  * What counts as progress (issue 22), for the stagnation and exploration guards.
@@ -50,6 +50,8 @@ export const progressMemorySchema = z.lazy(() =>
     /** Targets of the last change counted as progress; nothing learned since when `learned` is false. */
     lastChangeTargets: z.array(z.string()).optional(),
     learned: z.boolean(),
+    /** Calls (their keys) made since the latest new lasting state: each first one checks that state. */
+    checkedSinceChange: z.array(z.string()).optional(),
   }),
 );
 export type ProgressMemory = z.infer<typeof progressMemorySchema>;
@@ -72,15 +74,32 @@ export interface ProgressCall {
 /** Judges one call against what the task has seen, and remembers it. */
 export function judgeProgress(memory: ProgressMemory, call: ProgressCall): ProgressKind {
   if (call.effect === CallEffect.Denied) return ProgressKind.Nothing;
-  const result = resultDigest(call.resultText.trim());
+  // keel's own timings and other noise taken out: two polls that differ only there saw the same.
+  const result = resultFingerprint(call.resultText);
+  // The first run of a call after a new lasting state checks that state, whatever it shows: the
+  // tests re-run after an edit, a file re-read after editing it (issue 44). A check that shows
+  // nothing unseen is new for stagnation but teaches nothing: the next change to the same target
+  // is still churn ("attempt 2" in notes.txt between runs of the same failing test).
+  const checks = memory.states.length > 0 && !(memory.checkedSinceChange ?? []).includes(call.key);
+  if (checks)
+    memory.checkedSinceChange = remembered(memory.checkedSinceChange ?? [], call.key, MAX_REMEMBERED_RESULTS);
+  const seen = memory.results.includes(result);
+  if (!seen) memory.results = remembered(memory.results, result, MAX_REMEMBERED_RESULTS);
   if (call.effect === CallEffect.Read) {
-    if (memory.results.includes(result)) return ProgressKind.Nothing;
-    memory.results = remembered(memory.results, result, MAX_REMEMBERED_RESULTS);
-    memory.learned = true;
+    if (seen && !checks) return ProgressKind.Nothing;
+    if (!seen) memory.learned = true;
     return ProgressKind.NewInformation;
   }
+  // A command that changed files and printed what the task has not seen told it something too
+  // (running a script just written). A file tool's result only describes its write: its state speaks.
+  const told = call.stateAfter === undefined && (!seen || checks);
+  const nothingElse = () => {
+    if (!told) return ProgressKind.Nothing;
+    if (!seen) memory.learned = true;
+    return ProgressKind.NewInformation;
+  };
   const state = call.stateAfter ?? `${call.key}→${result}`;
-  if (memory.states.includes(state)) return ProgressKind.Nothing;
+  if (memory.states.includes(state)) return nothingElse();
   memory.states = remembered(memory.states, state, MAX_REMEMBERED_STATES);
   const targets = [...call.targets].sort();
   const churn =
@@ -88,9 +107,10 @@ export function judgeProgress(memory: ProgressMemory, call: ProgressCall): Progr
     memory.lastChangeTargets !== undefined &&
     targets.length > 0 &&
     sameList(memory.lastChangeTargets, targets);
-  if (churn) return ProgressKind.Nothing;
+  if (churn) return nothingElse();
   memory.lastChangeTargets = targets;
-  memory.learned = false;
+  memory.learned = told && !seen;
+  memory.checkedSinceChange = [];
   return ProgressKind.NewState;
 }
 
@@ -100,4 +120,27 @@ function remembered(list: readonly string[], item: string, max: number): string[
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, index) => item === b[index]);
+}
+
+/**
+ * How a call that ran touched the world, from what keel knows of it: a successful call not known to
+ * be read-only is a change, unless keel watched the workspace and saw nothing change ("Workspace
+ * changes: none": a poll, a test run, a grep through a shell) — that call only brings information.
+ * An irreversible call (a message sent, a deploy) changed something outside, watched or not.
+ */
+export function effectOfCall(call: {
+  ok: boolean;
+  reversibility: string;
+  effects?: { created: readonly string[]; modified: readonly string[]; deleted: readonly string[] } & {
+    omitted?: { created: number; modified: number; deleted: number } | undefined;
+    collapsed?: Record<string, number> | undefined;
+  };
+}): typeof CallEffect.Read | typeof CallEffect.Change {
+  if (!call.ok || call.reversibility === 'read-only') return CallEffect.Read;
+  if (call.reversibility === 'irreversible' || call.effects === undefined) return CallEffect.Change;
+  const { created, modified, deleted, omitted, collapsed } = call.effects;
+  const listed = created.length + modified.length + deleted.length;
+  const hidden = (omitted?.created ?? 0) + (omitted?.modified ?? 0) + (omitted?.deleted ?? 0);
+  const inside = Object.values(collapsed ?? {}).reduce((sum, count) => sum + count, 0);
+  return listed + hidden + inside > 0 ? CallEffect.Change : CallEffect.Read;
 }

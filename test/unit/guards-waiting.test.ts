@@ -1,0 +1,159 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { guardSettingsSchema } from '../../src/workflows/principles/guards';
+import { CallEffect } from '../../src/workflows/principles/progress';
+import { command, fired, fresh, oneByOne, read, write } from './guards-test-helpers';
+
+/**
+ * Issue 44 through the guards: a poller is bounded by the time it waits, not by repeats; output
+ * that moves is new information; a re-run after an edit is not a loop.
+ */
+
+const poll = (atToolCall: number, output = 'building', seconds = 5) =>
+  command(`sleep ${seconds}; cat build.status`, atToolCall, {
+    resultText: `Exit code 0 after ${(seconds + 0.1 * (atToolCall % 3)).toFixed(1)} s.\n${output}`,
+    failed: false,
+  });
+const calls = (count: number, make: (atToolCall: number) => ReturnType<typeof poll>, from = 1) =>
+  Array.from({ length: count }, (_, index) => make(from + index));
+
+test('a declared wait with a fixed answer is not stopped within its time: 100 polls of 5 s, no decision', () => {
+  const state = fresh();
+  assert.deepEqual(
+    fired(
+      oneByOne(
+        state,
+        calls(100, (n) => poll(n)),
+      ),
+    ),
+    [],
+  );
+  assert.equal(state.waiting?.seconds !== undefined && state.waiting.seconds > 500, true);
+});
+
+test('a declared wait is bounded by time: warned at 600 s waited, stopped at 900 s once the warning was read', () => {
+  const state = fresh();
+  const decisions = oneByOne(
+    state,
+    calls(30, (n) => poll(n, 'building', 30)),
+  );
+  // 30 s a poll (and keel's timing of up to 30.2 s): 600 s are reached at poll 20, 900 s at poll 30
+  assert.deepEqual(fired(decisions), ['20:waiting:warn', '30:waiting:stop']);
+  const warning = decisions[19]?.[0];
+  assert.ok(warning?.prompt?.startsWith('[Long wait] You have waited 60'));
+  assert.ok(!warning?.prompt?.includes('will not change the outcome'));
+  assert.deepEqual(decisions[29]?.[0]?.data, {
+    call: 'run_command: sleep 30; cat build.status',
+    waitedSeconds: 903,
+    limit: 900,
+    sinceToolCall: 1,
+    atToolCall: 30,
+    warnedAtTurn: 20,
+  });
+  assert.equal(
+    decisions[29]?.[0]?.summary,
+    'waiting: 903 s waited on run_command: sleep 30; cat build.status, after a warning',
+  );
+});
+
+test('a new lasting state ends the wait: its time starts again', () => {
+  const state = fresh();
+  oneByOne(
+    state,
+    calls(10, (n) => poll(n, 'building', 30)),
+  );
+  assert.equal(Math.round(state.waiting?.seconds ?? 0), 301);
+  oneByOne(state, [write('src/a.ts', 'fixed', 11)]);
+  assert.equal(state.waiting, undefined);
+  const later = oneByOne(
+    state,
+    calls(19, (n) => poll(n, 'building', 30), 12),
+  );
+  assert.deepEqual(fired(later), []);
+});
+
+test('a poll whose output moves brings new information every time: no loop, no stagnation, even without a sleep', () => {
+  const state = fresh();
+  const moving = calls(40, (n) =>
+    command('cat build.status', n, {
+      resultText: `Exit code 0 after 0.1 s.\nstep ${n} of 90`,
+      failed: false,
+    }),
+  );
+  assert.deepEqual(fired(oneByOne(state, moving)), ['30:exploration:warn']);
+});
+
+test('a poll that does not sleep and gets the same answer is a loop, whatever keel timed', () => {
+  const state = fresh();
+  const busy = calls(5, (n) =>
+    command('cat build.status', n, { resultText: `Exit code 0 after 0.${n} s.\nbuilding`, failed: false }),
+  );
+  assert.deepEqual(fired(oneByOne(state, busy)), ['3:loop:warn', '5:loop:stop']);
+});
+
+test('waits count neither for stagnation nor for exploration', () => {
+  const state = fresh();
+  // 20 reads of new things, then 60 polls: exploration would warn at 30 calls without a change
+  const reads = calls(20, (n) => read(`src/file-${n}.ts`, n));
+  assert.deepEqual(fired(oneByOne(state, [...reads, ...calls(60, (n) => poll(n), 21)])), []);
+  assert.equal(state.exploration?.waitCalls, 60);
+  // the next reads count from where the waits left off
+  const more = calls(10, (n) => read(`src/more-${n}.ts`, n), 81);
+  assert.deepEqual(fired(oneByOne(state, more)), ['10:exploration:warn']);
+});
+
+test('a denied wait is a denial, not a wait', () => {
+  const state = fresh();
+  oneByOne(
+    state,
+    [poll(1)].map((call) => ({ ...call, effect: CallEffect.Denied })),
+  );
+  assert.equal(state.waiting, undefined);
+});
+
+test('re-running the tests after an edit, and re-reading a file after editing it, are not loops', () => {
+  const state = fresh();
+  const tests = (n: number) => command('npm test', n);
+  const sequence = [
+    read('src/a.ts', 1),
+    tests(2),
+    write('src/a.ts', 'one', 3),
+    read('src/a.ts', 4, { resultText: 'contents of src/a.ts' }),
+    tests(5),
+    write('src/a.ts', 'two', 6),
+    read('src/a.ts', 7, { resultText: 'contents of src/a.ts' }),
+    tests(8),
+    write('src/b.ts', 'three', 9),
+    tests(10),
+    // a final check, twice
+    tests(11),
+  ];
+  assert.deepEqual(fired(oneByOne(state, sequence)), []);
+  // the same runs without the edits between them are a loop
+  const again = fresh();
+  assert.deepEqual(fired(oneByOne(again, [tests(1), tests(2), tests(3)])), ['3:loop:warn']);
+});
+
+test('with results not matched, a loop warning for output that moved never says repeating changes nothing', () => {
+  const settings = guardSettingsSchema.parse({ loop: { matchResults: false } });
+  const state = fresh();
+  const moving = calls(3, (n) => command('cat build.status', n, { resultText: `step ${n}`, failed: false }));
+  const decisions = oneByOne(state, moving, settings);
+  const prompt = decisions[2]?.[0]?.prompt ?? '';
+  assert.ok(prompt.includes('Its output changed between calls'));
+  assert.ok(!prompt.includes('Repeating it will not change the outcome'));
+  assert.equal(decisions[2]?.[0]?.data.sameResult, false);
+  const fixed = fresh();
+  const same = calls(3, (n) => command('cat build.status', n, { resultText: 'building', failed: false }));
+  const sameDecision = oneByOne(fixed, same, settings)[2]?.[0];
+  assert.ok(sameDecision?.prompt?.includes('Repeating it will not change the outcome'));
+  assert.equal(sameDecision?.data.sameResult, true);
+});
+
+test('careful work: 40 reads of new files, then 40 edits, is never warned', () => {
+  const state = fresh();
+  const reads = calls(40, (n) => read(`src/module-${n}.ts`, n));
+  const edits = calls(40, (n) => write(`src/module-${n - 40}.ts`, 'renamed', n), 41);
+  // the reads alone reach the exploration warning at 30: careful reading is long, its limit too
+  assert.deepEqual(fired(oneByOne(state, [...reads, ...edits])), ['30:exploration:warn']);
+});
