@@ -117,3 +117,12 @@ test('claimConflict: the first conflicting goal among many is named', () => {
   const others = [claim('A', '/w/one'), claim('B', '/w/two'), claim('C', '/w/two/deep')];
   assert.deepEqual(claimConflict(claim('D', '/w/two/deep/er'), others), { kind: 'inside', other: others[1] });
 });
+
+test('claimConflict: a workspace that would hold its own state (/) is refused', () => {
+  assert.deepEqual(claimConflict(claim('A', '/'), []), { kind: 'own-state-inside' });
+  assert.match(
+    conflictLine(claim('A', '/'), { kind: 'own-state-inside' }),
+    /^workspace \/ would hold its own state \(\/\.keel-state\)/,
+  );
+  assert.equal(claimConflict(claim('A', '/srv'), []), undefined, 'a root whose parent is / does not');
+});

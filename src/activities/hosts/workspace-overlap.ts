@@ -40,7 +40,8 @@ export type ClaimConflict =
   | { kind: 'inside' | 'contains'; other: WorkspaceClaim }
   | { kind: 'state-inside'; other: WorkspaceClaim }
   | { kind: 'holds-state'; other: WorkspaceClaim }
-  | { kind: 'in-state-directory' };
+  | { kind: 'in-state-directory' }
+  | { kind: 'own-state-inside' };
 
 /**
  * The first reason `claim` may not run beside `others` (claims of other goals): one workspace
@@ -55,6 +56,8 @@ export function claimConflict(
   others: readonly WorkspaceClaim[],
 ): ClaimConflict | undefined {
   if (isInsideStateDirectory(claim.workspace)) return { kind: 'in-state-directory' };
+  // `/` (or a link to it) would hold its own state, `/.keel-state`, and every other's.
+  if (isWithin(claim.stateRoot, claim.workspace)) return { kind: 'own-state-inside' };
   for (const other of others) {
     if (other.workflowId === claim.workflowId) continue;
     if (path.resolve(claim.workspace) === path.resolve(other.workspace)) continue;
@@ -73,6 +76,8 @@ export function conflictLine(claim: WorkspaceClaim, conflict: ClaimConflict): st
   switch (conflict.kind) {
     case 'in-state-directory':
       return `workspace ${claim.workspace} lies inside keel's state directory (${STATE_DIRECTORY_NAME}), where held changes and journals are kept: choose another directory`;
+    case 'own-state-inside':
+      return `workspace ${claim.workspace} would hold its own state (${claim.stateRoot}), where held changes and journals are kept: choose a directory below it`;
     case 'inside':
       return `workspace ${claim.workspace} lies inside ${conflict.other.workspace}, the workspace of running goal ${conflict.other.workflowId}: workspaces never nest${reason}`;
     case 'contains':
