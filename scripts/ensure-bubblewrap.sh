@@ -22,3 +22,5 @@ if ! "${executable}" --ro-bind / / true >/dev/null 2>&1; then
   exit 1
 fi
 echo "ensure-bubblewrap: ${executable} present and working${installed:-}"
+# A goal that grants network needs a namespace of its own for its commands (slirp4netns).
+bash "$(dirname "$0")/ensure-network-isolation.sh" || true

@@ -135,7 +135,7 @@ test('a secret planted in /etc and one in HOME are invisible to cat, grep -r and
   }
 });
 
-test('the network is unreachable unless allowed', async () => {
+test("no network unless allowed; allowed, a network of its own that still cannot reach the host's loopback", async () => {
   assert.ok(existsSync('/usr/bin/curl'), 'these checks use curl (Debian package curl)');
   const server = createServer((_request, response) => response.end('keel-network-ok'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -145,9 +145,17 @@ test('the network is unreachable unless allowed', async () => {
     const off = await sandboxed(`curl -sS -m 3 ${url}`, directory);
     assert.notEqual(off.exitCode, 0);
     assert.ok(!off.output.includes('keel-network-ok'));
-    const on = await sandboxed(`curl -sS -m 3 ${url}`, directory, true);
-    assert.equal(on.exitCode, 0, on.output);
-    assert.equal(on.stdout.toString(), 'keel-network-ok');
+    const noRoute = await sandboxed('ip route', directory);
+    assert.equal(noRoute.stdout.toString(), '', 'without network: no route out at all');
+    // With network: a route out, yet the host's loopback (Temporal, the Web UI) stays out of reach.
+    const on = await sandboxed(
+      `ip route | grep -q ^default && echo routed; curl -sS -m 3 ${url}`,
+      directory,
+      true,
+    );
+    assert.notEqual(on.exitCode, 0);
+    assert.equal(on.stdout.toString(), 'routed\n', on.output);
+    assert.ok(!on.output.includes('keel-network-ok'));
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }

@@ -49,6 +49,13 @@ export async function runLayeredCommand(
         reason: `a copy-on-write layer could not be mounted${why === '' ? '' : ` (${why})`}`,
       };
     }
+    if (run.overLimit !== undefined) {
+      const note = `Its changes were discarded whole, none applied: ${run.overLimit}. Nothing of it reached the workspace.`;
+      return {
+        kind: 'outcome',
+        outcome: await discard(layer, overLimitFailure(await options.outcomeOf(run.result, undefined, note))),
+      };
+    }
     if (run.capture === undefined) {
       const note =
         run.captureError === undefined
@@ -181,5 +188,17 @@ function lostLayer(): ToolOutcome {
     content:
       "This call's held changes are gone (the worker lost its layer, or it was removed after a week), so nothing was applied.",
     candidates: ['Look at the workspace as it is now, then run the command again'],
+  });
+}
+
+/** Whatever the command's exit, a call whose layer went over a limit failed: nothing of it applies. */
+function overLimitFailure(outcome: ToolOutcome): ToolOutcome {
+  return failure({
+    content: outcome.content,
+    candidates: [
+      'Do the work in smaller steps, each writing less',
+      'Ask a human to raise the limit (KEEL_LAYER_MAX_BYTES, KEEL_LAYER_MAX_ENTRIES, KEEL_COMMAND_MAX_FILE_SIZE) if the task needs it',
+    ],
+    facts: outcome.facts,
   });
 }

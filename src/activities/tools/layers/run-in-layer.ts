@@ -1,6 +1,10 @@
 import { runShellProcess, type ShellProcessResult } from '../shell-process';
 import { bubblewrapArguments, SANDBOX_HOME } from '../sandbox/bubblewrap-arguments';
+import { confinementPrefix } from '../sandbox/confinement';
 import { layerLauncher } from '../sandbox/layer-launcher';
+import { FILE_SIZE_EXCEEDED_EXIT } from '../sandbox/resource-limits';
+import { sandboxStatus } from '../sandbox/sandbox-status';
+import { layerOversize } from './layer-size';
 import { captureLayer, type CapturedLayer } from './layer-capture';
 import type { CallLayer } from './layer-record';
 
@@ -13,6 +17,8 @@ export interface LayeredRun {
   readonly capture?: CapturedLayer;
   /** Why the layer could not be read (the command ran; its changes are unknown, so none apply). */
   readonly captureError?: string;
+  /** Why the layer is discarded whole though it could be read: it hit a resource limit. */
+  readonly overLimit?: string;
 }
 
 /**
@@ -37,9 +43,13 @@ export async function runInLayer(options: {
   heartbeatIntervalMilliseconds: number;
 }): Promise<LayeredRun> {
   const { layer, workspace } = options;
+  // Before the layer is made: a call granted network this worker cannot isolate fails, typed.
+  const status = sandboxStatus();
+  const confinement = status.mode === 'bubblewrap' ? confinementPrefix(status, options.network) : [];
   await layer.prepare();
   const directories = layer.directories;
   const bwrap = [
+    ...confinement,
     options.bwrap,
     ...bubblewrapArguments({
       workspace,
@@ -55,6 +65,7 @@ export async function runInLayer(options: {
   let commandExit: number | undefined;
   let capture: CapturedLayer | undefined;
   let captureError: string | undefined;
+  let overLimit: string | undefined;
   const result = await runShellProcess({
     command: options.command,
     launcher: layerLauncher({ unshare: options.unshare, layer: directories, workspace, bwrap }),
@@ -71,6 +82,8 @@ export async function runInLayer(options: {
         if (!line.startsWith('exit ')) return;
         commandExit = Number(line.slice('exit '.length));
         try {
+          overLimit = await overLimitOf(commandExit, directories.upper, status);
+          if (overLimit !== undefined) return;
           capture = await captureLayer({
             upper: directories.upper,
             workspace,
@@ -90,7 +103,32 @@ export async function runInLayer(options: {
       signal: commandExit === undefined ? result.signal : undefined,
     },
     mounted,
+    ...(overLimit !== undefined ? { overLimit } : {}),
     ...(ended && capture !== undefined ? { capture } : {}),
-    ...(ended && capture === undefined ? { captureError: captureError ?? 'the layer was not read' } : {}),
+    ...(ended && capture === undefined && overLimit === undefined
+      ? { captureError: captureError ?? 'the layer was not read' }
+      : {}),
   };
+}
+
+/**
+ * A layer is not taken stock of, let alone applied, when the command was stopped by the file
+ * size limit (its files may be cut short) or the layer is larger than a call may make: walking
+ * and applying 100,000 files would hold the workspace half-changed for minutes.
+ */
+async function overLimitOf(
+  exit: number,
+  upper: string,
+  status: ReturnType<typeof sandboxStatus>,
+): Promise<string | undefined> {
+  if (status.mode !== 'bubblewrap') return undefined;
+  if (exit === FILE_SIZE_EXCEEDED_EXIT && status.prlimit !== undefined)
+    return `it was stopped at the file size limit of ${status.limits.fileSizeBytes} bytes per file (KEEL_COMMAND_MAX_FILE_SIZE)`;
+  return layerOversize({
+    upper,
+    maxBytes: status.limits.layerBytes,
+    maxEntries: status.limits.layerEntries,
+    // Without prlimit no file is cut short: only the layer's own limits hold.
+    fileSizeLimit: status.prlimit === undefined ? Infinity : status.limits.fileSizeBytes,
+  });
 }

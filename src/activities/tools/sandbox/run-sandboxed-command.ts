@@ -1,5 +1,6 @@
 import { runShellProcess, type ShellProcessResult } from '../shell-process';
 import { bubblewrapArguments, SANDBOX_HOME, type WorkspaceAccess } from './bubblewrap-arguments';
+import { confinementPrefix } from './confinement';
 import { sandboxStatus, type SandboxStatus } from './sandbox-status';
 
 const DEFAULT_OUTPUT_LIMIT_PER_STREAM = 10_000;
@@ -22,7 +23,11 @@ export interface SandboxedCommandOptions {
   /** The command's whole environment: pass a scrubbed one (see commandEnvironment); HOME is replaced. */
   env: Record<string, string>;
   timeoutMs: number;
-  /** Share the worker's network; off by default (the sandbox has only its own loopback). */
+  /**
+   * A network of its own that reaches out but never this host (network-isolation.ts); off by
+   * default (the sandbox has only its own loopback). Throws NetworkIsolationUnavailable where no
+   * such network can be made.
+   */
   network?: boolean;
   signal?: AbortSignal;
   heartbeat?: () => void;
@@ -54,6 +59,7 @@ export async function runSandboxedCommand(options: SandboxedCommandOptions): Pro
   const confined = status.mode === 'bubblewrap';
   const launcher = confined
     ? [
+        ...confinementPrefix(status, options.network ?? false),
         status.executable,
         ...bubblewrapArguments({
           workspace: options.workspace,

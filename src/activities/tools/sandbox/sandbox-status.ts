@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bubblewrapArguments } from './bubblewrap-arguments';
 import { layerLauncher } from './layer-launcher';
+import type { NetworkIsolation } from './network-isolation';
+import { resourceLimitsFromEnv, type ResourceLimits } from './resource-limits';
 
 /** Whether this worker can run a command on a copy-on-write layer (see ../layers/). */
 export type LayerSupport =
@@ -12,7 +14,16 @@ export type LayerSupport =
 
 /** How run_command executes on this worker. */
 export type SandboxStatus =
-  | { readonly mode: 'bubblewrap'; readonly executable: string; readonly layers: LayerSupport }
+  | {
+      readonly mode: 'bubblewrap';
+      readonly executable: string;
+      readonly layers: LayerSupport;
+      /** How a command the goal grants network gets a network of its own (never the host's). */
+      readonly network: NetworkIsolation;
+      /** What each command may take; enforced by `prlimit` (util-linux) when it is here. */
+      readonly limits: ResourceLimits;
+      readonly prlimit: string | undefined;
+    }
   | { readonly mode: 'unconfined'; readonly reason: string };
 
 let cached: SandboxStatus | undefined;
@@ -35,7 +46,14 @@ export function describeSandbox(status: SandboxStatus = sandboxStatus()): string
   const layers = status.layers.available
     ? 'commands that change files run on a copy-on-write layer'
     : `WARNING no copy-on-write layer (${status.layers.reason}): commands that change files wait for a human's approval`;
-  return `keel worker: run_command is sandboxed with bubblewrap (${status.executable}); read-only calls see the workspace read-only, ${layers}; no network unless a goal allows it`;
+  const network = status.network.available
+    ? 'no network unless a goal allows it, and then a network of its own (slirp4netns) that cannot reach this host'
+    : `no network; WARNING a goal that allows network fails its commands (${status.network.reason})`;
+  const limits =
+    status.prlimit === undefined
+      ? 'WARNING no resource limits per command (prlimit not found; install util-linux)'
+      : `each command limited to ${status.limits.memoryBytes} bytes of memory and ${status.limits.fileSizeBytes} per file`;
+  return `keel worker: run_command is sandboxed with bubblewrap (${status.executable}); read-only calls see the workspace read-only, ${layers}; ${network}; ${limits}`;
 }
 
 /** For tests that switch KEEL_SANDBOX: forget the cached decision. */
@@ -58,7 +76,14 @@ function probeSandbox(env: NodeJS.ProcessEnv): SandboxStatus {
     const probe = run(bwrap);
     if (probe !== undefined)
       return { mode: 'unconfined', reason: `bubblewrap cannot run a sandbox here: ${probe}` };
-    return { mode: 'bubblewrap', executable, layers: probeLayers(env, executable, workspace) };
+    return {
+      mode: 'bubblewrap',
+      executable,
+      layers: probeLayers(env, executable, workspace),
+      network: findNetworkIsolation(env),
+      limits: resourceLimitsFromEnv(env),
+      prlimit: findOnPath('prlimit', env.PATH ?? ''),
+    };
   } finally {
     removeNow(workspace);
   }
@@ -114,6 +139,18 @@ function probeLayers(env: NodeJS.ProcessEnv, executable: string, workspace: stri
     available: false,
     reason: `an overlay in a user namespace could not be mounted${detail === '' ? '' : `: ${detail}`}`,
   };
+}
+
+/** unshare, slirp4netns and ip, looked for on PATH and in the sbin directories PATH may lack. */
+function findNetworkIsolation(env: NodeJS.ProcessEnv): NetworkIsolation {
+  const searchPath = `${env.PATH ?? ''}:/usr/sbin:/sbin:/usr/bin:/bin`;
+  const unshare = findOnPath('unshare', searchPath);
+  const slirp4netns = findOnPath('slirp4netns', searchPath);
+  const ip = findOnPath('ip', searchPath);
+  if (slirp4netns === undefined) return { available: false, reason: 'slirp4netns not found' };
+  if (ip === undefined) return { available: false, reason: 'ip not found (install iproute2)' };
+  if (unshare === undefined) return { available: false, reason: 'unshare not found (install util-linux)' };
+  return { available: true, unshare, slirp4netns, ip };
 }
 
 /** Undefined when the program ran and exited 0; its first line of complaint otherwise. */

@@ -1,0 +1,37 @@
+import { lstat, readdir } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Why a layer is too large to apply, or undefined when it is within the limits. A file exactly at
+ * the file size limit was cut short there (a write past it failed with SIGXFSZ, which a script
+ * may have gone on from), so its layer is no more whole than one over the limits.
+ */
+export async function layerOversize(options: {
+  upper: string;
+  maxBytes: number;
+  maxEntries: number;
+  fileSizeLimit: number;
+}): Promise<string | undefined> {
+  let bytes = 0;
+  let entries = 0;
+  const pending = [options.upper];
+  // Stops at the first limit crossed: a layer of a million files is not walked to the end.
+  for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
+    for (const entry of await readdir(directory, { withFileTypes: true })) {
+      entries += 1;
+      if (entries > options.maxEntries)
+        return `it made more than ${options.maxEntries} files, directories or deletions (the limit per call, KEEL_LAYER_MAX_ENTRIES)`;
+      const full = path.join(directory, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else {
+        const size = (await lstat(full)).size;
+        if (size >= options.fileSizeLimit)
+          return `a file reached the file size limit of ${options.fileSizeLimit} bytes per file (KEEL_COMMAND_MAX_FILE_SIZE) and was cut short there`;
+        bytes += size;
+      }
+      if (bytes > options.maxBytes)
+        return `it wrote more than ${options.maxBytes} bytes (the limit per call, KEEL_LAYER_MAX_BYTES)`;
+    }
+  }
+  return undefined;
+}

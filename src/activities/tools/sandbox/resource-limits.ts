@@ -1,0 +1,77 @@
+/**
+ * What one sandboxed command may take, enforced with rlimits (prlimit from util-linux, set on
+ * bwrap and so inherited by everything the command starts). rlimits rather than cgroups because
+ * they need nothing delegated: this worker may sit on cgroup v1 or in a container without a
+ * writable cgroup tree. Each is per process, so a command of many processes may take more in
+ * total; the wall time is the call's own timeout (timeoutSeconds), enforced by shell-process.ts.
+ */
+export interface ResourceLimits {
+  /** Address space of each process (RLIMIT_AS): allocations beyond it fail. */
+  readonly memoryBytes: number;
+  /** Size of any one file the command writes (RLIMIT_FSIZE): the write fails, SIGXFSZ. */
+  readonly fileSizeBytes: number;
+  /**
+   * Processes (RLIMIT_NPROC). The kernel counts them per user and does not count them for root,
+   * so it holds only where the worker runs as a user other than root (as in the Docker image).
+   */
+  readonly processes: number;
+  /** Open files of each process (RLIMIT_NOFILE). */
+  readonly openFiles: number;
+  /** A copy-on-write layer holding more bytes than this is discarded whole, never applied. */
+  readonly layerBytes: number;
+  /** A layer with more entries (files, directories, deletions) than this is discarded whole. */
+  readonly layerEntries: number;
+}
+
+/** Generous for builds and tests, yet far from what took a shared machine down (2 GiB written, 600 processes). */
+export const DEFAULT_RESOURCE_LIMITS: ResourceLimits = {
+  memoryBytes: 4 * 1024 ** 3,
+  fileSizeBytes: 1024 ** 3,
+  processes: 512,
+  openFiles: 4096,
+  layerBytes: 1024 ** 3,
+  layerEntries: 20_000,
+};
+
+/** The variables that set each limit for every command this worker runs (a whole number; K, M, G suffixes). */
+export const RESOURCE_LIMIT_VARIABLES: Readonly<Record<keyof ResourceLimits, string>> = {
+  memoryBytes: 'KEEL_COMMAND_MAX_MEMORY',
+  fileSizeBytes: 'KEEL_COMMAND_MAX_FILE_SIZE',
+  processes: 'KEEL_COMMAND_MAX_PROCESSES',
+  openFiles: 'KEEL_COMMAND_MAX_OPEN_FILES',
+  layerBytes: 'KEEL_LAYER_MAX_BYTES',
+  layerEntries: 'KEEL_LAYER_MAX_ENTRIES',
+};
+
+const SUFFIXES: Readonly<Record<string, number>> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
+
+/** The defaults, each replaced by its variable when set; a bad value throws one clear line. */
+export function resourceLimitsFromEnv(env: NodeJS.ProcessEnv): ResourceLimits {
+  const limits = { ...DEFAULT_RESOURCE_LIMITS };
+  for (const key of Object.keys(RESOURCE_LIMIT_VARIABLES) as (keyof ResourceLimits)[]) {
+    const name = RESOURCE_LIMIT_VARIABLES[key];
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') continue;
+    const match = /^(\d+)([KMG]?)$/i.exec(raw);
+    const value = match ? Number(match[1]) * (SUFFIXES[(match[2] ?? '').toUpperCase()] ?? 1) : NaN;
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new Error(`${name} must be a positive whole number, optionally with K, M or G, got "${raw}"`);
+    limits[key] = value;
+  }
+  return limits;
+}
+
+/** argv prefix that sets the limits (soft and hard, so the command cannot raise them) and runs the rest. */
+export function prlimitArguments(prlimit: string, limits: ResourceLimits): string[] {
+  return [
+    prlimit,
+    `--as=${limits.memoryBytes}`,
+    `--fsize=${limits.fileSizeBytes}`,
+    `--nproc=${limits.processes}`,
+    `--nofile=${limits.openFiles}`,
+    '--',
+  ];
+}
+
+/** Exit status of a shell whose command was killed by SIGXFSZ (128 + 25): it hit the file size limit. */
+export const FILE_SIZE_EXCEEDED_EXIT = 153;
