@@ -71,6 +71,10 @@ function registerDecisionCommand(
   if (approved) {
     decision
       .option(
+        '--changes <digest>',
+        'approve only the held changes `keel pending` showed with this digest (sha256:…); any other set is refused',
+      )
+      .option(
         '--rule [pattern]',
         "also approve later calls of this tool matching the pattern in this goal (default: exactly this call's command, path or input)",
       )
@@ -101,6 +105,8 @@ function registerDecisionCommand(
       if (options.all !== true && callId === undefined)
         throw new CliError(`name the call to decide (keel pending lists them), or --all`);
       if (options.match !== undefined && options.all !== true) throw new CliError('--match needs --all');
+      if (options.changes !== undefined && options.all === true)
+        throw new CliError("--changes names one call's held changes: name the call, not --all");
       if (options.all === true && options.signal === true)
         throw new CliError('--all sends one Update; it cannot be a signal');
       const match = options.match === undefined ? undefined : ruleScope(options.match, '--match');
@@ -116,6 +122,7 @@ function registerDecisionCommand(
           ...(signingKey ? { signingKey } : {}),
           ...(options.doNotAskAgain ? { doNotAskAgain: true } : {}),
           ...(rule === undefined ? {} : { rule }),
+          ...(options.changes === undefined ? {} : { changesDigest: options.changes }),
         };
         if (options.all === true) {
           const delivery = await deliverBulkDecision({
@@ -317,6 +324,7 @@ interface DecideOptions {
   forbid?: string | boolean;
   irreversible?: boolean;
   until?: string;
+  changes?: string;
 }
 
 interface RulesOptions {

@@ -2,6 +2,7 @@ import type { GoalStatusView } from '../workflows/goal/messages';
 import { callText, visibleText } from '../workflows/tools/call-text';
 import { heldChangesLines } from '../workflows/tools/held-changes-text';
 import { decisionCoverage } from '../workflows/approvals/decision-tier';
+import { changeSetDigest } from '../workflows/approvals/change-set-digest';
 import type { WorkspaceEffects } from '../workflows/tools/tool-outcome';
 
 /**
@@ -60,6 +61,7 @@ export function approvalLines(
       : [
           `${indent}# ran on a copy-on-write layer; approving applies these changes, denying discards them:`,
           ...heldChangesLines(approval.heldChanges).map((line) => `${indent}# ${line}`),
+          `${indent}# these changes: ${changeSetDigest(approval.heldChanges)} (keel approve … --changes it: any other set is refused)`,
         ]),
     ...(approval.reason === undefined
       ? []
@@ -84,6 +86,8 @@ export interface PendingEntry {
   /** Why it waits for a human, and the changes it holds (applied on approval), when it holds any. */
   reason?: string;
   heldChanges?: WorkspaceEffects;
+  /** The digest of heldChanges, to approve exactly them (`keel approve … --changes`). */
+  changesDigest?: string;
   /** The goal's host is missing: the line saying so and the actions (host-loss-lines.ts). */
   hostLoss?: string[];
 }
@@ -115,7 +119,7 @@ export function pendingEntries(
       call: callText(input),
       input,
       ...(reason === undefined ? {} : { reason }),
-      ...(heldChanges === undefined ? {} : { heldChanges }),
+      ...(heldChanges === undefined ? {} : { heldChanges, changesDigest: changeSetDigest(heldChanges) }),
     });
   return entries;
 }

@@ -173,6 +173,8 @@ export interface DecisionOptions {
    * rule with a denial (tool and pattern default to this call's; docs/approvals-and-security.md, Approval rules).
    */
   rule?: DecisionRule;
+  /** The digest of the held changes the approver was shown: any other set is refused. */
+  changesDigest?: string;
 }
 
 export async function decideApproval(
@@ -226,6 +228,7 @@ function decisionPayload(workflowId: string, options: Omit<DecisionOptions, 'via
     ...(signature === undefined ? {} : { signature }),
     ...(doNotAskAgain ? { doNotAskAgain: true } : {}),
     ...(options.rule === undefined ? {} : { rule: options.rule }),
+    ...(options.changesDigest === undefined ? {} : { changesDigest: options.changesDigest }),
   };
 }
 

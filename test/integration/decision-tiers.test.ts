@@ -6,6 +6,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { decideApprovalUpdate, goalStatusQuery } from '../../src/workflows/goal/messages';
 import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import { changeSetDigest } from '../../src/workflows/approvals/change-set-digest';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 /**
@@ -80,8 +81,20 @@ test('ask + an allow rule: the command runs, its deletion is held for a human of
     assert.equal(existsSync(path.join(workspace, 'report.txt')), false, 'nothing of the layer applied yet');
     const view = await handle.query(goalStatusQuery);
     assert.equal(view.counters.approvalsByRule, 1, 'the rule decided the start');
+    // Item 6: an approval names the change set it was shown; another set's digest is refused.
+    const shown = changeSetDigest(held.heldChanges ?? { created: [], modified: [], deleted: [] });
+    const stale = changeSetDigest({ created: ['report.txt'], modified: [], deleted: [] });
+    await assert.rejects(
+      handle.executeUpdate(decideApprovalUpdate, {
+        args: [{ callId: held.callId, approved: true, approver: 'ann', changesDigest: stale }],
+      }),
+      (error: unknown) =>
+        error instanceof WorkflowUpdateFailedError &&
+        String(error.cause?.message).includes(`names change set ${stale}, but this call holds ${shown}`),
+    );
+    assert.equal(existsSync(path.join(workspace, 'victim.txt')), true, 'a stale approval applied nothing');
     await handle.executeUpdate(decideApprovalUpdate, {
-      args: [{ callId: held.callId, approved: true, approver: 'ann' }],
+      args: [{ callId: held.callId, approved: true, approver: 'ann', changesDigest: shown }],
     });
     assert.equal((await handle.result()).status, 'completed');
     assert.equal(existsSync(path.join(workspace, 'victim.txt')), false, 'approved: deleted');

@@ -4,6 +4,7 @@ import { pendingEntries, pendingLines } from '../../src/cli/approval-lines';
 import type { PendingApprovalView } from '../../src/workflows/goal/messages';
 import { callText } from '../../src/workflows/tools/call-text';
 import { shorten } from '../../src/workflows/tools/suggest-call';
+import { changeSetDigest } from '../../src/workflows/approvals/change-set-digest';
 
 /** A pending run_command call as the status query reports it. */
 function approval(command: string, overrides: Partial<PendingApprovalView> = {}): PendingApprovalView {
@@ -115,8 +116,17 @@ test('keel pending: a call held on its layer lists every change approval would a
     '    # deletes: build/ and 3 more',
     '    # creates: out.txt',
     '    # inside .git/: 2 entries',
+    `    # these changes: ${changeSetDigest(held.heldChanges ?? { created: [], modified: [], deleted: [] })} (keel approve … --changes it: any other set is refused)`,
     '    # why it waits: its changes go beyond a mutating call: deletes build, which existed before the call',
   ]);
+  const [entry] = pendingEntries('goal-1', { awaitingReview: false, pendingApprovals: [held] });
+  assert.match(entry?.changesDigest ?? '', /^sha256:[0-9a-f]{64}$/, '--json carries the digest');
+  assert.equal(
+    entry?.changesDigest,
+    changeSetDigest(held.heldChanges ?? { created: [], modified: [], deleted: [] }),
+  );
+  const [plain] = pendingEntries('goal-1', { awaitingReview: false, pendingApprovals: [approval('ls')] });
+  assert.equal(plain?.changesDigest, undefined, 'a call holding nothing has no digest');
 });
 
 test("keel pending: a mutating call's approver reads that the decision covers its tier only (issue 43)", () => {

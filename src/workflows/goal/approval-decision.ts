@@ -7,6 +7,7 @@ import {
   type Approvers,
 } from '../approvals/approval-authority';
 import { decisionTier } from '../approvals/decision-tier';
+import { ChangeSetRefusal, checkChangeSet } from '../approvals/change-set-digest';
 import type { ToolCallRecord } from './goal-state';
 import { approvalSignalPayloadSchema, approvalUpdatePayloadSchema } from './messages';
 import {
@@ -38,6 +39,8 @@ export const DecisionRefusalReason = {
   RuleRefused: 'rule-refused',
   /** The goal requires encrypted decisions and this one arrived in plain text. */
   PlainTextDecision: 'plain-text-decision',
+  /** An approval naming other held changes than the call's, or of changes its list does not name. */
+  ...ChangeSetRefusal,
 } as const;
 export type DecisionRefusalReason = (typeof DecisionRefusalReason)[keyof typeof DecisionRefusalReason];
 
@@ -145,6 +148,13 @@ export function judgeDecision(
     });
     if (!signed.ok) return refuse(signed.reason, signed.message);
   }
+  // After who may decide: a stranger learns nothing of what the call holds.
+  const changeSet = checkChangeSet({
+    approved: isApproved,
+    held: call.escalation?.changes,
+    digest: payload.changesDigest,
+  });
+  if (!changeSet.ok) return refuse(changeSet.reason, changeSet.message);
   let rule: RuleScope | undefined;
   if (payload.rule !== undefined) {
     const judged = judgeDecisionRule(payload.rule, isApproved, call, payload.approver, authority);

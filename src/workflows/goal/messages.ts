@@ -38,6 +38,8 @@ export const approvalSignalPayloadSchema = z
      * denial a forbid rule (approvals/approval-rule.ts). Signed with the decision when signed.
      */
     rule: decisionRuleSchema.optional(),
+    /** The digest of the held changes the approver was shown (approvals/change-set-digest.ts). */
+    changesDigest: z.string().min(1).max(200).optional(),
   })
   .strict();
 export type ApprovalSignalPayload = z.input<typeof approvalSignalPayloadSchema>;
