@@ -58,6 +58,7 @@ const program = new Command('eval:discipline')
     'replay every trajectory JSON file in this folder (default: ../shared/trajectories from the repository root)',
   )
   .option('--no-trajectories', 'skip the recorded real trajectories')
+  .option('--no-judge', 'run every scenario with the progress judge off: the counting guards alone')
   .showHelpAfterError();
 
 interface Flags {
@@ -65,6 +66,7 @@ interface Flags {
   only?: string;
   scenarios: boolean;
   trajectories: string | boolean;
+  judge: boolean;
 }
 
 interface TrajectoryReport {
@@ -81,7 +83,7 @@ async function main(): Promise<void> {
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  const scripted = flags.scenarios ? await runScenarios(only) : undefined;
+  const scripted = flags.scenarios ? await runScenarios(only, flags.judge) : undefined;
   const real = flags.trajectories === false ? undefined : replayAll(trajectoryDirectory(flags.trajectories));
   mkdirSync(path.dirname(flags.json), { recursive: true });
   writeFileSync(
@@ -94,8 +96,8 @@ async function main(): Promise<void> {
   if (!scriptedMet || !realMet) process.exitCode = 1;
 }
 
-async function runScenarios(only: readonly string[]): Promise<DisciplineReport> {
-  const report = await runDiscipline({ only, log: (line) => console.error(line) });
+async function runScenarios(only: readonly string[], judge: boolean): Promise<DisciplineReport> {
+  const report = await runDiscipline({ only, judge, log: (line) => console.error(line) });
   console.log(`model: ${report.model}`);
   console.log(`worker default budget: ${report.workerBudget.maxTokens?.toLocaleString('en-US')} tokens`);
   console.log('steps count tool calls from the start of the misbehaviour (0: before its first call ran)\n');

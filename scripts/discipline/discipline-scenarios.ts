@@ -1,6 +1,7 @@
 import { baseFiles, call, MODULES, NEVER, onTask, repeat, type DisciplineScenario } from './scenario-kit';
 import { PATTERN_SCENARIOS } from './pattern-scenarios';
 import { READER_SCENARIOS } from './reader-scenarios';
+import { RUNAWAY_SCENARIOS } from './runaway-scenarios';
 import { TALKER_SCENARIOS } from './talker-scenarios';
 
 export { prepareWorkspace, type DisciplineScenario } from './scenario-kit';
@@ -295,6 +296,7 @@ export const DISCIPLINE_SCENARIOS: DisciplineScenario[] = [
   ...ISSUE_10_SCENARIOS.filter((scenario) => scenario.kind === 'misbehaving'),
   ...TALKER_SCENARIOS,
   ...PATTERN_SCENARIOS,
+  ...RUNAWAY_SCENARIOS,
   ...ISSUE_10_SCENARIOS.filter((scenario) => scenario.kind === 'good'),
   ...READER_SCENARIOS,
 ];

@@ -12,12 +12,14 @@ import { createKeelWorker } from '../../src/worker';
 import { goalResult } from '../../src/client/goal-client';
 import { goalWorkflow, type GoalResult } from '../../src/workflows/goal/goal-workflow';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
+import { LedgerEventKind, type LedgerEvent } from '../../src/workflows/common/ledger';
 import type { Budget } from '../../src/workflows/principles/budget';
 import { totalTokens } from '../../src/workflows/principles/cost';
 import { disciplineRow, type DisciplineRow, type ScenarioOutcome } from './discipline-report';
 import { DISCIPLINE_SCENARIOS, prepareWorkspace, type DisciplineScenario } from './discipline-scenarios';
 import { startDenyingHuman } from './denying-human';
 import { DEFAULT_TASK } from './scenario-kit';
+import { JUDGE_SEES_PROGRESS } from './runaway-scenarios';
 import { DENIAL_REASON } from './talker-scenarios';
 import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
 
@@ -30,6 +32,8 @@ export const EVAL_WORKER_BUDGET: Budget = { maxTokens: 300_000, warnAt: [0.7, 0.
 export interface DisciplineOptions {
   /** Run only these scenarios (all when empty). */
   only: readonly string[];
+  /** false: every goal runs with the progress judge off (--no-judge): the counting guards alone. */
+  judge?: boolean;
   log: (line: string) => void;
 }
 
@@ -59,6 +63,7 @@ export async function runDiscipline(options: DisciplineOptions): Promise<Discipl
       name: scenario.name,
       match: marker(scenario),
       turns: scenario.turns,
+      structured: scenario.structured ?? [JUDGE_SEES_PROGRESS],
     })),
   });
   try {
@@ -84,7 +89,7 @@ export async function runDiscipline(options: DisciplineOptions): Promise<Discipl
     const rows = await worker.runUntil(async () => {
       const done: DisciplineRow[] = [];
       for (const scenario of scenarios) {
-        const row = await runScenario(client, taskQueue, scenario, path.join(root, scenario.name));
+        const row = await runScenario(client, taskQueue, scenario, path.join(root, scenario.name), options);
         options.log(
           `discipline: ${scenario.name}: ${row.outcome.status} after ${row.outcome.toolCalls} tool calls${row.firings[0] ? `, first ${row.firings[0].guard} ${row.firings[0].action} at step ${row.firings[0].step}` : ', no guard fired'}`,
         );
@@ -116,6 +121,7 @@ async function runScenario(
   taskQueue: string,
   scenario: DisciplineScenario,
   workspace: string,
+  options: DisciplineOptions,
 ): Promise<DisciplineRow> {
   prepareWorkspace(workspace, scenario.files);
   const workflowId = `discipline-${scenario.name}-${Date.now()}`;
@@ -127,6 +133,7 @@ async function runScenario(
         goal: `${marker(scenario)}: ${scenario.task ?? DEFAULT_TASK}`,
         workspace,
         ...scenario.input,
+        ...(options.judge === false ? { judge: { enabled: false } } : {}),
       },
     ],
   });
@@ -145,6 +152,7 @@ async function runScenario(
     humanDenials,
     checks: checksFor(scenario, workspace, result),
   };
+  options.log(judgeLine(scenario.name, ledger, outcome.tokens));
   return disciplineRow(scenario, ledger, outcome);
 }
 
@@ -189,4 +197,12 @@ function checksFor(
     default:
       return {};
   }
+}
+
+/** The judge's verdicts and its share of the goal's tokens (from its ledger events). */
+function judgeLine(name: string, events: readonly LedgerEvent[], goalTokens: number): string {
+  const verdicts = events.filter((event) => event.kind === LedgerEventKind.JudgeVerdict);
+  const judgeTokens = verdicts.reduce((sum, event) => sum + Number(event.data?.tokens ?? 0), 0);
+  const share = goalTokens === 0 ? 0 : judgeTokens / goalTokens;
+  return `discipline: ${name}: judge ${verdicts.length} verdict(s), ${judgeTokens} of ${goalTokens} tokens (${(share * 100).toFixed(1)}%)`;
 }

@@ -25,6 +25,8 @@ export interface DisciplineScenario {
   input?: Partial<GoalInput>;
   /** Files the workspace starts with. */
   files: Record<string, string>;
+  /** Structured answers (the progress judge's verdicts); by default the judge sees progress. */
+  structured?: ScenarioInput['structured'];
   /** A human who denies every approval request of the goal (the runner plays them and counts). */
   human?: 'deny';
 }

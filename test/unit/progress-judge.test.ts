@@ -8,6 +8,9 @@ import {
   judgePrompt,
   judgeSettingsSchema,
   judgeTokenShare,
+  judgeWatches,
+  firstVerdictEstimate,
+  verdictAffordable,
   judgeWarning,
   stretchDue,
   type JudgeVerdict,
@@ -41,6 +44,7 @@ test('defaults: on, a cheaper model, a verdict every 4 calls, a "no" counts from
     model: 'claude-haiku-4-5',
     everyCalls: 4,
     minConfidence: 0.7,
+    maxShare: 0.05,
   });
   assert.equal(judgeSettingsSchema.safeParse({ everyCalls: 1 }).success, false);
   assert.equal(judgeSettingsSchema.safeParse({ minConfidence: 0 }).success, false);
@@ -130,13 +134,31 @@ test('the prompt holds the goal, each criterion and each call with a short resul
   assert.match(prompt, /1\. write_file: write attempt-3\.txt → wrote 12 bytes/);
   assert.match(prompt, /2\. run_command: npm test \[failed\] → x{160}…/);
   assert.doesNotMatch(prompt, /x{161}/);
-  assert.match(
-    judgePrompt({ goal: 'g', successCriteria: [], calls: [] }),
-    /\(none stated: judge against the goal itself\)/,
-  );
 });
 
 test('the judge’s share of the goal’s tokens', () => {
   assert.equal(judgeTokenShare(0, 0), 0);
   assert.equal(judgeTokenShare(50, 1000), 0.05);
+});
+
+test('the judge watches only goals with success criteria, and never when off', () => {
+  assert.equal(judgeWatches(settings, ['tests pass']), true);
+  assert.equal(judgeWatches(settings, []), false);
+  assert.equal(judgeWatches({ ...settings, enabled: false }, ['tests pass']), false);
+});
+
+test('a verdict is asked for only while the judge stays under 5% of the goal’s tokens', () => {
+  assert.equal(firstVerdictEstimate(900), 450);
+  const fresh = { tokens: 0, verdicts: 0 };
+  // 450 of 450 + 8,550 is exactly 5%: affordable; one token less spent by the goal is not.
+  assert.equal(verdictAffordable({ state: fresh, settings, goalTokens: 8_550, promptChars: 900 }), true);
+  assert.equal(verdictAffordable({ state: fresh, settings, goalTokens: 8_549, promptChars: 900 }), false);
+  // Later verdicts are estimated as the average of the earlier ones, not from the prompt.
+  const judged = { tokens: 1_000, verdicts: 2 };
+  assert.equal(verdictAffordable({ state: judged, settings, goalTokens: 29_500, promptChars: 1e6 }), true);
+  assert.equal(verdictAffordable({ state: judged, settings, goalTokens: 29_499, promptChars: 1e6 }), false);
+  assert.equal(
+    verdictAffordable({ state: judged, settings: { maxShare: 0.5 }, goalTokens: 2_500, promptChars: 0 }),
+    true,
+  );
 });

@@ -17,6 +17,7 @@ import { StepStatus } from '../planning/plan';
 import { judgeReflectionResponse } from '../reflection/reflection-response';
 import { isHarnessTool } from '../tools/harness-tools';
 import type { ToolOutcome } from '../tools/tool-outcome';
+import type { GoalJudge } from './goal-judge';
 import type { GoalPlanning, PlanningOutcome } from './goal-planning';
 import type { GoalState, ToolCallRecord } from './goal-state';
 import type { GoalVisibility } from './goal-visibility';
@@ -58,6 +59,8 @@ export class GoalGuards {
     private readonly state: GoalState,
     private readonly visibility: GoalVisibility,
     private readonly planning: GoalPlanning,
+    /** The progress judge: asked after a turn the counting guards did not stop (goal-judge.ts). */
+    private readonly judge?: GoalJudge,
   ) {}
 
   /** State carried from a version without guards gets fresh guards, starting from now. */
@@ -142,21 +145,29 @@ export class GoalGuards {
     const calls = turn.flatMap((call) => this.guardedCall(call));
     this.observations.clear();
     const planned = this.state.config.planning.enabled && this.planning.hasActiveStep();
+    const consequence = planned ? 'fails the active plan step and plans again' : 'stops the goal as stuck';
     const decisions = guardTurn(this.guards, this.state.config.guards, {
       calls,
       toolCalls: this.state.counters.toolCalls,
       modelTurns: this.state.counters.modelTurns,
       progressCycle: this.progressMark(),
-      consequence: planned ? 'fails the active plan step and plans again' : 'stops the goal as stuck',
+      consequence,
     });
-    const stop = decisions.find((decision) => decision.action === GuardAction.Stop);
+    const counted = decisions.find((decision) => decision.action === GuardAction.Stop);
     // A stop speaks for itself; the warnings of the same turn would only be noise before it.
-    for (const decision of stop ? [stop] : decisions) this.act(decision, planned);
+    for (const decision of counted ? [counted] : decisions) this.act(decision, planned);
+    // What counting cannot see: only asked when counting let the turn pass.
+    const judged = counted
+      ? undefined
+      : await this.judge?.afterTurn({ calls, progressMark: this.progressMark(), consequence });
+    if (judged) this.act({ ...judged, guard: 'judge' }, planned);
+    const stop = counted ?? (judged?.action === GuardAction.Stop ? judged : undefined);
     if (!stop) return undefined;
     if (planned) {
       const outcome = await this.planning.failStepByGuard(stop.summary);
       if (outcome) {
         restartGuards(this.guards, this.restartPoint());
+        this.judge?.restart(this.progressMark());
         return { kind: 'backtracked', outcome };
       }
     }
@@ -166,6 +177,7 @@ export class GoalGuards {
   /** A follow-up message starts a new task: loops and stagnation are counted afresh. */
   startTask(): void {
     restartGuards(this.guards, this.restartPoint());
+    this.judge?.restart(this.progressMark());
   }
 
   private restartPoint() {
@@ -204,7 +216,10 @@ export class GoalGuards {
   }
 
   /** Every decision goes to the ledger with its numbers; prompts go to the model before its next turn. */
-  private act(decision: GuardDecision, planned = false): void {
+  private act(
+    decision: Omit<GuardDecision, 'guard' | 'action'> & { guard: string; action: string },
+    planned = false,
+  ): void {
     const kind =
       decision.action === GuardAction.Stop
         ? LedgerEventKind.GuardStopped

@@ -27,6 +27,7 @@ import { GoalDiscipline } from './goal-discipline';
 import { goalEnding } from './goal-ending';
 import { cutOff, describeFailure, heldBack } from './goal-failures';
 import { GoalGuards, type GuardStop } from './goal-guards';
+import { GoalJudge } from './goal-judge';
 import { GoalHost } from './goal-host';
 import { registerGoalHandlers } from './goal-handlers';
 import { recordHostLiveness } from './goal-host-liveness';
@@ -191,7 +192,7 @@ class GoalRun {
     this.planning = new GoalPlanning(context);
     this.assessment = new GoalAssessment(context);
     this.reflection = new GoalReflection(context, () => this.awaitHumanReview());
-    this.guards = new GoalGuards(state, this.visibility, this.planning);
+    this.guards = new GoalGuards(state, this.visibility, this.planning, new GoalJudge(context));
     this.rules = new GoalApprovalRules(() => this.state, this.visibility);
     this.toolCalls = new GoalToolCalls({
       state,

@@ -6,7 +6,9 @@ import { z } from 'zod';
  * brings new states and new information at every call, so the counting guards (progress.ts) see
  * progress. After a stretch of calls in which nothing the task needs has moved (no plan step
  * completed, no earlier verdict), one small structured model call — a cheaper model by default —
- * judges whether the stretch advanced the success criteria. Only a confident "no" counts: the
+ * judges whether the stretch advanced the success criteria. A goal without success criteria has no
+ * yardstick for such a verdict: it is left to the counting guards and its budget, and its history
+ * holds no judge call. Only a confident "no" counts: the
  * first warns the model, a second in a row stops the goal, as the other guards do. A "yes", a
  * doubtful "no" or a call that failed never stops anything.
  *
@@ -26,6 +28,8 @@ export const judgeSettingsSchema = z.lazy(() =>
       everyCalls: z.number().int().min(2).max(100).default(4),
       /** A "no" below this confidence counts as no verdict and resets the streak. */
       minConfidence: z.number().gt(0).max(1).default(0.7),
+      /** The judge's tokens stay under this share of the goal's: a verdict that would pass it waits. */
+      maxShare: z.number().gt(0).max(1).default(0.05),
     })
     .strict(),
 );
@@ -79,6 +83,11 @@ export type JudgeVerdict = z.output<typeof judgeVerdictSchema>;
 
 export const JUDGE_TOOL_NAME = 'judge_progress';
 
+/** Whether the judge watches this goal at all: on, and with success criteria to judge against. */
+export function judgeWatches(settings: JudgeSettings, successCriteria: readonly string[]): boolean {
+  return settings.enabled && successCriteria.length > 0;
+}
+
 /**
  * Whether the stretch is due for a verdict. A completed plan step is progress the task needs:
  * it starts a new stretch and forgets the streak (the state is updated here).
@@ -119,7 +128,7 @@ export function decideOnVerdict(
   settings: JudgeSettings,
   input: { verdict: JudgeVerdict | undefined; toolCalls: number; modelTurns: number; consequence: string },
 ): JudgeDecision {
-  const stretch = { fromToolCall: state.stretchFrom, toToolCall: input.toolCalls };
+  const stretch = { fromToolCall: state.stretchFrom, atToolCall: input.toolCalls };
   state.stretchFrom = input.toolCalls;
   state.verdicts += 1;
   const { verdict } = input;
@@ -185,10 +194,7 @@ export function judgePrompt(input: {
   successCriteria: readonly string[];
   calls: readonly JudgedCall[];
 }): string {
-  const criteria =
-    input.successCriteria.length === 0
-      ? '(none stated: judge against the goal itself)'
-      : input.successCriteria.map((line) => `- ${line}`).join('\n');
+  const criteria = input.successCriteria.map((line) => `- ${line}`).join('\n');
   const calls = input.calls
     .map(
       (call, index) =>
@@ -204,6 +210,28 @@ export function judgePrompt(input: {
     `## Latest calls\n${calls}`,
     'Answer with advanced (true if any call moved a criterion forward), your confidence (0 to 1) and a one-line reason.',
   ].join('\n\n');
+}
+
+/** A verdict's tokens before any was asked for: its prompt (about 3 characters a token) and answer. */
+export function firstVerdictEstimate(promptChars: number): number {
+  return Math.ceil(promptChars / 3) + 150;
+}
+
+/**
+ * Whether one more verdict keeps the judge's tokens under maxShare of the goal's (its own
+ * included): the next verdict is estimated as the average of the earlier ones. A verdict that
+ * would pass the share waits until the goal has spent enough; a short goal is never judged at a
+ * price out of proportion to it.
+ */
+export function verdictAffordable(input: {
+  state: Pick<JudgeState, 'tokens' | 'verdicts'>;
+  settings: Pick<JudgeSettings, 'maxShare'>;
+  goalTokens: number;
+  promptChars: number;
+}): boolean {
+  const { state, settings, goalTokens } = input;
+  const next = state.verdicts > 0 ? state.tokens / state.verdicts : firstVerdictEstimate(input.promptChars);
+  return state.tokens + next <= settings.maxShare * (goalTokens + next);
 }
 
 /** The judge's share of the goal's tokens, 0 with none spent. */
