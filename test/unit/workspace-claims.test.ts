@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { claimOf, claimWorkspace, registryDirectory } from '../../src/activities/hosts/workspace-claims';
@@ -107,4 +108,39 @@ test("a registry that is not keel's fails with a line naming the file", async ()
   mkdirSync(directory, { recursive: true });
   writeFileSync(path.join(directory, 'workspace-claims.json'), '{"claims": 3}');
   await assert.rejects(claim('A', 'nest'), /workspace-claims\.json are not keel's/);
+});
+
+/** A claim made by a process of its own, as each replica of a host makes its own. */
+function claimFromProcess(
+  directory: string,
+  workflowId: string,
+  workspace: string,
+  atMs: number,
+): Promise<{ ok: boolean }> {
+  const script = path.resolve(__dirname, '../support/claim-workspace-process.ts');
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', script, directory, workflowId, workspace, String(atMs)],
+      { timeout: 60_000 },
+      (error, stdout) =>
+        error ? reject(new Error(error.message)) : resolve(JSON.parse(stdout) as { ok: boolean }),
+    );
+  });
+}
+
+test("replicas (processes sharing the host's disk) claiming nested workspaces at once: exactly one passes", async () => {
+  const { base, directory, claim } = setup();
+  // An ended goal's claim over them all: each process asks after it (half a second) before it
+  // decides, so without the lock every process would decide on the same registry.
+  await claim('ended', '.');
+  // All claim at one moment, well after the slowest process has started.
+  const atMs = Date.now() + 6000;
+  const workspaces = ['nest', 'nest/sub', 'nest/sub/deeper', 'nest/sub/deeper/still'];
+  const outcomes = await Promise.all(
+    workspaces.map((relative, index) =>
+      claimFromProcess(directory, `goal-${index}`, path.join(base, relative), atMs),
+    ),
+  );
+  assert.equal(outcomes.filter((outcome) => outcome.ok).length, 1, JSON.stringify(outcomes));
 });
