@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   changesNeedingApproval,
   gitDirectoryReason,
+  gitFindsRepository,
   gitSurroundingsReason,
   looksLikeGitDirectory,
   PRIVILEGE_BITS,
@@ -180,6 +181,14 @@ test('HEAD added beside an objects/ and refs/ that were already there makes a re
     holdings: holdings({ 'a/b': { before: ['objects', 'refs'], after: ['config', 'objects', 'refs'] } }),
   });
   assert.equal(common.length, 1);
+  // And HEAD added to such a common directory: git now finds it on its own.
+  const found = changesNeedingApproval([created('a/b/HEAD')], {
+    holdings: holdings({ 'a/b': { before: ['config', 'objects', 'refs'], after: BARE } }),
+  });
+  assert.match(found[0]?.reason ?? '', /makes a\/b a directory git takes for a repository/);
+  assert.equal(gitFindsRepository(['config', 'objects', 'refs']), false);
+  assert.equal(gitFindsRepository(['HEAD', 'refs']), true);
+  assert.equal(gitFindsRepository(['HEAD', 'config']), false);
 });
 
 test("inside a repository that was already there, only git's bookkeeping may change", () => {

@@ -119,8 +119,17 @@ export function protectedPathReason(path: string, type: ChangedEntryType = 'file
  */
 export function looksLikeGitDirectory(names: readonly string[]): boolean {
   const has = (name: string): boolean => names.includes(name);
-  if (has('HEAD') && (has('commondir') || has('objects') || has('refs'))) return true;
-  return has('config') && has('objects') && has('refs');
+  return gitFindsRepository(names) || (has('config') && has('objects') && has('refs'));
+}
+
+/**
+ * Whether git, looking for a repository from inside or below this directory, would stop here:
+ * it needs HEAD (and then objects and refs, or a commondir naming where they are). A common
+ * directory without HEAD is read only through a worktree that names it; HEAD added to one makes
+ * it a repository git finds on its own.
+ */
+export function gitFindsRepository(names: readonly string[]): boolean {
+  return names.includes('HEAD') && ['commondir', 'objects', 'refs'].some((name) => names.includes(name));
 }
 
 /**
@@ -135,7 +144,10 @@ export function gitDirectoryReason(path: string, holdings: DirectoryHoldings): s
     const holding = holdings.get(directory);
     if (holding === undefined || !looksLikeGitDirectory(holding.after)) continue;
     const shown = directory === '' ? 'the workspace root' : directory;
-    if (!looksLikeGitDirectory(holding.before))
+    const made =
+      !looksLikeGitDirectory(holding.before) ||
+      (gitFindsRepository(holding.after) && !gitFindsRepository(holding.before));
+    if (made)
       return `${path} makes ${shown} a directory git takes for a repository (HEAD beside objects/, refs/ or commondir, or config beside objects/ and refs/), and git runs programs its config names`;
     const inside = protectedPathReason(['.git', ...segments.slice(depth)].join('/'));
     if (inside !== undefined)
