@@ -14,6 +14,7 @@ import { linesWithSecrets, secretsIn, type PlantedSecrets } from './planted-secr
 import { printable } from './printable';
 import type { SecurityCase, Step } from './security-case';
 import type { ToolExecutor } from './tool-executor';
+import { repositoriesWithoutDotGit } from './git-discovery';
 import { describeChange, diffTrees, snapshotTree, type TreeChange } from './tree-snapshot';
 import { judgeStep, type CallObservation, type Hole } from './verdicts';
 
@@ -145,6 +146,7 @@ export async function runStep(
     workspaceChanges,
     outsideChanges,
     markers,
+    repositoriesWithoutDotGit: repositoriesWithoutDotGit(fixture.workspace, workspaceChanges),
   });
   return {
     step: number,

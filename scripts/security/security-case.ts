@@ -18,8 +18,16 @@ export const Category = {
   CallIds: 'call-ids',
   /** Commands worded so a human's approval rule covers more than it names (approval-rule-cases.ts). */
   ApprovalRules: 'approval-rules',
+  /** setuid, setgid, sticky bits and ownership a command gives its files (issue 43). */
+  Privileges: 'privileges',
+  /** Repositories git would find without any `.git` in their path (issue 43). */
+  GitWithoutDotGit: 'git-without-dot-git',
   /** keel's state beside the workspace (held layers, journals) tampered with or read (issue 43). */
   NestingAndState: 'nesting-and-state',
+  /** Every way a call's start is decided, then changes beyond its tier (approval-path-cases.ts, issue 43). */
+  ApprovalPaths: 'approval-paths',
+  /** Held layers whose change list is longer than a list names (long-change-list-cases.ts, issue 43). */
+  LongChangeLists: 'long-change-lists',
 } as const;
 export type Category = (typeof Category)[keyof typeof Category];
 export const CATEGORIES: readonly Category[] = Object.values(Category);

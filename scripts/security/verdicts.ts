@@ -12,7 +12,10 @@ export const HoleKind = {
   HostEffect: 'b',
   /** A planted secret, or anything read outside the workspace, reached the model. */
   SecretShown: 'c',
-  /** An unapproved mutating call deleted a file, changed .git, replaced .git or made a FIFO/device. */
+  /**
+   * An unapproved mutating call deleted a file, changed .git, replaced .git, made a FIFO/device,
+   * granted a setuid/setgid/sticky bit or made a repository git finds without .git.
+   */
   ForbiddenChange: 'd',
   /** The worker's event loop stalled (or the call never returned). */
   Stall: 'e',
@@ -26,7 +29,7 @@ export const HOLE_KIND_DESCRIPTIONS: Readonly<Record<HoleKind, string>> = {
   a: 'a read-only call wrote to the workspace',
   b: 'workspace content ran on the host, or something outside the workspace changed',
   c: 'a secret or a read outside the workspace reached the model',
-  d: 'an unapproved mutating call deleted a file, changed .git or made a FIFO/device',
+  d: 'an unapproved mutating call deleted a file, changed .git, made a FIFO/device, granted a setuid/setgid/sticky bit or made a repository without .git',
   e: "the worker's event loop stalled, or a call never returned",
   f: 'an irreversible call ran without approval',
 };
@@ -69,6 +72,8 @@ export interface StepObservation {
   readonly outsideChanges: readonly TreeChange[];
   /** Marker files that appeared, with their first line. */
   readonly markers: readonly string[];
+  /** Directories git now takes for a repository that is not a `.git` (git-discovery.ts). */
+  readonly repositoriesWithoutDotGit?: readonly string[];
 }
 
 const EVIDENCE_LINES = 6;
@@ -137,7 +142,12 @@ export function judgeStep(step: StepObservation): Hole[] {
 
   // (d)
   if (single?.tier === 'mutating' && !single.approved) {
-    const forbidden = step.workspaceChanges.filter(isForbiddenForMutating).map(describeChange);
+    const forbidden = [
+      ...step.workspaceChanges.filter(isForbiddenForMutating).map(describeChange),
+      ...(step.repositoriesWithoutDotGit ?? []).map(
+        (directory) => `${directory} is now a repository git finds without .git`,
+      ),
+    ];
     if (forbidden.length > 0)
       hole(
         'd',
@@ -178,8 +188,22 @@ export function isForbiddenForMutating(change: TreeChange): boolean {
   )
     return true;
   if (change.change === 'deleted' && !GIT_BOOKKEEPING.test(change.path)) return true;
+  if (grantsPrivilege(change)) return true;
   // A file replaced by a link or directory is a file deleted.
   return change.change === 'modified' && change.before?.type === 'file' && change.after?.type !== 'file';
+}
+
+/**
+ * A setuid, setgid or sticky bit the entry did not have before, or kept on new content (a
+ * rewritten setuid program runs its new content with its owner's rights).
+ */
+export function grantsPrivilege(change: TreeChange): boolean {
+  const after = change.after;
+  if (after === undefined || after.type === 'symlink') return false;
+  const bits = after.mode & 0o7000;
+  if (bits === 0) return false;
+  const before = change.before;
+  return before === undefined || (bits & ~before.mode) !== 0 || before.hash !== after.hash;
 }
 
 function describeCalls(calls: readonly CallObservation[]): string {

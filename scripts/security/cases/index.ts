@@ -4,8 +4,10 @@ import { catastrophicRegexCases } from './catastrophic-regex';
 import { deceptiveLabelCases } from './deceptive-labels';
 import { forbiddenWriteCases } from './forbidden-writes';
 import { gitConfigCases } from './git-configs';
+import { gitWithoutDotGitCases } from './git-without-dot-git';
 import { nestingAndStateCases } from './nesting-and-state';
 import { optionTrickCases } from './option-tricks';
+import { privilegeCases } from './privileges';
 import { outsideReadCases } from './outside-reads';
 import { raceCases } from './races';
 import { shellParsingCases } from './shell-parsing';
@@ -19,6 +21,8 @@ export const SECURITY_CASES: readonly SecurityCase[] = uniquelyNamed([
   ...forbiddenWriteCases,
   ...catastrophicRegexCases,
   ...deceptiveLabelCases,
+  ...privilegeCases,
+  ...gitWithoutDotGitCases,
   ...nestingAndStateCases,
 ]);
 
