@@ -248,3 +248,28 @@ test('a workspace file a repository config includes is written only with a human
   );
   assert.equal(gitSurroundingsReason('config/shared.cfg', {}), undefined);
 });
+
+test('the reasons the model and the approval request read, word for word', () => {
+  const made = holdings({ sub: { before: [], after: ['HEAD', 'refs'] } });
+  assert.equal(
+    gitDirectoryReason('sub/HEAD', made),
+    'sub/HEAD makes sub a directory git takes for a repository (HEAD beside objects/, refs/ or commondir, or config beside objects/ and refs/), and git runs programs its config names',
+  );
+  const existing = holdings({ sub: { before: ['HEAD', 'refs'], after: ['HEAD', 'refs'] } });
+  assert.equal(
+    gitDirectoryReason('sub/hooks/pre-commit', existing),
+    'sub/hooks/pre-commit is part of the configuration, hooks or plans of sub, which git takes for a repository, and git runs programs they name',
+  );
+  assert.equal(
+    protectedPathReason('.gitmodules'),
+    '.gitmodules names the submodules git clones and checks out, with the URLs and paths it uses',
+  );
+  // A repository that stays one, HEAD and refs kept: bookkeeping inside needs nobody.
+  assert.equal(gitDirectoryReason('sub/refs/heads/x', existing), undefined);
+  // Losing HEAD does not make the directory new: a common directory it still is.
+  const common = holdings({ c: { before: BARE, after: ['config', 'objects', 'refs'] } });
+  assert.match(
+    gitDirectoryReason('c/config', common) ?? '',
+    /is part of the configuration, hooks or plans of c/,
+  );
+});
