@@ -9,10 +9,11 @@ import {
 } from '../../src/activities/tools/sandbox/network-isolation';
 import {
   DEFAULT_RESOURCE_LIMITS,
-  prlimitArguments,
+  enforcedFileSizeBytes,
   resourceLimitsFromEnv,
+  ulimitArguments,
 } from '../../src/activities/tools/sandbox/resource-limits';
-import { confinementPrefix } from '../../src/activities/tools/sandbox/confinement';
+import { CONFINE_SCRIPT, confinementPrefix } from '../../src/activities/tools/sandbox/confinement';
 import type { SandboxStatus } from '../../src/activities/tools/sandbox/sandbox-status';
 
 const ISOLATION = {
@@ -27,7 +28,6 @@ const STATUS: Extract<SandboxStatus, { mode: 'bubblewrap' }> = {
   layers: { available: false, reason: 'test' },
   network: ISOLATION,
   limits: DEFAULT_RESOURCE_LIMITS,
-  prlimit: '/u/prlimit',
 };
 
 test('resource limits: defaults, each variable replaces its own, K/M/G suffixes', () => {
@@ -61,17 +61,17 @@ test('resource limits: a bad value stops with one line naming the variable', () 
     );
 });
 
-test('prlimit sets memory, file size, processes and open files, then runs the rest', () => {
-  assert.deepEqual(
-    prlimitArguments('/u/prlimit', {
-      ...DEFAULT_RESOURCE_LIMITS,
-      memoryBytes: 7,
-      fileSizeBytes: 8,
-      processes: 9,
-      openFiles: 10,
-    }),
-    ['/u/prlimit', '--as=7', '--fsize=8', '--nproc=9', '--nofile=10', '--'],
-  );
+test('ulimit gets memory in KiB, file size in 1 KiB blocks, processes and open files', () => {
+  const limits = {
+    ...DEFAULT_RESOURCE_LIMITS,
+    memoryBytes: 256 * 1024 * 1024 + 1023,
+    fileSizeBytes: 5 * 1024 + 1023,
+    processes: 9,
+    openFiles: 10,
+  };
+  assert.deepEqual(ulimitArguments(limits), [String(256 * 1024), '5', '9', '10']);
+  assert.equal(enforcedFileSizeBytes(limits), 5 * 1024);
+  assert.match(CONFINE_SCRIPT, /^ulimit -v "\$1" -f "\$2" -u "\$3" -n "\$4" \|\| exit 125; shift 4;/);
 });
 
 test('the network launcher is fixed text; tools and blocked addresses are its arguments', () => {
@@ -109,21 +109,20 @@ test('network granted where it cannot be isolated: a typed non-retryable failure
   assert.doesNotThrow(() => confinementPrefix({ ...STATUS, network: unavailable }, false));
 });
 
-test('confinement: without network no namespace launcher; descriptors closed, then the limits', () => {
+test('confinement: without network no namespace launcher; limits set and descriptors closed before bwrap', () => {
   const plain = confinementPrefix(STATUS, false);
-  assert.deepEqual(plain.slice(0, 2), ['/bin/bash', '-c']);
-  assert.equal(plain[3], 'keel-descriptors');
-  assert.deepEqual(plain.slice(4), prlimitArguments('/u/prlimit', DEFAULT_RESOURCE_LIMITS));
-  assert.ok(!plain.includes(NETWORK_LAUNCHER_SCRIPT));
+  assert.deepEqual(plain, [
+    '/bin/bash',
+    '-c',
+    CONFINE_SCRIPT,
+    'keel-confine',
+    ...ulimitArguments(DEFAULT_RESOURCE_LIMITS),
+  ]);
   const networked = confinementPrefix(STATUS, true);
-  assert.equal(networked[2], NETWORK_LAUNCHER_SCRIPT);
-  assert.deepEqual(networked.slice(-plain.length), plain);
-  assert.deepEqual(
-    networked.slice(0, 8),
-    isolatedNetworkLauncher({ isolation: ISOLATION, blockedAddresses: hostAddresses() }),
-  );
-  // No prlimit on this host: no limits, the rest unchanged.
-  assert.deepEqual(confinementPrefix({ ...STATUS, prlimit: undefined }, false), plain.slice(0, 4));
+  assert.deepEqual(networked, [
+    ...isolatedNetworkLauncher({ isolation: ISOLATION, blockedAddresses: hostAddresses() }),
+    ...plain,
+  ]);
 });
 
 test("the host's own addresses are IPv4 and never loopback", () => {

@@ -2,7 +2,7 @@ import { runShellProcess, type ShellProcessResult } from '../shell-process';
 import { bubblewrapArguments, SANDBOX_HOME } from '../sandbox/bubblewrap-arguments';
 import { confinementPrefix } from '../sandbox/confinement';
 import { layerLauncher } from '../sandbox/layer-launcher';
-import { FILE_SIZE_EXCEEDED_EXIT } from '../sandbox/resource-limits';
+import { enforcedFileSizeBytes, FILE_SIZE_EXCEEDED_EXIT } from '../sandbox/resource-limits';
 import { sandboxStatus } from '../sandbox/sandbox-status';
 import { layerOversize } from './layer-size';
 import { captureLayer, type CapturedLayer } from './layer-capture';
@@ -122,13 +122,13 @@ async function overLimitOf(
   status: ReturnType<typeof sandboxStatus>,
 ): Promise<string | undefined> {
   if (status.mode !== 'bubblewrap') return undefined;
-  if (exit === FILE_SIZE_EXCEEDED_EXIT && status.prlimit !== undefined)
-    return `it was stopped at the file size limit of ${status.limits.fileSizeBytes} bytes per file (KEEL_COMMAND_MAX_FILE_SIZE)`;
+  const fileSizeLimit = enforcedFileSizeBytes(status.limits);
+  if (exit === FILE_SIZE_EXCEEDED_EXIT)
+    return `it was stopped at the file size limit of ${fileSizeLimit} bytes per file (KEEL_COMMAND_MAX_FILE_SIZE)`;
   return layerOversize({
     upper,
     maxBytes: status.limits.layerBytes,
     maxEntries: status.limits.layerEntries,
-    // Without prlimit no file is cut short: only the layer's own limits hold.
-    fileSizeLimit: status.prlimit === undefined ? Infinity : status.limits.fileSizeBytes,
+    fileSizeLimit,
   });
 }

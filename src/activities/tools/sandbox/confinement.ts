@@ -1,20 +1,20 @@
 import { hostAddresses, isolatedNetworkLauncher } from './network-isolation';
-import { prlimitArguments } from './resource-limits';
+import { ulimitArguments } from './resource-limits';
 import type { SandboxStatus } from './sandbox-status';
 
 /**
- * Closes every descriptor but stdin, stdout and stderr, then runs "$@". The worker may have
- * inherited open descriptors (a pipe from whoever started it) that Node passes on to every child
- * and bwrap passes on to the command; a command must not write into them. bash, not sh: dash
- * cannot close a descriptor above 9. Fixed text; the command is "$@".
+ * Sets the resource limits ("$1" … "$4", resource-limits.ts), closes every descriptor but stdin,
+ * stdout and stderr, then runs "$@". The worker may have inherited open descriptors (a pipe from
+ * whoever started it) that Node passes on to every child and bwrap to the command; a command must
+ * not write into them. One bash for both, so a call pays for one more exec, not two; bash, not
+ * sh: dash can neither close a descriptor above 9 nor set several limits at once. Fixed text.
  */
-export const CLOSE_INHERITED_DESCRIPTORS_SCRIPT =
-  'for descriptor in /proc/self/fd/*; do descriptor=${descriptor##*/}; if [ "$descriptor" -gt 2 ]; then exec {descriptor}>&-; fi; done 2>/dev/null; exec "$@"';
+export const CONFINE_SCRIPT =
+  'ulimit -v "$1" -f "$2" -u "$3" -n "$4" || exit 125; shift 4; for descriptor in /proc/self/fd/*; do descriptor=${descriptor##*/}; if [ "$descriptor" -gt 2 ]; then exec {descriptor}>&-; fi; done 2>/dev/null; exec "$@"';
 
 /**
  * What runs before bwrap: with network, a namespace of its own (network-isolation.ts; the call
- * fails, typed, where none can be made), the inherited descriptors closed, and the resource
- * limits (resource-limits.ts). A call without network pays for neither namespace nor slirp4netns:
+ * fails, typed, where none can be made), then the resource limits and no inherited descriptors. A call without network pays for neither namespace nor slirp4netns:
  * bwrap's own empty network is it.
  */
 export function confinementPrefix(
@@ -27,8 +27,8 @@ export function confinementPrefix(
       : []),
     '/bin/bash',
     '-c',
-    CLOSE_INHERITED_DESCRIPTORS_SCRIPT,
-    'keel-descriptors',
-    ...(status.prlimit === undefined ? [] : prlimitArguments(status.prlimit, status.limits)),
+    CONFINE_SCRIPT,
+    'keel-confine',
+    ...ulimitArguments(status.limits),
   ];
 }

@@ -1,6 +1,6 @@
 /**
- * What one sandboxed command may take, enforced with rlimits (prlimit from util-linux, set on
- * bwrap and so inherited by everything the command starts). rlimits rather than cgroups because
+ * What one sandboxed command may take, enforced with rlimits (bash's ulimit, set before bwrap
+ * and so inherited by everything the command starts). rlimits rather than cgroups because
  * they need nothing delegated: this worker may sit on cgroup v1 or in a container without a
  * writable cgroup tree. Each is per process, so a command of many processes may take more in
  * total; the wall time is the call's own timeout (timeoutSeconds), enforced by shell-process.ts.
@@ -61,16 +61,22 @@ export function resourceLimitsFromEnv(env: NodeJS.ProcessEnv): ResourceLimits {
   return limits;
 }
 
-/** argv prefix that sets the limits (soft and hard, so the command cannot raise them) and runs the rest. */
-export function prlimitArguments(prlimit: string, limits: ResourceLimits): string[] {
+/**
+ * The limits as bash's `ulimit` takes them (see confinement.ts): address space in KiB, file size
+ * in 1024-byte blocks, processes, open files. Set soft and hard, so the command cannot raise them.
+ */
+export function ulimitArguments(limits: ResourceLimits): string[] {
   return [
-    prlimit,
-    `--as=${limits.memoryBytes}`,
-    `--fsize=${limits.fileSizeBytes}`,
-    `--nproc=${limits.processes}`,
-    `--nofile=${limits.openFiles}`,
-    '--',
+    String(Math.floor(limits.memoryBytes / 1024)),
+    String(Math.floor(limits.fileSizeBytes / 1024)),
+    String(limits.processes),
+    String(limits.openFiles),
   ];
+}
+
+/** The file size limit as the kernel enforces it: whole KiB, as ulimit sets it. */
+export function enforcedFileSizeBytes(limits: ResourceLimits): number {
+  return Math.floor(limits.fileSizeBytes / 1024) * 1024;
 }
 
 /** Exit status of a shell whose command was killed by SIGXFSZ (128 + 25): it hit the file size limit. */

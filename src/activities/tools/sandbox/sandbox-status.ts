@@ -20,9 +20,8 @@ export type SandboxStatus =
       readonly layers: LayerSupport;
       /** How a command the goal grants network gets a network of its own (never the host's). */
       readonly network: NetworkIsolation;
-      /** What each command may take; enforced by `prlimit` (util-linux) when it is here. */
+      /** What each command may take (rlimits, see resource-limits.ts). */
       readonly limits: ResourceLimits;
-      readonly prlimit: string | undefined;
     }
   | { readonly mode: 'unconfined'; readonly reason: string };
 
@@ -49,10 +48,7 @@ export function describeSandbox(status: SandboxStatus = sandboxStatus()): string
   const network = status.network.available
     ? 'no network unless a goal allows it, and then a network of its own (slirp4netns) that cannot reach this host'
     : `no network; WARNING a goal that allows network fails its commands (${status.network.reason})`;
-  const limits =
-    status.prlimit === undefined
-      ? 'WARNING no resource limits per command (prlimit not found; install util-linux)'
-      : `each command limited to ${status.limits.memoryBytes} bytes of memory and ${status.limits.fileSizeBytes} per file`;
+  const limits = `each command limited to ${status.limits.memoryBytes} bytes of memory, ${status.limits.fileSizeBytes} per file, ${status.limits.processes} processes`;
   return `keel worker: run_command is sandboxed with bubblewrap (${status.executable}); read-only calls see the workspace read-only, ${layers}; ${network}; ${limits}`;
 }
 
@@ -82,7 +78,6 @@ function probeSandbox(env: NodeJS.ProcessEnv): SandboxStatus {
       layers: probeLayers(env, executable, workspace),
       network: findNetworkIsolation(env),
       limits: resourceLimitsFromEnv(env),
-      prlimit: findOnPath('prlimit', env.PATH ?? ''),
     };
   } finally {
     removeNow(workspace);
