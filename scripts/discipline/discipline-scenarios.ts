@@ -2,6 +2,7 @@ import { baseFiles, call, MODULES, NEVER, onTask, repeat, type DisciplineScenari
 import { PATTERN_SCENARIOS } from './pattern-scenarios';
 import { READER_SCENARIOS } from './reader-scenarios';
 import { RUNAWAY_SCENARIOS } from './runaway-scenarios';
+import { DENIED_EFFECT_SCENARIOS } from './denied-effect-scenarios';
 import { TALKER_SCENARIOS } from './talker-scenarios';
 
 export { prepareWorkspace, type DisciplineScenario } from './scenario-kit';
@@ -295,6 +296,7 @@ const ISSUE_10_SCENARIOS: DisciplineScenario[] = [
 export const DISCIPLINE_SCENARIOS: DisciplineScenario[] = [
   ...ISSUE_10_SCENARIOS.filter((scenario) => scenario.kind === 'misbehaving'),
   ...TALKER_SCENARIOS,
+  ...DENIED_EFFECT_SCENARIOS,
   ...PATTERN_SCENARIOS,
   ...RUNAWAY_SCENARIOS,
   ...ISSUE_10_SCENARIOS.filter((scenario) => scenario.kind === 'good'),

@@ -40,7 +40,9 @@ before(async () => {
         match: 'GOAL-HELD',
         turns: [
           { toolCalls: [shell('touch made.txt && rm -r build')] },
-          { toolCalls: [shell('find build -delete && touch again.txt')] },
+          // Names no `build` a text could match: only the changes its layer holds show it is
+          // the denied deletion (a respelling the text shows is refused before it runs).
+          { toolCalls: [shell('x=build; rm -r "$x" && touch again.txt')] },
           { text: 'held finished' },
         ],
       },
@@ -228,7 +230,7 @@ test('a call that ran on a copy-on-write layer and matches a remembered denial h
     const refused = ofKind(await handle.query(ledgerQuery, {}), 'approval.auto_denied');
     assert.deepEqual(
       refused.map((event) => event.data.call),
-      ['find build -delete && touch again.txt'],
+      ['x=build; rm -r "$x" && touch again.txt'],
     );
     const sent = resultsSentBefore('held', 2);
     assert.match(sent, /Its changes were discarded; nothing of it reached the workspace/);

@@ -42,6 +42,7 @@ test('deleting commands name what they delete, however spelled', () => {
     "node -e \"require('fs').rmSync('build', { recursive: true })\"",
     'perl -e \'use File::Path; rmtree("build")\'',
     'ruby -e \'require "fileutils"; FileUtils.rm_rf("build")\'',
+    'perl -e \'use File::Path qw(remove_tree); remove_tree("build")\'',
   ])
     assert.deepEqual(command(text), ['build'], text);
 });

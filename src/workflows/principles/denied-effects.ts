@@ -53,7 +53,7 @@ const ONE_LINERS: readonly (readonly [RegExp, RegExp])[] = [
 ];
 /** A script that calls any of these may delete or overwrite the paths it quotes. */
 const CHANGING_CALLS =
-  /\b(?:rmtree|rmdir|rmdirSync|unlink|unlinkSync|remove|removedirs|rename|renameSync|replace|truncate|truncateSync|rm|rmSync|rm_rf|rm_r|writeFile|writeFileSync|write_text|write_bytes|copyfile|copy|copyFileSync|move|delete|open\s*\([^)]*["'][wa+x])/;
+  /\b(?:rmtree|remove_tree|rmdir|rmdirSync|unlink|unlinkSync|remove|removedirs|rename|renameSync|replace|truncate|truncateSync|rm|rmSync|rm_rf|rm_r|writeFile|writeFileSync|write_text|write_bytes|copyfile|copy|copyFileSync|move|delete|open\s*\([^)]*["'][wa+x])/;
 /** Quoted strings that are never paths: file modes and encodings (`open(p, 'w')`). */
 const NOT_A_PATH = /^(?:[rwaxbt+]{1,3}|utf-?8|ascii|latin-?1|fs|path|node:fs|node:path|fs\/promises)$/i;
 /** How many command lines inside command lines (`sh -c`) are read. */
