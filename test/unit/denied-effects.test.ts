@@ -16,6 +16,8 @@ import {
 } from '../../src/workflows/principles/denial-guard';
 import { denialAlternatives } from '../../src/workflows/tools/denial-alternatives';
 import { assessmentNote } from '../../src/workflows/planning/assessment';
+import { systemPrompt } from '../../src/workflows/goal/prompts';
+import { newGoalState } from '../../src/workflows/goal/goal-start';
 
 /**
  * Issue 44: a denial is of effects. After `rm -rf build` was denied, the model emptied the files
@@ -205,4 +207,8 @@ test('no note counts a denial as a failure or points at another way to the refus
     ) ?? '';
   assert.doesNotMatch(note, /other tools/);
   assert.match(note, /A call a human denied is no failure to work around/);
+  // the system prompt told the model to "choose another way forward" after a denial
+  const system = systemPrompt(newGoalState({ goal: 'g', workspace: '/w' }).config);
+  assert.doesNotMatch(system, /another way/);
+  assert.match(system, /what a human refused stays refused, through any tool/);
 });

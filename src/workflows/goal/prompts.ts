@@ -11,7 +11,7 @@ export function systemPrompt(config: GoalConfig): string {
     'Use the tools to inspect and change the workspace; paths are relative to the workspace root.',
     'Every call has a reversibility tier decided by the harness: read-only calls run at once,',
     'irreversible calls always wait for a human decision, mutating calls may too.',
-    'A denied call comes back as a result: choose another way forward.',
+    'A denied call comes back as a result: what a human refused stays refused, through any tool; go on without it, or say what it blocks.',
     'Several independent tool calls may be made in one turn; they run in parallel.',
     'When the goal is achieved (or cannot be), reply without tool calls: a short final answer',
     'stating what was done and how it meets the success criteria.',
