@@ -8,6 +8,7 @@ import {
   type DisciplineScenario,
   type Turn,
 } from './scenario-kit';
+import { POLL_SCENARIOS } from './poll-scenarios';
 
 /**
  * Issue 22's patterns beyond the talkers: cycles of length 2 and 4, a model that parrots one
@@ -181,4 +182,5 @@ export const PATTERN_SCENARIOS: DisciplineScenario[] = [
   parrotedCheckpoints,
   floodOnce,
   floodRepeated,
+  ...POLL_SCENARIOS,
 ];

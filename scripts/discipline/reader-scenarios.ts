@@ -124,4 +124,20 @@ const survey: DisciplineScenario = {
   files: sampleProjectFiles,
 };
 
-export const READER_SCENARIOS: DisciplineScenario[] = [carefulReader, survey];
+/**
+ * Issue 44: a careful reader that gives the same true answer at two checkpoints (turns 8 and 15,
+ * where the default cadence of 7 calls puts them), with new modules read in between. Something
+ * moved since the first one, so the second answers too: it is neither warned nor stopped.
+ */
+const TRUE_ANSWER =
+  'Found that every module so far is on the path of one request, from src/main.ts through the router to the handlers. Still on plan (read the request path, then write the summary); next I will read the next module on that path.';
+const repeatingReader: DisciplineScenario = {
+  ...carefulReader,
+  name: 'good-reader-repeats-answer',
+  behaviour: `reads ${requestPath.length} modules like good-careful-reader, giving the same true answer at two checkpoints`,
+  turns: carefulReader.turns.map((turn, index) =>
+    index === 7 || index === 14 ? { ...turn, text: TRUE_ANSWER } : turn,
+  ),
+};
+
+export const READER_SCENARIOS: DisciplineScenario[] = [carefulReader, survey, repeatingReader];

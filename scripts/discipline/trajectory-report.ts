@@ -24,6 +24,25 @@ type Outcome = ReplayedTrajectory['outcome'];
 /** Issue 22: no stop on a successful real run; warnings on at most 1 in 10. */
 export const RESOLVED_MAX_FALSE_STOPS = 0;
 export const RESOLVED_MAX_FALSE_WARNING_RATE = 0.1;
+/** Issue 44: and warnings on at most 1 in 20 in every agent family, not only on the mean. */
+export const RESOLVED_MAX_FALSE_WARNING_RATE_PER_FAMILY = 0.05;
+
+/**
+ * The agent family of a recorded run: its file name's prefix, the agent's owner+repository
+ * ("SWE-agent+mini-swe-agent__pr816__…" → "SWE-agent+mini-swe-agent"); "other" without one.
+ */
+export function familyOf(file: string): string {
+  const prefix = file.split('__')[0];
+  return prefix !== undefined && prefix !== '' && prefix !== file ? prefix : 'other';
+}
+
+/** A family's resolved runs and the false stops and false warnings on them. */
+export interface FamilyRates {
+  family: string;
+  resolved: number;
+  falseStops: number;
+  falseWarnings: number;
+}
 
 const OUTCOMES: readonly Outcome[] = ['resolved', 'stuck', 'cost_limit', 'failed', 'unknown'];
 const ROLE: Record<Outcome, string> = {
@@ -59,7 +78,17 @@ export interface TrajectorySummary {
   trajectories: number;
   groups: string[];
   outcomes: OutcomeRates[];
+  /** Per agent family, over its resolved runs, sorted by family (families without one left out). */
+  families: FamilyRates[];
   missed: string[];
+}
+
+function familyRates(replays: readonly ReplayedTrajectory[]): FamilyRates[] {
+  const resolved = replays.filter((run) => run.outcome === 'resolved');
+  return [...new Set(resolved.map((run) => familyOf(run.file)))].sort().map((family) => {
+    const row = counts(resolved.filter((run) => familyOf(run.file) === family));
+    return { family, resolved: row.runs, falseStops: row.stopped, falseWarnings: row.warned };
+  });
 }
 
 function counts(replays: readonly ReplayedTrajectory[]): TrajectoryCounts {
@@ -112,7 +141,13 @@ export function summarizeTrajectories(replays: readonly ReplayedTrajectory[]): T
     missed.push(
       `false warnings on ${percent(resolved.weighted.warned)} of resolved real runs, weighted per group (target ≤ ${percent(RESOLVED_MAX_FALSE_WARNING_RATE)})`,
     );
-  return { trajectories: replays.length, groups, outcomes, missed };
+  const families = familyRates(replays);
+  for (const row of families)
+    if (row.falseWarnings / row.resolved > RESOLVED_MAX_FALSE_WARNING_RATE_PER_FAMILY)
+      missed.push(
+        `${row.family}: false warnings on ${percent(row.falseWarnings / row.resolved)} of its resolved real runs (${row.falseWarnings} of ${row.resolved}; target ≤ ${percent(RESOLVED_MAX_FALSE_WARNING_RATE_PER_FAMILY)} in every family)`,
+      );
+  return { trajectories: replays.length, groups, outcomes, families, missed };
 }
 
 const percent = (rate: number) => `${Math.round(rate * 100)}%`;
@@ -145,6 +180,11 @@ export function trajectoryLines(
     });
     lines.push(`    ${shortGroup(group)}: ${cells.join('; ')}`);
   }
+  lines.push('  per agent family (resolved runs: false stops / false warnings):');
+  for (const row of summary.families)
+    lines.push(
+      `    ${row.family}: ${row.resolved} resolved: ${ofText(row.falseStops, row.resolved)} / ${ofText(row.falseWarnings, row.resolved)}`,
+    );
   const falseStops = replays.filter(
     (run) => run.outcome === 'resolved' && run.decisions.some((decision) => isStopAction(decision.action)),
   );

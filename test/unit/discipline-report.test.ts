@@ -9,7 +9,12 @@ import {
   type ScenarioOutcome,
 } from '../../scripts/discipline/discipline-report';
 import { DISCIPLINE_SCENARIOS } from '../../scripts/discipline/discipline-scenarios';
-import { summarizeTrajectories, type ReplayedTrajectory } from '../../scripts/discipline/trajectory-report';
+import {
+  familyOf,
+  summarizeTrajectories,
+  trajectoryLines,
+  type ReplayedTrajectory,
+} from '../../scripts/discipline/trajectory-report';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
 
 let sequence = 0;
@@ -320,6 +325,7 @@ test('real trajectories: false stops and warnings on resolved runs, detection on
   assert.ok(Math.abs((resolved?.weighted.warned ?? 0) - 1 / 6) < 1e-9, 'mean of 1/3 and 0');
   assert.deepEqual(summary.missed, [
     'false warnings on 17% of resolved real runs, weighted per group (target ≤ 10%)',
+    'other: false warnings on 25% of its resolved real runs (1 of 4; target ≤ 5% in every family)',
   ]);
   const stuck = summary.outcomes.find((rates) => rates.outcome === 'stuck');
   assert.deepEqual([stuck?.decided, stuck?.stopped, stuck?.medianFirstStop], [1, 1, 11]);
@@ -329,5 +335,50 @@ test('real trajectories: false stops and warnings on resolved runs, detection on
     run('B', 'resolved', ['prompt', 'stop']),
     ...quietResolved,
   ]);
-  assert.deepEqual(falselyStopped.missed, ['1 of 22 resolved real runs stopped (target 0)']);
+  assert.deepEqual(falselyStopped.missed, [
+    '1 of 22 resolved real runs stopped (target 0)',
+    'other: false warnings on 9% of its resolved real runs (2 of 22; target ≤ 5% in every family)',
+  ]);
+});
+
+test('real runs: false stops and false warnings per agent family (the file name prefix), each held to 5%', () => {
+  const run = (
+    file: string,
+    outcome: ReplayedTrajectory['outcome'],
+    actions: string[],
+  ): ReplayedTrajectory => ({
+    file,
+    group: 'G',
+    outcome,
+    steps: 20,
+    decisions: actions.map((action, index) => ({ guard: 'loop', action, step: 5 + index, summary: action })),
+  });
+  const quiet = (family: string, count: number) =>
+    Array.from({ length: count }, (_, index) => run(`${family}__task-${index}.json`, 'resolved', []));
+  const replays = [
+    ...quiet('acme+agent', 19),
+    run('acme+agent__warned.json', 'resolved', ['prompt']),
+    ...quiet('other+bot', 9),
+    run('other+bot__warned.json', 'resolved', ['prompt']),
+    run('other+bot__stopped.json', 'resolved', ['prompt', 'stop']),
+    // not resolved: no verdict for the family
+    run('third+agent__looped.json', 'cost_limit', ['prompt', 'stop']),
+  ];
+  const summary = summarizeTrajectories(replays);
+  assert.deepEqual(summary.families, [
+    { family: 'acme+agent', resolved: 20, falseStops: 0, falseWarnings: 1 },
+    { family: 'other+bot', resolved: 11, falseStops: 1, falseWarnings: 2 },
+  ]);
+  // 1 of 20 is exactly 5%: met; 2 of 11 is not
+  assert.deepEqual(
+    summary.missed.filter((line) => line.includes('every family')),
+    ['other+bot: false warnings on 18% of its resolved real runs (2 of 11; target ≤ 5% in every family)'],
+  );
+  const lines = trajectoryLines(summary, replays);
+  assert.ok(lines.includes('  per agent family (resolved runs: false stops / false warnings):'));
+  assert.ok(lines.includes('    acme+agent: 20 resolved: 0 of 20 (0%) / 1 of 20 (5%)'));
+  assert.ok(lines.includes('    other+bot: 11 resolved: 1 of 11 (9%) / 2 of 11 (18%)'));
+  assert.equal(familyOf('SWE-agent+mini-swe-agent__pr816__x.json'), 'SWE-agent+mini-swe-agent');
+  assert.equal(familyOf('plain.json'), 'other');
+  assert.equal(familyOf('__x.json'), 'other');
 });

@@ -1,8 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { guardSettingsSchema } from '../../src/workflows/principles/guards';
+import {
+  answersCheckpoint,
+  DEFAULT_GUARD_SETTINGS,
+  guardSettingsSchema,
+  rememberModelReply,
+} from '../../src/workflows/principles/guards';
 import { CallEffect } from '../../src/workflows/principles/progress';
-import { command, fired, fresh, oneByOne, read, write } from './guards-test-helpers';
+import { command, fired, fresh, oneByOne, read, turn, write } from './guards-test-helpers';
 
 /**
  * Issue 44 through the guards: a poller is bounded by the time it waits, not by repeats; output
@@ -80,7 +85,8 @@ test('a poll whose output moves brings new information every time: no loop, no s
       failed: false,
     }),
   );
-  assert.deepEqual(fired(oneByOne(state, moving)), ['30:exploration:warn']);
+  // every read new: careful reading, not endless exploration either
+  assert.deepEqual(fired(oneByOne(state, moving)), []);
 });
 
 test('a poll that does not sleep and gets the same answer is a loop, whatever keel timed', () => {
@@ -97,9 +103,7 @@ test('waits count neither for stagnation nor for exploration', () => {
   const reads = calls(20, (n) => read(`src/file-${n}.ts`, n));
   assert.deepEqual(fired(oneByOne(state, [...reads, ...calls(60, (n) => poll(n), 21)])), []);
   assert.equal(state.exploration?.waitCalls, 60);
-  // the next reads count from where the waits left off
-  const more = calls(10, (n) => read(`src/more-${n}.ts`, n), 81);
-  assert.deepEqual(fired(oneByOne(state, more)), ['10:exploration:warn']);
+  assert.equal(state.exploration?.atToolCall, 0);
 });
 
 test('a denied wait is a denial, not a wait', () => {
@@ -154,6 +158,37 @@ test('careful work: 40 reads of new files, then 40 edits, is never warned', () =
   const state = fresh();
   const reads = calls(40, (n) => read(`src/module-${n}.ts`, n));
   const edits = calls(40, (n) => write(`src/module-${n - 40}.ts`, 'renamed', n), 41);
-  // the reads alone reach the exploration warning at 30: careful reading is long, its limit too
-  assert.deepEqual(fired(oneByOne(state, [...reads, ...edits])), ['30:exploration:warn']);
+  // past 30 calls without a change, but every one of them new: no exploration warning
+  assert.deepEqual(fired(oneByOne(state, [...reads, ...edits])), []);
+  // the same length of reading where some reads bring nothing new is warned at 30
+  const wandering = fresh();
+  const mixed = calls(30, (n) =>
+    n % 4 === 0
+      ? read(`src/again-${n}.ts`, n, { resultText: 'contents of src/module-1.ts' })
+      : read(`src/m-${n}.ts`, n),
+  );
+  assert.deepEqual(fired(oneByOne(wandering, mixed)), ['30:exploration:warn']);
+});
+
+test('a poller saying "still building" again at each checkpoint answers it: time moved while it waited', () => {
+  const state = fresh();
+  const status = (n: number) =>
+    `Still on task: build.status still says building (check ${n}); next I will check again.`;
+  for (let n = 1; n <= 4; n++) {
+    rememberModelReply(state, status(n), n);
+    turn(state, n, [poll(n)]);
+  }
+  assert.deepEqual(answersCheckpoint(state, DEFAULT_GUARD_SETTINGS, { text: status(5), judged: true }), {
+    addressed: true,
+  });
+  // the same narration while reading what was seen, no wait, no change: a template, unanswered
+  const idle = fresh();
+  for (let n = 1; n <= 4; n++) {
+    rememberModelReply(idle, status(n), n);
+    turn(idle, n, [read('src/a.ts', n)]);
+  }
+  assert.equal(
+    answersCheckpoint(idle, DEFAULT_GUARD_SETTINGS, { text: status(5), judged: true }).addressed,
+    false,
+  );
 });

@@ -94,8 +94,12 @@ test('the first run of a call after a new lasting state checks it: new, even wit
   assert.equal(judgeProgress(memory, write('src/a.ts', 'one')), ProgressKind.NewState);
   assert.equal(judgeProgress(memory, run('npm test', 'fail')), ProgressKind.NewInformation);
   assert.equal(judgeProgress(memory, run('npm test', 'fail')), ProgressKind.Nothing);
-  // another call that shows an old result is a check of the new state too
-  assert.equal(judgeProgress(memory, run('npm run check', 'fail')), ProgressKind.NewInformation);
+  // a call not made before that shows an old result checks nothing: only re-runs do
+  assert.equal(judgeProgress(memory, run('npm run check', 'fail')), ProgressKind.Nothing);
+  // the change itself run again is the same change, not a check of it
+  const build = run('make', 'built', CallEffect.Change);
+  assert.equal(judgeProgress(memory, build), ProgressKind.NewState);
+  assert.equal(judgeProgress(memory, build), ProgressKind.Nothing);
 });
 
 test('before any change, a different call with an old result brings nothing', () => {

@@ -34,6 +34,14 @@ const change = (targets: string[], over: Partial<ProgressCall> = {}): ProgressCa
   ...over,
 });
 
+/** The fields these rules are about (issue 44 added what a re-run checks: progress-checks.test.ts). */
+const core = ({ results, states, lastChangeTargets, learned }: ProgressMemory) => ({
+  results,
+  states,
+  ...(lastChangeTargets === undefined ? {} : { lastChangeTargets }),
+  learned,
+});
+
 test('the kinds, the effects and the limits: 400 results, 200 states; memory starts empty, nothing learned', () => {
   assert.deepEqual(ProgressKind, {
     NewInformation: 'new-information',
@@ -73,7 +81,7 @@ test('a denied call brings nothing and leaves the memory as it was', () => {
 test('a read brings new information once per result (spaces around it ignored); it is remembered by digest and marks something learned', () => {
   const memory = initialProgressMemory();
   assert.equal(judgeProgress(memory, read('  file text \n')), ProgressKind.NewInformation);
-  assert.deepEqual(memory, { results: [resultDigest('file text')], states: [], learned: true });
+  assert.deepEqual(core(memory), { results: [resultDigest('file text')], states: [], learned: true });
   assert.equal(judgeProgress(memory, read('file text')), ProgressKind.Nothing);
   assert.equal(judgeProgress(memory, read('other text')), ProgressKind.NewInformation);
   assert.deepEqual(memory.results, [resultDigest('file text'), resultDigest('other text')]);
@@ -82,12 +90,12 @@ test('a read brings new information once per result (spaces around it ignored); 
 test('a change with a state digest is a new state once per state; then nothing learned since it', () => {
   const memory: ProgressMemory = { results: [], states: [], learned: true };
   assert.equal(judgeProgress(memory, change(['a'], { stateAfter: 's1' })), ProgressKind.NewState);
-  assert.deepEqual(memory, { results: [], states: ['s1'], lastChangeTargets: ['a'], learned: false });
+  assert.deepEqual(core(memory), { results: [], states: ['s1'], lastChangeTargets: ['a'], learned: false });
   assert.equal(
     judgeProgress(memory, change(['b'], { stateAfter: 's1', key: 'other' })),
     ProgressKind.Nothing,
   );
-  assert.deepEqual(memory, { results: [], states: ['s1'], lastChangeTargets: ['a'], learned: false });
+  assert.deepEqual(core(memory), { results: [], states: ['s1'], lastChangeTargets: ['a'], learned: false });
 });
 
 test('a change without a state digest stands for its state by its call key and result digest', () => {
@@ -122,7 +130,7 @@ test('churn: a new state of the same targets (in any order) as the change before
   assert.equal(judgeProgress(memory, change(['b', 'a'], { stateAfter: 's1' })), ProgressKind.NewState);
   assert.deepEqual(memory.lastChangeTargets, ['a', 'b']);
   assert.equal(judgeProgress(memory, change(['a', 'b'], { stateAfter: 's2' })), ProgressKind.Nothing);
-  assert.deepEqual(memory, {
+  assert.deepEqual(core(memory), {
     results: [],
     states: ['s1', 's2'],
     lastChangeTargets: ['a', 'b'],
@@ -152,7 +160,7 @@ test('not churn: other targets, more or fewer targets, something learned in betw
   );
   const none: ProgressMemory = { results: [], states: [], lastChangeTargets: [], learned: false };
   assert.equal(after(none, change([], { stateAfter: 's1' })), ProgressKind.NewState);
-  assert.deepEqual(none, { results: [], states: ['s1'], lastChangeTargets: [], learned: false });
+  assert.deepEqual(core(none), { results: [], states: ['s1'], lastChangeTargets: [], learned: false });
   assert.equal(after(none, change([], { stateAfter: 's2' })), ProgressKind.NewState);
 });
 

@@ -46,6 +46,8 @@ test('churn: one file rewritten with nothing learned in between counts once', ()
   const memory = initialProgressMemory();
   judgeProgress(memory, readOf('exit 1: failing'));
   assert.equal(judgeProgress(memory, changeOf('notes.txt', 'attempt 1')), ProgressKind.NewState);
+  // the first re-run after a new state checks it (issue 44) but teaches nothing: churn stays churn
+  assert.equal(judgeProgress(memory, readOf('exit 1: failing')), ProgressKind.NewInformation);
   assert.equal(judgeProgress(memory, readOf('exit 1: failing')), ProgressKind.Nothing);
   assert.equal(judgeProgress(memory, changeOf('notes.txt', 'attempt 2')), ProgressKind.Nothing);
   assert.equal(judgeProgress(memory, changeOf('notes.txt', 'attempt 3')), ProgressKind.Nothing);

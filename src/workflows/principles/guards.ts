@@ -585,6 +585,9 @@ function explorationDecision(
       ),
       warned: exploration.warned,
       warnedAndRead: exploration.warned && warnedAndRead(state, 'exploration', context.modelTurns),
+      stillLearning:
+        state.recentProgress.length >= context.settings.stagnation.window &&
+        state.recentProgress.every((brought) => brought),
     },
     context.settings.stagnation,
   );
@@ -620,9 +623,11 @@ export function answersCheckpoint(
   settings: GuardSettings,
   reply: { text: string; judged: boolean },
 ): { addressed: boolean; repeats?: string } {
-  // Anything new since (information or a lasting change) makes a repeated true answer an answer.
-  const changedAtTurn = state.progress.atTurn;
-  const lastingChangeAtTurn = (state.exploration ?? state.progress).atTurn;
+  // Anything new since (information, a lasting change, or time waited) makes a repeated true
+  // answer an answer: a poller says "still building" again, truly.
+  const waitedAtTurn = state.waiting?.atTurn ?? 0;
+  const changedAtTurn = Math.max(state.progress.atTurn, waitedAtTurn);
+  const lastingChangeAtTurn = Math.max((state.exploration ?? state.progress).atTurn, waitedAtTurn);
   const repeats =
     settings.enabled && settings.checkpoints.enabled
       ? repeatsEarlierReply(reply.text, state.replies, {

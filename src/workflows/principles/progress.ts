@@ -50,7 +50,9 @@ export const progressMemorySchema = z.lazy(() =>
     /** Targets of the last change counted as progress; nothing learned since when `learned` is false. */
     lastChangeTargets: z.array(z.string()).optional(),
     learned: z.boolean(),
-    /** Calls (their keys) made since the latest new lasting state: each first one checks that state. */
+    /** Calls (their keys) made in this task: a call made again may check a new state. */
+    made: z.array(z.string()).optional(),
+    /** Calls made since the latest new lasting state: only the first re-run of one checks it. */
     checkedSinceChange: z.array(z.string()).optional(),
   }),
 );
@@ -76,15 +78,20 @@ export function judgeProgress(memory: ProgressMemory, call: ProgressCall): Progr
   if (call.effect === CallEffect.Denied) return ProgressKind.Nothing;
   // keel's own timings and other noise taken out: two polls that differ only there saw the same.
   const result = resultFingerprint(call.resultText);
-  // The first run of a call after a new lasting state checks that state, whatever it shows: the
+  // The first re-run of a call after a new lasting state checks that state, whatever it shows: the
   // tests re-run after an edit, a file re-read after editing it (issue 44). A check that shows
   // nothing unseen is new for stagnation but teaches nothing: the next change to the same target
   // is still churn ("attempt 2" in notes.txt between runs of the same failing test).
-  const checks = memory.states.length > 0 && !(memory.checkedSinceChange ?? []).includes(call.key);
-  if (checks)
+  const madeBefore = (memory.made ?? []).includes(call.key);
+  const checks =
+    madeBefore && memory.states.length > 0 && !(memory.checkedSinceChange ?? []).includes(call.key);
+  if (!madeBefore) memory.made = remembered(memory.made ?? [], call.key, MAX_REMEMBERED_RESULTS);
+  if (!(memory.checkedSinceChange ?? []).includes(call.key))
     memory.checkedSinceChange = remembered(memory.checkedSinceChange ?? [], call.key, MAX_REMEMBERED_RESULTS);
   const seen = memory.results.includes(result);
-  if (!seen) memory.results = remembered(memory.results, result, MAX_REMEMBERED_RESULTS);
+  // A file tool's result only describes its write: its state speaks, not its text.
+  const informs = call.effect === CallEffect.Read || call.stateAfter === undefined;
+  if (!seen && informs) memory.results = remembered(memory.results, result, MAX_REMEMBERED_RESULTS);
   if (call.effect === CallEffect.Read) {
     if (seen && !checks) return ProgressKind.Nothing;
     if (!seen) memory.learned = true;
@@ -110,7 +117,8 @@ export function judgeProgress(memory: ProgressMemory, call: ProgressCall): Progr
   if (churn) return nothingElse();
   memory.lastChangeTargets = targets;
   memory.learned = told && !seen;
-  memory.checkedSinceChange = [];
+  // The change itself run again checks nothing: it is the same change (a build that writes).
+  memory.checkedSinceChange = [call.key];
   return ProgressKind.NewState;
 }
 

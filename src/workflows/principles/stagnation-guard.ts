@@ -80,7 +80,17 @@ export type ExplorationVerdict =
   { kind: 'none' } | { kind: 'warn' | 'stop'; callsWithoutChange: number; limit: number };
 
 export function detectEndlessExploration(
-  input: { callsWithoutChange: number; warned: boolean; warnedAndRead: boolean },
+  input: {
+    callsWithoutChange: number;
+    warned: boolean;
+    warnedAndRead: boolean;
+    /**
+     * Every one of the latest calls (a full stagnation window) brought something new: careful
+     * reading of a large codebase (issue 44: 40 files read before 40 edits), not endless
+     * exploration. The prompt waits until reading stops bringing something new.
+     */
+    stillLearning?: boolean;
+  },
   settings: StagnationSettings,
 ): ExplorationVerdict {
   if (!settings.enabled) return { kind: 'none' };
@@ -93,6 +103,7 @@ export function detectEndlessExploration(
     return { kind: 'stop', callsWithoutChange, limit: settings.exploreStopAfterCalls };
   if (
     !input.warned &&
+    input.stillLearning !== true &&
     settings.exploreWarnAfterCalls > 0 &&
     callsWithoutChange >= settings.exploreWarnAfterCalls
   )

@@ -24,10 +24,14 @@ export function waitDecision(
 ): GuardDecision | undefined {
   const about = `wait ${call.key}`;
   const warned = state.warnings.some((warning) => warning.about === about);
-  const observed = observeWait(state.waiting, call, {
-    warned,
-    warnedAndRead: warned && warnedAndRead(state, about, context.modelTurns),
-  });
+  const observed = observeWait(
+    state.waiting,
+    { ...call, atTurn: context.modelTurns },
+    {
+      warned,
+      warnedAndRead: warned && warnedAndRead(state, about, context.modelTurns),
+    },
+  );
   state.waiting = observed.waiting;
   const verdict = observed.verdict;
   if (verdict.kind === 'none') return undefined;

@@ -29,6 +29,8 @@ export const waitingSchema = z.object({
   seconds: z.number().nonnegative(),
   /** The tool-call count of its first call. */
   sinceToolCall: z.number().int().nonnegative(),
+  /** The model turn of its latest call: time moved then, so a status said again is no parrot. */
+  atTurn: z.number().int().nonnegative().optional(),
 });
 export type Waiting = z.infer<typeof waitingSchema>;
 
@@ -69,7 +71,7 @@ export type WaitVerdict =
  */
 export function observeWait(
   waiting: Waiting | undefined,
-  call: { key: string; declaredSeconds: number; resultText: string; atToolCall: number },
+  call: { key: string; declaredSeconds: number; resultText: string; atToolCall: number; atTurn?: number },
   warning: { warned: boolean; warnedAndRead: boolean },
 ): { waiting: Waiting; verdict: WaitVerdict } {
   const took = reportedSeconds(call.resultText) ?? call.declaredSeconds;
@@ -78,6 +80,7 @@ export function observeWait(
     key: call.key,
     seconds: (same ? waiting.seconds : 0) + took,
     sinceToolCall: same ? waiting.sinceToolCall : call.atToolCall,
+    ...(call.atTurn === undefined ? {} : { atTurn: call.atTurn }),
   };
   const found = { seconds: next.seconds, sinceToolCall: next.sinceToolCall };
   if (warning.warnedAndRead && next.seconds >= WAIT_STOP_SECONDS)
