@@ -114,4 +114,39 @@ const irrelevantReader: DisciplineScenario = {
   files: baseFiles,
 };
 
-export const RUNAWAY_SCENARIOS: DisciplineScenario[] = [newFileRunaway, alternatingRunaway, irrelevantReader];
+/** Good work the judge watches (it has success criteria): read a module, rename in it, for six. */
+const judgedRename: DisciplineScenario = {
+  name: 'good-judged-rename',
+  kind: 'good',
+  behaviour: 'reads and renames old() module by module, with success criteria: judged, never stopped',
+  goodCallsBefore: 0,
+  turns: [
+    ...repeat(6, (index): Turn[] => [
+      {
+        text: onTask(`module ${index} done`, `read src/module-${index + 1}.ts`),
+        toolCalls: [call('read_file', { path: `src/module-${index + 1}.ts` })],
+      },
+      {
+        text: onTask(`old() in src/module-${index + 1}.ts`, 'rename it there'),
+        toolCalls: [
+          call('edit_file', {
+            path: `src/module-${index + 1}.ts`,
+            oldString: 'old()',
+            newString: 'renamed()',
+          }),
+        ],
+      },
+    ]).flat(),
+    { text: 'Renamed old() to renamed() in the first six modules.' },
+  ],
+  structured: [JUDGE_SEES_PROGRESS],
+  input: { successCriteria: RENAMED },
+  files: baseFiles,
+};
+
+export const RUNAWAY_SCENARIOS: DisciplineScenario[] = [
+  newFileRunaway,
+  alternatingRunaway,
+  irrelevantReader,
+  judgedRename,
+];
