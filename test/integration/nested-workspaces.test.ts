@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { goalStatus } from '../../src/client/goal-client';
 import { FailureType } from '../../src/workflows/common/failure-types';
@@ -63,15 +64,37 @@ async function waiting(handle: WorkflowHandle): Promise<void> {
   await eventually(async () => (await goalStatus(handle)).pendingApprovals.length === 1 || undefined, 60_000);
 }
 
+/** The failure a goal ended with (undefined when it completed), checked to be keel's own. */
 async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure | undefined> {
-  const error = await handle.result().then(
-    () => undefined,
-    (failure: unknown) => failure,
-  );
+  const error = await endingOf(handle);
   if (error === undefined) return undefined;
   assert.ok(error instanceof WorkflowFailedError);
   assert.ok(error.cause instanceof ApplicationFailure);
   return error.cause;
+}
+
+/** How a goal ended: undefined when it completed, else its error; never rejects. */
+function endingOf(handle: WorkflowHandle): Promise<unknown> {
+  return handle.result().then(
+    () => undefined,
+    (failure: unknown) => failure ?? new Error('failed'),
+  );
+}
+
+/** Whether a goal was refused at its start or reached its approval wait; nothing polls afterwards. */
+async function refusedOrWaiting(handle: WorkflowHandle): Promise<ApplicationFailure | 'waiting'> {
+  const ending = endingOf(handle);
+  for (;;) {
+    const ended = await Promise.race([ending, sleep(250).then(() => 'still running' as const)]);
+    if (ended !== 'still running') {
+      assert.ok(
+        ended instanceof WorkflowFailedError && ended.cause instanceof ApplicationFailure,
+        String(ended),
+      );
+      return ended.cause;
+    }
+    if ((await goalStatus(handle)).pendingApprovals.length === 1) return 'waiting';
+  }
 }
 
 function keel(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -157,12 +180,7 @@ test('two goals started at once in nested workspaces: exactly one runs', { timeo
       start('NEST-WAITS: race outer', path.join(base, 'nest'), 'race-outer'),
       start('NEST-WAITS: race inner', path.join(base, 'nest', 'sub'), 'race-inner'),
     ]);
-    const outcomes = await Promise.all(
-      handles.map(async (handle) => {
-        const ended = await Promise.race([failureOf(handle), waiting(handle).then(() => 'waiting' as const)]);
-        return ended;
-      }),
-    );
+    const outcomes = await Promise.all(handles.map(refusedOrWaiting));
     const refused = outcomes.filter((outcome) => outcome instanceof ApplicationFailure);
     assert.equal(refused.length, 1, `one refused: ${outcomes.map(String).join(' | ')}`);
     assert.equal((refused[0] as ApplicationFailure).type, FailureType.WorkspaceNested);
