@@ -28,6 +28,10 @@ export const Category = {
   ApprovalPaths: 'approval-paths',
   /** Held layers whose change list is longer than a list names (long-change-list-cases.ts, issue 43). */
   LongChangeLists: 'long-change-lists',
+  /** A network-granted command reaching this host's own services (confinement-cases.ts, issue 43). */
+  Network: 'network',
+  /** Commands past small memory, process, file and layer limits (confinement-cases.ts, issue 43). */
+  Resources: 'resources',
 } as const;
 export type Category = (typeof Category)[keyof typeof Category];
 export const CATEGORIES: readonly Category[] = Object.values(Category);

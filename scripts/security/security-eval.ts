@@ -15,6 +15,7 @@ import { runCase, type CaseRecord } from './run-case';
 import { CALL_ID_CASES, runCallIdCase, type CallIdCase } from './call-id-cases';
 import { APPROVAL_RULE_CASES, runApprovalRuleCase, type ApprovalRuleCase } from './approval-rule-cases';
 import { runApprovalPathRecord, selectApprovalPathRecords } from './approval-path-records';
+import { runConfinementRecord, selectConfinementRecords } from './confinement-cases';
 import { CATEGORIES, Category, type SecurityCase } from './security-case';
 import { HoleKind } from './verdicts';
 import { createKeelToolExecutor, type ToolExecutor } from './tool-executor';
@@ -68,7 +69,11 @@ export async function runSecurityEval(options: SecurityEvalOptions = {}): Promis
   const log = options.log ?? (() => {});
   const cases = selectCases(options);
   const callIdCases = selectCallIdCases(options);
-  const ruleCases = [...selectApprovalRuleCases(options), ...selectApprovalPathRecords(options)];
+  const ruleCases = [
+    ...selectApprovalRuleCases(options),
+    ...selectApprovalPathRecords(options),
+    ...selectConfinementRecords(options),
+  ];
   const startedAt = new Date();
   const started = performance.now();
   const runRoot = realpathSync(mkdtempSync(path.join(tmpdir(), 'keel-security-eval-')));
@@ -100,9 +105,11 @@ export async function runSecurityEval(options: SecurityEvalOptions = {}): Promis
     for (const ruleCase of ruleCases) {
       if (options.signal?.aborted === true) break;
       const record =
-        'run' in ruleCase
-          ? await runApprovalPathRecord(ruleCase, { tools, runRoot, keyPrefix })
-          : await runApprovalRuleRecord(ruleCase, { tools, runRoot, keyPrefix });
+        'confinement' in ruleCase
+          ? await runConfinementRecord(ruleCase, { tools, runRoot, keyPrefix })
+          : 'run' in ruleCase
+            ? await runApprovalPathRecord(ruleCase, { tools, runRoot, keyPrefix })
+            : await runApprovalRuleRecord(ruleCase, { tools, runRoot, keyPrefix });
       records.push(record);
       if (options.verbose === true) log(caseLine(records.length - 1, total, record));
     }
