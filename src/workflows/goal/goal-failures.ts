@@ -181,3 +181,12 @@ export function formatWait(ms: number): string {
   ];
   return parts.filter((part) => part !== '').join(' ');
 }
+
+/**
+ * The host's answer claimed the workspace for this goal, or refused it because it nests with a
+ * running goal's: a start, a rebind and a carry are held to the same rule.
+ */
+export function refuseNested(probe: { refusal?: string } | undefined): void {
+  if (probe?.refusal !== undefined)
+    throw ApplicationFailure.nonRetryable(probe.refusal, FailureType.WorkspaceNested);
+}

@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { ActivityProxies } from './activity-proxies';
-import { describeFailure } from './goal-failures';
+import { describeFailure, refuseNested } from './goal-failures';
 import { waitForHost } from './goal-host-liveness';
 import { GoalPhase, type GoalState } from './goal-state';
 import type { GoalVisibility } from './goal-visibility';
@@ -119,9 +119,7 @@ export class GoalHost {
       throw ApplicationFailure.nonRetryable(choice.message, FailureType[choice.type]);
     }
     const probe = answers.find((answer) => answer.hostId === choice.hostId)?.probe;
-    // The host's answer claimed the workspace for this goal, or refused it: nested workspaces.
-    if (probe?.refusal !== undefined)
-      throw ApplicationFailure.nonRetryable(probe.refusal, FailureType.WorkspaceNested);
+    refuseNested(probe);
     if (choice.kind === 'clone') await this.recreateOn(choice.hostId, config.workspace);
     this.state.host = {
       ...this.binding(choice.hostId, choice.kind === 'clone' ? 'cloned' : choice.via),
@@ -224,6 +222,7 @@ export class GoalHost {
       const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS, relative);
       const source = this.state.config.workspaceSource;
       if (answer.probe === undefined) throw noAnswerFailure(answer, this.queueOf(hostId));
+      refuseNested(answer.probe);
       let via: HostBinding['via'] = 'rebound';
       const there = answer.probe.workspace ?? this.state.config.workspace;
       if (answer.probe.state === WorkspaceProbeState.Missing && source !== undefined) {
@@ -256,6 +255,7 @@ export class GoalHost {
     const from = this.state.host as HostBinding;
     const answer = await this.ask(hostId, BIND_QUESTION_TIMEOUT_MS, from.relative);
     if (answer.probe === undefined) throw noAnswerFailure(answer, this.queueOf(hostId));
+    refuseNested(answer.probe);
     const there = answer.probe.workspace ?? this.state.config.workspace;
     if (answer.probe.state !== WorkspaceProbeState.Missing) {
       throw ApplicationFailure.nonRetryable(
