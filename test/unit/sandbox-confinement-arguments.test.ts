@@ -71,7 +71,8 @@ test('ulimit gets memory in KiB, file size in 1 KiB blocks, processes and open f
   };
   assert.deepEqual(ulimitArguments(limits), [String(256 * 1024), '5', '9', '10']);
   assert.equal(enforcedFileSizeBytes(limits), 5 * 1024);
-  assert.match(CONFINE_SCRIPT, /^ulimit -v "\$1" -f "\$2" -u "\$3" -n "\$4" \|\| exit 125; shift 4;/);
+  assert.match(CONFINE_SCRIPT, /ulimit -v "\$1" -f "\$2" -u "\$3" -n "\$4" \|\| exit 125; shift 5;/);
+  assert.match(CONFINE_SCRIPT, /^if \[ -n "\$5" \]; then echo \$\$ > "\$5\/cgroup.procs" \|\| exit 125; fi;/);
 });
 
 test('the network launcher is fixed text; tools and blocked addresses are its arguments', () => {
@@ -117,7 +118,9 @@ test('confinement: without network no namespace launcher; limits set and descrip
     CONFINE_SCRIPT,
     'keel-confine',
     ...ulimitArguments(DEFAULT_RESOURCE_LIMITS),
+    '',
   ]);
+  assert.deepEqual(confinementPrefix(STATUS, false, '/cg/call-1'), [...plain.slice(0, -1), '/cg/call-1']);
   const networked = confinementPrefix(STATUS, true);
   assert.deepEqual(networked, [
     ...isolatedNetworkLauncher({ isolation: ISOLATION, blockedAddresses: hostAddresses() }),

@@ -132,9 +132,9 @@ test('network granted where this worker cannot isolate it: NetworkIsolationUnava
   assert.deepEqual(readdirSync(workspace), []);
 });
 
-/** What a process the command starts holds (the shell itself holds descriptors of its own while it redirects). */
+/** What a process the command started holds once it runs (not the shell, which holds descriptors of its own while it redirects, nor a child still between fork and exec). */
 const LIST_DESCRIPTORS =
-  'sleep 5 & ls /proc/$!/fd > /tmp/descriptors; kill $!; tr "\\n" " " < /tmp/descriptors';
+  'sleep 5 & sleep 0.3; ls /proc/$!/fd > /tmp/descriptors; kill $!; tr "\\n" " " < /tmp/descriptors';
 
 test('inside the sandbox only stdin, stdout and stderr are open, even when the worker inherited more', async () => {
   const workspace = makeWorkspace('keel-confine-');
@@ -221,4 +221,24 @@ test('a layer of more bytes than allowed is discarded whole; one within both lim
   );
   assert.equal(within.ok, true, within.content);
   assert.deepEqual(readdirSync(workspace), ['part.bin']);
+});
+
+test('more processes than the limit cannot start, root or not (a pids cgroup per call), and the cgroup goes after', async () => {
+  const status = sandboxStatus();
+  assert.ok(
+    status.mode === 'bubblewrap' && status.processCgroup !== undefined,
+    'this host lets keel make pids cgroups',
+  );
+  const command =
+    'for i in $(seq 120); do (echo x >> /tmp/started; sleep 2) & done 2>/dev/null; sleep 1; wc -l < /tmp/started';
+  const straight = await sandboxed(command, false);
+  assert.ok(Number(straight.stdout.toString().trim()) < 77, straight.output);
+  const layered = await runCommand({ command, changesFiles: true }, mutating(makeWorkspace('keel-confine-')));
+  // The shell may not even fork its last `wc` (exit 2, "Cannot fork"): either way, far fewer than 120.
+  const started = Number(/--- stdout ---\n(\d+)/.exec(layered.content)?.[1] ?? 0);
+  assert.ok(started < 77, layered.content);
+  assert.deepEqual(
+    readdirSync(status.processCgroup).filter((name) => name.startsWith('call-')),
+    [],
+  );
 });

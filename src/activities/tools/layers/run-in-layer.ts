@@ -3,6 +3,7 @@ import { bubblewrapArguments, SANDBOX_HOME } from '../sandbox/bubblewrap-argumen
 import { confinementPrefix } from '../sandbox/confinement';
 import { layerLauncher } from '../sandbox/layer-launcher';
 import { enforcedFileSizeBytes, FILE_SIZE_EXCEEDED_EXIT } from '../sandbox/resource-limits';
+import { withProcessCgroup } from '../sandbox/process-cgroup';
 import { sandboxStatus } from '../sandbox/sandbox-status';
 import { layerOversize } from './layer-size';
 import { captureLayer, type CapturedLayer } from './layer-capture';
@@ -42,10 +43,24 @@ export async function runInLayer(options: {
   heartbeat: () => void;
   heartbeatIntervalMilliseconds: number;
 }): Promise<LayeredRun> {
-  const { layer, workspace } = options;
   // Before the layer is made: a call granted network this worker cannot isolate fails, typed.
   const status = sandboxStatus();
-  const confinement = status.mode === 'bubblewrap' ? confinementPrefix(status, options.network) : [];
+  if (status.mode === 'bubblewrap') confinementPrefix(status, options.network);
+  const confined = status.mode === 'bubblewrap' ? status : undefined;
+  return withProcessCgroup(confined?.processCgroup, confined?.limits.processes ?? 0, (cgroup) =>
+    runWithConfinement(
+      options,
+      confined === undefined ? [] : confinementPrefix(confined, options.network, cgroup),
+    ),
+  );
+}
+
+async function runWithConfinement(
+  options: Parameters<typeof runInLayer>[0],
+  confinement: readonly string[],
+): Promise<LayeredRun> {
+  const { layer, workspace } = options;
+  const status = sandboxStatus();
   await layer.prepare();
   const directories = layer.directories;
   const bwrap = [

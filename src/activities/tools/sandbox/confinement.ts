@@ -3,14 +3,15 @@ import { ulimitArguments } from './resource-limits';
 import type { SandboxStatus } from './sandbox-status';
 
 /**
- * Sets the resource limits ("$1" … "$4", resource-limits.ts), closes every descriptor but stdin,
+ * Moves itself into the call's pids cgroup ("$5", when there is one: process-cgroup.ts), sets
+ * the resource limits ("$1" … "$4", resource-limits.ts), closes every descriptor but stdin,
  * stdout and stderr, then runs "$@". The worker may have inherited open descriptors (a pipe from
  * whoever started it) that Node passes on to every child and bwrap to the command; a command must
  * not write into them. One bash for both, so a call pays for one more exec, not two; bash, not
  * sh: dash can neither close a descriptor above 9 nor set several limits at once. Fixed text.
  */
 export const CONFINE_SCRIPT =
-  'ulimit -v "$1" -f "$2" -u "$3" -n "$4" || exit 125; shift 4; for descriptor in /proc/self/fd/*; do descriptor=${descriptor##*/}; if [ "$descriptor" -gt 2 ]; then exec {descriptor}>&-; fi; done 2>/dev/null; exec "$@"';
+  'if [ -n "$5" ]; then echo $$ > "$5/cgroup.procs" || exit 125; fi; ulimit -v "$1" -f "$2" -u "$3" -n "$4" || exit 125; shift 5; for descriptor in /proc/self/fd/*; do descriptor=${descriptor##*/}; if [ "$descriptor" -gt 2 ]; then exec {descriptor}>&-; fi; done 2>/dev/null; exec "$@"';
 
 /**
  * What runs before bwrap: with network, a namespace of its own (network-isolation.ts; the call
@@ -20,6 +21,8 @@ export const CONFINE_SCRIPT =
 export function confinementPrefix(
   status: Extract<SandboxStatus, { mode: 'bubblewrap' }>,
   network: boolean,
+  /** The call's pids cgroup (process-cgroup.ts), if this worker can make one. */
+  cgroup?: string,
 ): string[] {
   return [
     ...(network
@@ -30,5 +33,6 @@ export function confinementPrefix(
     CONFINE_SCRIPT,
     'keel-confine',
     ...ulimitArguments(status.limits),
+    cgroup ?? '',
   ];
 }

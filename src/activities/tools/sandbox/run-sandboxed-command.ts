@@ -1,6 +1,7 @@
 import { runShellProcess, type ShellProcessResult } from '../shell-process';
 import { bubblewrapArguments, SANDBOX_HOME, type WorkspaceAccess } from './bubblewrap-arguments';
 import { confinementPrefix } from './confinement';
+import { withProcessCgroup } from './process-cgroup';
 import { sandboxStatus, type SandboxStatus } from './sandbox-status';
 
 const DEFAULT_OUTPUT_LIMIT_PER_STREAM = 10_000;
@@ -57,29 +58,36 @@ export interface SandboxedCommandResult extends ShellProcessResult {
 export async function runSandboxedCommand(options: SandboxedCommandOptions): Promise<SandboxedCommandResult> {
   const status = options.status ?? sandboxStatus();
   const confined = status.mode === 'bubblewrap';
-  const launcher = confined
-    ? [
-        ...confinementPrefix(status, options.network ?? false),
-        status.executable,
-        ...bubblewrapArguments({
-          workspace: options.workspace,
-          network: options.network ?? false,
-          access: options.workspaceAccess ?? 'read-write',
-        }),
-      ]
-    : ['/bin/sh', '-c', WATCHDOG, 'keel-watchdog'];
-  const result = await runShellProcess({
-    command: options.command,
-    launcher,
-    holdStdinOpen: !confined,
-    cwd: options.workspace,
-    // Inside the sandbox the real home does not exist; dotfiles go to the private /tmp.
-    environment: confined ? { ...options.env, HOME: SANDBOX_HOME } : options.env,
-    timeoutMilliseconds: options.timeoutMs,
-    outputLimitPerStream: options.outputLimitPerStream ?? DEFAULT_OUTPUT_LIMIT_PER_STREAM,
-    signal: options.signal ?? new AbortController().signal,
-    heartbeat: options.heartbeat ?? (() => {}),
-    heartbeatIntervalMilliseconds: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MILLISECONDS,
-  });
+  const launcherIn = (cgroup: string | undefined) =>
+    confined
+      ? [
+          ...confinementPrefix(status, options.network ?? false, cgroup),
+          status.executable,
+          ...bubblewrapArguments({
+            workspace: options.workspace,
+            network: options.network ?? false,
+            access: options.workspaceAccess ?? 'read-write',
+          }),
+        ]
+      : ['/bin/sh', '-c', WATCHDOG, 'keel-watchdog'];
+  if (confined) launcherIn(undefined); // a call granted network this worker cannot isolate fails before anything is made
+  const result = await withProcessCgroup(
+    confined ? status.processCgroup : undefined,
+    confined ? status.limits.processes : 0,
+    (cgroup) =>
+      runShellProcess({
+        command: options.command,
+        launcher: launcherIn(cgroup),
+        holdStdinOpen: !confined,
+        cwd: options.workspace,
+        // Inside the sandbox the real home does not exist; dotfiles go to the private /tmp.
+        environment: confined ? { ...options.env, HOME: SANDBOX_HOME } : options.env,
+        timeoutMilliseconds: options.timeoutMs,
+        outputLimitPerStream: options.outputLimitPerStream ?? DEFAULT_OUTPUT_LIMIT_PER_STREAM,
+        signal: options.signal ?? new AbortController().signal,
+        heartbeat: options.heartbeat ?? (() => {}),
+        heartbeatIntervalMilliseconds: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MILLISECONDS,
+      }),
+  );
   return { ...result, sandbox: status.mode };
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { bubblewrapArguments } from './bubblewrap-arguments';
 import { layerLauncher } from './layer-launcher';
 import type { NetworkIsolation } from './network-isolation';
+import { probeProcessCgroup } from './process-cgroup';
 import { resourceLimitsFromEnv, type ResourceLimits } from './resource-limits';
 
 /** Whether this worker can run a command on a copy-on-write layer (see ../layers/). */
@@ -22,6 +23,8 @@ export type SandboxStatus =
       readonly network: NetworkIsolation;
       /** What each command may take (rlimits, see resource-limits.ts). */
       readonly limits: ResourceLimits;
+      /** Where each call gets a pids cgroup (process-cgroup.ts); undefined: RLIMIT_NPROC alone. */
+      readonly processCgroup?: string;
     }
   | { readonly mode: 'unconfined'; readonly reason: string };
 
@@ -78,6 +81,7 @@ function probeSandbox(env: NodeJS.ProcessEnv): SandboxStatus {
       layers: probeLayers(env, executable, workspace),
       network: findNetworkIsolation(env),
       limits: resourceLimitsFromEnv(env),
+      ...withDefined('processCgroup', env.KEEL_PROCESS_CGROUP === 'off' ? undefined : probeProcessCgroup()),
     };
   } finally {
     removeNow(workspace);
@@ -134,6 +138,10 @@ function probeLayers(env: NodeJS.ProcessEnv, executable: string, workspace: stri
     available: false,
     reason: `an overlay in a user namespace could not be mounted${detail === '' ? '' : `: ${detail}`}`,
   };
+}
+
+function withDefined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
 /** unshare, slirp4netns and ip, looked for on PATH and in the sbin directories PATH may lack. */
