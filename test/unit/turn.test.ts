@@ -145,14 +145,16 @@ test('a denial or a timeout comes back with alternatives that need no approval',
   assert.match(denied, /^Not run: denied by ann\. Reason: not today/);
   assert.match(denied, /Candidate next actions:/);
   assert.match(denied, /read-only calls \(list_dir, read_file, search\)/);
-  assert.match(denied, /write_file or edit_file/);
+  // A denial is no failure to work around: the refused change is not suggested through other tools.
+  assert.doesNotMatch(denied, /write_file|edit_file/);
+  assert.match(denied, /another tool or a script is the same request/);
   const timedOut = denialText(
     { approved: false, approver: 'keel', reason: 'approval timed out', decidedAt: '', via: 'timeout' },
     { reversibility: 'mutating', toolName: 'run_command' },
     builtins,
   );
   assert.match(timedOut, /^Not run: approval timed out\./);
-  assert.match(timedOut, /Describe the exact change/);
+  assert.match(timedOut, /Explain in your answer what this step would do/);
   for (const text of [denied, timedOut]) assert.equal(text.match(/^\d\. /gm)?.length, 3);
 });
 
