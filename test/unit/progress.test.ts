@@ -44,13 +44,23 @@ test('a change to a state the task has not seen is progress; back to an earlier 
 
 test('churn: one file rewritten with nothing learned in between counts once', () => {
   const memory = initialProgressMemory();
+  const notes = (resultText: string) => ({
+    ...readOf(resultText),
+    key: 'read_file {"path":"notes.txt"}',
+    targets: ['notes.txt'],
+  });
   judgeProgress(memory, readOf('exit 1: failing'));
+  judgeProgress(memory, notes('no notes yet'));
   assert.equal(judgeProgress(memory, changeOf('notes.txt', 'attempt 1')), ProgressKind.NewState);
-  // the first re-run after a new state checks it (issue 44) but teaches nothing: churn stays churn
-  assert.equal(judgeProgress(memory, readOf('exit 1: failing')), ProgressKind.NewInformation);
+  // a re-read of another path checks nothing of the change (fake progress: notes rewritten between
+  // the same reads), and teaches nothing: churn stays churn
+  assert.equal(judgeProgress(memory, readOf('exit 1: failing')), ProgressKind.Nothing);
   assert.equal(judgeProgress(memory, readOf('exit 1: failing')), ProgressKind.Nothing);
   assert.equal(judgeProgress(memory, changeOf('notes.txt', 'attempt 2')), ProgressKind.Nothing);
   assert.equal(judgeProgress(memory, changeOf('notes.txt', 'attempt 3')), ProgressKind.Nothing);
+  // a re-read of the rewritten file itself checks it, once (issue 44: a file re-read after editing it)
+  assert.equal(judgeProgress(memory, notes('exit 1: failing')), ProgressKind.NewInformation);
+  assert.equal(judgeProgress(memory, notes('exit 1: failing')), ProgressKind.Nothing);
   // another file is another state of the task
   assert.equal(judgeProgress(memory, changeOf('src/fix.ts', 'the fix')), ProgressKind.NewState);
   // learning something between two changes of one file makes the second count

@@ -82,9 +82,15 @@ export function judgeProgress(memory: ProgressMemory, call: ProgressCall): Progr
   // tests re-run after an edit, a file re-read after editing it (issue 44). A check that shows
   // nothing unseen is new for stagnation but teaches nothing: the next change to the same target
   // is still churn ("attempt 2" in notes.txt between runs of the same failing test).
+  // A call that names paths checks only a change to one of them: re-reading notes.md after
+  // rewriting attempts.txt checks nothing, or any file rewritten between the same reads would pass
+  // for progress (fake progress). A call that names none (the tests) checks any change.
   const madeBefore = (memory.made ?? []).includes(call.key);
   const checks =
-    madeBefore && memory.states.length > 0 && !(memory.checkedSinceChange ?? []).includes(call.key);
+    madeBefore &&
+    memory.states.length > 0 &&
+    !(memory.checkedSinceChange ?? []).includes(call.key) &&
+    (call.targets.length === 0 || targetsOverlap(call.targets, memory.lastChangeTargets ?? []));
   if (!madeBefore) memory.made = remembered(memory.made ?? [], call.key, MAX_REMEMBERED_RESULTS);
   if (!(memory.checkedSinceChange ?? []).includes(call.key))
     memory.checkedSinceChange = remembered(memory.checkedSinceChange ?? [], call.key, MAX_REMEMBERED_RESULTS);
@@ -124,6 +130,13 @@ export function judgeProgress(memory: ProgressMemory, call: ProgressCall): Progr
 
 function remembered(list: readonly string[], item: string, max: number): string[] {
   return [...list, item].slice(-max);
+}
+
+/** The same path, or one inside the other (`src` and `src/a.ts`). */
+function targetsOverlap(a: readonly string[], b: readonly string[]): boolean {
+  const within = (inner: string, outer: string) =>
+    inner === outer || inner.startsWith(`${outer.replace(/\/$/, '')}/`);
+  return a.some((one) => b.some((other) => within(one, other) || within(other, one)));
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
