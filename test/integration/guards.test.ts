@@ -218,8 +218,11 @@ test('repeater: the same successful read is stopped at the 5th call', async () =
 });
 
 test('repeater with planning on: the loop fails the step and the plan backtracks instead of stopping', async () => {
+  // Checkpoints off: unanswered, they would hold calls back before the second stop; what is under
+  // test is the loop guard across attempts.
   const { result, ledger } = await run('GOAL-REPEATER', workspace(), {
     planning: { enabled: true, maxBacktrackAttempts: 2 },
+    guards: { checkpoints: { enabled: false } },
   });
   const kinds = ledger.map((event) => event.kind);
   const firstStop = kinds.indexOf('guard.stopped');
@@ -229,9 +232,15 @@ test('repeater with planning on: the loop fails the step and the plan backtracks
   assert.ok(kinds.slice(firstStop).includes('plan.backtracked'), kinds.join(' '));
   assert.equal(ledger[firstStop]?.data.action, 'fail-step');
   // the new attempt starts a fresh window: the next stop comes 5 calls later, and no attempt is left
-  assert.equal(kinds.filter((kind) => kind === 'guard.stopped').length, 2);
+  assert.equal(
+    kinds.filter((kind) => kind === 'guard.stopped').length,
+    2,
+    JSON.stringify(guardEvents(ledger).map((e) => e.data)),
+  );
   assert.equal(result.status, 'failed');
-  assert.equal(result.counters.toolCalls, 10);
+  // The first read completes the plan's first step, which starts the loop's window afresh (a
+  // completed step is progress): the first stop comes at the 6th call, the second 5 calls later.
+  assert.equal(result.counters.toolCalls, 11);
 });
 
 test('a good long task of the same length: distinct reads and edits, no guard decision at all', async () => {
