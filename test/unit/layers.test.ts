@@ -17,6 +17,7 @@ import { sandboxStatus } from '../../src/activities/tools/sandbox/sandbox-status
 import {
   applyHeldLayer,
   discardHeldLayer,
+  privilegeNote,
   runLayeredCommand,
 } from '../../src/activities/tools/layers/layered-command';
 import { CallLayer } from '../../src/activities/tools/layers/layer-record';
@@ -98,6 +99,32 @@ test("a mutating call's effects come from its layer, exactly, and reach the work
       'an applied layer keeps only its record',
     );
   }
+});
+
+test('chmod 4755 on a layer: the helper arrives without its setuid bit, and the result says so', async () => {
+  const workspace = makeWorkspace();
+  const outcome = await runCommand(
+    { command: 'printf "#!/bin/sh\\n" > helper && chmod 4755 helper' },
+    unapproved(workspace),
+  );
+  assert.equal(outcome.ok, true, outcome.content);
+  assert.equal(lstatSync(path.join(workspace, 'helper')).mode & 0o7777, 0o755);
+  assert.match(
+    outcome.content,
+    /A call grants no privileges, so keel took them off what it changed: setuid bit removed from helper\./,
+  );
+});
+
+test('privilege notes: none add nothing; past ten the rest are counted', () => {
+  assert.equal(privilegeNote([]), '');
+  const notes = Array.from({ length: 12 }, (_, index) => `setuid bit removed from f${index}`);
+  const note = privilegeNote(notes);
+  assert.match(note, /: setuid bit removed from f0; .*setuid bit removed from f9; and 2 more\.$/);
+  assert.doesNotMatch(note, /f10/);
+  assert.equal(
+    privilegeNote(notes.slice(0, 10)),
+    `A call grants no privileges, so keel took them off what it changed: ${notes.slice(0, 10).join('; ')}.`,
+  );
 });
 
 test('a deletion no human approved is held: nothing reaches the workspace until approval, then exactly it', async () => {

@@ -67,7 +67,11 @@ export async function runLayeredCommand(
       };
     }
     const capture = run.capture;
-    const applied = await options.outcomeOf(run.result, capture.effects, '');
+    const applied = await options.outcomeOf(
+      run.result,
+      capture.effects,
+      privilegeNote(capture.privilegeNotes),
+    );
     if (!options.approved && capture.refusals.length > 0) {
       const held = escalation({
         content: [
@@ -190,6 +194,19 @@ function lostLayer(): ToolOutcome {
     candidates: ['Look at the workspace as it is now, then run the command again'],
   });
 }
+
+/**
+ * A layer never grants privileges (layer-capture.ts strips setuid, setgid and sticky bits and
+ * foreign owners): the model is told, or it would believe the helper it made setuid is.
+ */
+export function privilegeNote(notes: readonly string[]): string {
+  if (notes.length === 0) return '';
+  const shown = notes.slice(0, PRIVILEGE_NOTES_SHOWN);
+  const more = notes.length - shown.length;
+  return `A call grants no privileges, so keel took them off what it changed: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`;
+}
+
+const PRIVILEGE_NOTES_SHOWN = 10;
 
 /** Whatever the command's exit, a call whose layer went over a limit failed: nothing of it applies. */
 function overLimitFailure(outcome: ToolOutcome): ToolOutcome {
