@@ -66,6 +66,10 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
 
 export { tempDirectory };
 
+// Hosts without workspace roots keep their registry of running goals' workspaces here, not in
+// /tmp for good; worker processes a test starts inherit it, so replicas still share one registry.
+process.env.KEEL_STATE_DIRECTORY ??= tempDirectory('keel-state-');
+
 export interface Harness {
   client: Client;
   scripted: ScriptedMessagesServer;

@@ -37,12 +37,15 @@ const PRUNE_ABOVE = 64;
  *
  * Nothing removes a claim when its goal ends (a terminated goal runs no code): a claim stands in
  * the way only while its goal's workflow still runs with this host, which is asked of Temporal
- * before a start is refused. A host without roots keeps its registry in the temporary directory.
+ * before a start is refused. A host without roots keeps its registry in KEEL_STATE_DIRECTORY, or
+ * else the temporary directory.
  */
 export function registryDirectory(hostId: string, workspaceRoots: readonly string[]): string {
   const root = workspaceRoots[0];
   if (root !== undefined) return path.join(path.resolve(root), STATE_DIRECTORY_NAME);
-  return path.join(tmpdir(), `keel-workspace-claims-${encodeURIComponent(hostId)}`);
+  // KEEL_STATE_DIRECTORY: where a host without roots keeps it instead (its tests: a folder they remove).
+  const base = process.env.KEEL_STATE_DIRECTORY?.trim() || tmpdir();
+  return path.join(base, `keel-workspace-claims-${encodeURIComponent(hostId)}`);
 }
 
 /** The claim of a workspace as given: its real path, and the real path of its state beside it. */
