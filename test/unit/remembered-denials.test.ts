@@ -134,6 +134,12 @@ test('the auto-denial is a denial by keel that names the intent and who denied i
     /^Not run: a human \(carol\) denied this intent \(run_command on build\) earlier and asked not to be asked again, so keel refused it without asking\. Their reason: not the build dir/,
   );
   assert.match(text, /Do not ask for this again, in these or other words/);
+  // What a human refused stays undone: no next action suggests working around them.
+  assert.match(
+    text,
+    /Leave the refused step undone: doing it with another tool, a script or other words is the same request, refused the same way; finish what does not need it/,
+  );
+  assert.doesNotMatch(text, /another way/);
   assert.doesNotMatch(text, /so a human can approve it next time/);
 });
 

@@ -195,7 +195,7 @@ function rememberedDenialText(decision: ApprovalDecision): string {
     content: `Not run: ${decision.reason}`,
     candidates: [
       'Do not ask for this again, in these or other words: every call with this intent is refused the same way',
-      'Reach the goal another way that does not need it, or finish without it',
+      'Leave the refused step undone: doing it with another tool, a script or other words is the same request, refused the same way; finish what does not need it',
       'Explain in your answer why this step would be needed, so the user can decide outside this goal',
     ],
     facts: {},
