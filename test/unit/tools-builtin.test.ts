@@ -50,6 +50,17 @@ test('tiers are decided from the arguments, per call where the tool says so', as
   const make = await prepareOne('run_command', { command: 'make install' });
   assert.ok(make.ok);
   assert.match(make.reason ?? '', /make/);
+  // A decision covers its own tier only (decision-tier.ts): what goes beyond the mutating tier
+  // waits for an approver of irreversible calls, not for whoever approves this one.
+  assert.match(
+    make.reason ?? '',
+    /; it runs on a copy-on-write layer, and a change beyond a mutating call \(a deletion, git's configuration\) waits for an approver of irreversible calls$/,
+  );
+  const described = catalogue.find((entry) => entry.name === 'run_command')?.description ?? '';
+  assert.match(
+    described,
+    /touching \.git configuration or hooks, waits for an approver of irreversible calls\./,
+  );
 });
 
 test('summaries name the tool and its key argument', async () => {

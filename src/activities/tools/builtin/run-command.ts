@@ -18,7 +18,7 @@ export const runCommandTool = defineTool({
   description: [
     'Run a shell command in the workspace and return its exit code, stdout and stderr (long output keeps its head and tail).',
     'The environment holds no credentials. Files the command creates, modifies or deletes are reported.',
-    'Simple inspection commands (ls, cat, grep, find, git status/log/diff, …) run on a read-only workspace. Anything else runs on a copy-on-write layer: creating and changing files is applied, while deleting or replacing existing files, or touching .git configuration or hooks, waits for a human.',
+    'Simple inspection commands (ls, cat, grep, find, git status/log/diff, …) run on a read-only workspace. Anything else runs on a copy-on-write layer: creating and changing files is applied, while deleting or replacing existing files, or touching .git configuration or hooks, waits for an approver of irreversible calls.',
     HYPOTHESIS_RECOMMENDED,
   ].join(' '),
   input: runCommandInputSchema,
@@ -38,7 +38,7 @@ export const runCommandTool = defineTool({
       };
     return {
       tier: 'mutating',
-      reason: `${why}; it runs on a copy-on-write layer, and a change beyond a mutating call (a deletion, git's configuration) waits for a human`,
+      reason: `${why}; it runs on a copy-on-write layer, and a change beyond a mutating call (a deletion, git's configuration) waits for an approver of irreversible calls`,
     };
   },
   summarize: (input) => `run_command: ${shorten(input.command, 100)}`,
