@@ -25,7 +25,8 @@ import { formatToolResult } from '../tools/format-tool-result';
 import { callText } from '../tools/call-text';
 import { isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
-import { callsToPrepare, denialText, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
+import { callsToPrepare, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
+import { deniedCallContent, leavingToolStats } from './denied-call';
 import { splitPreparation } from './workflow-prepared-calls';
 import { autoDenial, rememberDenial, rememberedDenialFor, type RememberedDenial } from './remembered-denials';
 import { holdForDeniedEffects } from './denied-effects-check';
@@ -298,17 +299,15 @@ export class GoalToolCalls {
   private async closeDenied(call: ToolCallRecord, decision: ApprovalDecision): Promise<void> {
     if (call.escalation?.changes !== undefined) await this.settleHeld(call, false);
     call.status = 'done';
-    const denial = denialText(decision, call, this.state.tools?.catalogue ?? []);
     call.result = {
-      content:
-        call.escalation?.changes === undefined
-          ? denial
-          : `${call.escalation.content}\n\nIts changes were discarded; nothing of it reached the workspace.\n${denial}`,
+      content: deniedCallContent(decision, call, this.state.tools?.catalogue ?? []),
       isError: true,
     };
     observeDenial(this.state.principles, this.state.config.principles);
     this.goal.planning.observeDenial();
-    if (call.escalation !== undefined) this.afterCall(call, undefined, this.state.counters.toolCalls);
+    if (call.escalation === undefined) return;
+    const observe = () => this.afterCall(call, undefined, this.state.counters.toolCalls);
+    leavingToolStats(this.state.assessment.toolStats, call.toolName, observe); // a denial is no failure
   }
 
   private async runHarnessTool(call: ToolCallRecord): Promise<void> {

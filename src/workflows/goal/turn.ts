@@ -169,13 +169,21 @@ export function denialText(
   decision: ApprovalDecision,
   call: Pick<ToolCallRecord, 'reversibility' | 'toolName'>,
   catalogue: ToolCatalogue,
+  options: { held?: boolean } = {},
 ): string {
-  if (decision.via === 'remembered-denial' || decision.via === 'rule') return rememberedDenialText(decision);
+  // A held call did run, on a copy-on-write layer: what the denial stops is its changes.
+  const held = options.held === true;
+  const opening = held ? 'Not applied' : 'Not run';
+  const withFate = (text: string): string =>
+    held ? `${text}${/[.!?]$/.test(text) ? '' : '.'}${HELD_CHANGES_DISCARDED}` : text;
+  if (decision.via === 'remembered-denial' || decision.via === 'rule')
+    return rememberedDenialText(withFate(`${opening}: ${decision.reason ?? ''}`));
   const reason = decision.reason ? ` Reason: ${decision.reason}` : '';
-  const content =
+  const content = withFate(
     decision.via === 'timeout'
-      ? 'Not run: approval timed out. No human decided in time.'
-      : `Not run: denied by ${decision.approver}.${reason}`;
+      ? `${opening}: approval timed out. No human decided in time.`
+      : `${opening}: denied by ${decision.approver}.${reason}`,
+  );
   const candidates = denialAlternatives({
     catalogue,
     toolName: call.toolName,
@@ -184,15 +192,18 @@ export function denialText(
   return formatToolResult({ ok: false, content, candidates, facts: {} });
 }
 
+const HELD_CHANGES_DISCARDED =
+  ' The command ran on a copy-on-write layer only. Its changes were discarded; nothing of it reached the workspace.';
+
 /**
  * A call keel refused because a human denied its intent and asked not to be asked again, or a
  * forbid rule covers it: asking once more in other words will not reach a human, so the
  * alternatives say so.
  */
-function rememberedDenialText(decision: ApprovalDecision): string {
+function rememberedDenialText(content: string): string {
   return formatToolResult({
     ok: false,
-    content: `Not run: ${decision.reason}`,
+    content,
     candidates: [
       'Do not ask for this again, in these or other words: every call with this intent is refused the same way',
       'Leave the refused step undone: doing it with another tool, a script or other words is the same request, refused the same way; finish what does not need it',

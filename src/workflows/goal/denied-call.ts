@@ -1,0 +1,41 @@
+import type { ToolStats } from '../planning/assessment';
+import type { ToolCatalogue } from '../tools/tool-catalogue';
+import type { ApprovalDecision, ToolCallRecord } from './goal-state';
+import { denialText } from './turn';
+
+/**
+ * The result of a denied (or timed-out) call. A held call ran on a copy-on-write layer, so its
+ * held result begins "Exit code 0 …": the denial leads instead, and the layer's report follows
+ * labelled as context, because its output and its list of refused changes tell the model what
+ * was refused (and so what not to ask for again in other words). Pure: the workflow writes it.
+ */
+export function deniedCallContent(
+  decision: ApprovalDecision,
+  call: Pick<ToolCallRecord, 'reversibility' | 'toolName' | 'escalation'>,
+  catalogue: ToolCatalogue,
+): string {
+  const held = call.escalation?.changes === undefined ? undefined : call.escalation.content;
+  const denial = denialText(decision, call, catalogue, { held: held !== undefined });
+  if (held === undefined) return denial;
+  return `${denial}\n\n${HELD_REPORT_LABEL}\n${held}`;
+}
+
+export const HELD_REPORT_LABEL =
+  'For context only, what the command reported on its layer before the decision (none of its changes were applied):';
+
+/**
+ * A denial is not a failure (issue 44): a denied call is still observed as a call (the guards,
+ * the budget), but the tool's success record stays as it was, or "These tools keep failing"
+ * would count what humans decided as what the tool could not do.
+ */
+export function leavingToolStats(
+  toolStats: Record<string, ToolStats>,
+  toolName: string,
+  observe: () => void,
+): void {
+  const before = toolStats[toolName];
+  const kept = before === undefined ? undefined : { ...before };
+  observe();
+  if (kept === undefined) Reflect.deleteProperty(toolStats, toolName);
+  else toolStats[toolName] = kept;
+}
