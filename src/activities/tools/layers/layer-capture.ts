@@ -15,8 +15,6 @@ import { gitIncludedConfigs } from '../workspace-access/git-included-configs';
 import { readRegularFile, typeOf } from '../workspace-access/open-beneath';
 import type { BaselineEntry, Fingerprint, LayerOperation } from './layer-operations';
 
-/** Paths named per kind of effect; the rest are counted (a call may create thousands of files). */
-export const EFFECT_PATHS_KEPT = 200;
 /** Files of the same size larger than this are taken as changed without reading both. */
 const COMPARED_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -74,8 +72,9 @@ class Capture {
   private readonly baseline: BaselineEntry[] = [];
   private readonly noted = new Set<string>();
   private readonly changes: WorkspaceChange[] = [];
+  // Every path is kept: a held layer's list is what its approver sees and approves, whole. The
+  // layer-entries limit bounds it, and change-list-size.ts its bytes (run-in-layer.ts).
   private readonly kept = { created: [] as string[], modified: [] as string[], deleted: [] as string[] };
-  private readonly omitted = { created: 0, modified: 0, deleted: 0 };
   private readonly collapsed: Record<string, number> = {};
   private readonly holdings = new Map<string, DirectoryHolding>();
   private readonly privilegeNotes: string[] = [];
@@ -89,13 +88,11 @@ class Capture {
   ) {}
 
   result(): CapturedLayer {
-    const omitted = this.omitted.created + this.omitted.modified + this.omitted.deleted;
     return {
       operations: this.operations,
       baseline: this.baseline,
       effects: {
         ...this.kept,
-        ...(omitted > 0 ? { omitted: { ...this.omitted } } : {}),
         ...(Object.keys(this.collapsed).length > 0 ? { collapsed: { ...this.collapsed } } : {}),
       },
       refusals: changesNeedingApproval(this.changes, {
@@ -266,8 +263,7 @@ class Capture {
   private effect(kind: 'created' | 'modified' | 'deleted', relative: string): void {
     const inside = collapsingDirectory(relative);
     if (inside !== undefined) this.collapsed[inside] = (this.collapsed[inside] ?? 0) + 1;
-    else if (this.kept[kind].length < EFFECT_PATHS_KEPT) this.kept[kind].push(relative);
-    else this.omitted[kind] += 1;
+    else this.kept[kind].push(relative);
   }
 }
 

@@ -1,0 +1,32 @@
+import type { WorkspaceEffects } from '../../../workflows/tools/tool-outcome';
+
+/**
+ * The most a layer's change list may weigh, in bytes of its JSON (the form it travels in). A held
+ * list is listed whole (its approver approves exactly it), and it travels in Temporal payloads:
+ * the activity's result, then the goal's state twice over (the held changes, later the applied
+ * outcome's effects), which queries and continue-as-new carry. Temporal refuses a payload over
+ * 2 MB and warns past 512 KB, so one list stays within 512 KiB. About 10,000 paths of 50 bytes:
+ * more than anyone reviews, yet the layer-entries limit (20,000 by default) alone allows lists
+ * of 80 MB of long paths.
+ */
+export const CHANGE_LIST_MAX_BYTES = 512 * 1024;
+
+/**
+ * Why a layer's change list is too long to hold for a human, or undefined when it is not. Such a
+ * layer is discarded whole, like one over the layer limits: nothing of it is applied or held.
+ */
+export function changeListOversize(
+  effects: WorkspaceEffects,
+  maxBytes: number = CHANGE_LIST_MAX_BYTES,
+): string | undefined {
+  const bytes = changeListBytes(effects);
+  if (bytes <= maxBytes) return undefined;
+  const paths = effects.created.length + effects.modified.length + effects.deleted.length;
+  return `its list of changes (${paths} paths, ${bytes} bytes) is longer than the ${maxBytes} bytes a call may hold: too many changes for a human to review, so make them in smaller steps`;
+}
+
+/** The UTF-8 bytes of the list's paths as JSON (quotes and escapes included: that is what travels). */
+export function changeListBytes(effects: WorkspaceEffects): number {
+  const text = JSON.stringify([effects.created, effects.modified, effects.deleted, effects.collapsed ?? {}]);
+  return new TextEncoder().encode(text).length;
+}

@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CHANGE_LIST_MAX_BYTES,
+  changeListBytes,
+  changeListOversize,
+} from '../../src/activities/tools/layers/change-list-size';
+import type { WorkspaceEffects } from '../../src/workflows/tools/tool-outcome';
+
+/** Issue 43, item 6: a held list is listed whole, so its bytes are bounded instead. */
+
+const list = (paths: string[]): WorkspaceEffects => ({ created: paths, modified: [], deleted: [] });
+
+test('the bytes are those of the JSON the list travels in: quotes, escapes and UTF-8 counted', () => {
+  assert.equal(changeListBytes(list([])), JSON.stringify([[], [], [], {}]).length);
+  assert.equal(changeListBytes(list(['é'])) - changeListBytes(list(['e'])), 1, 'é is two bytes');
+  assert.equal(changeListBytes(list(['\u0001'])) - changeListBytes(list(['a'])), 5, '\\u0001 is six');
+  assert.equal(
+    changeListBytes({ created: [], modified: ['m'], deleted: ['d'], collapsed: { 'x/': 1 } }),
+    JSON.stringify([[], ['m'], ['d'], { 'x/': 1 }]).length,
+  );
+});
+
+test('a list at the bound is held; one byte over is discarded whole, with one clear reason', () => {
+  const at = list(['a'.repeat(100)]);
+  const bytes = changeListBytes(at);
+  assert.equal(changeListOversize(at, bytes), undefined);
+  const over = changeListOversize(at, bytes - 1);
+  assert.equal(
+    over,
+    `its list of changes (1 paths, ${bytes} bytes) is longer than the ${bytes - 1} bytes a call may hold: too many changes for a human to review, so make them in smaller steps`,
+  );
+});
+
+test('the default bound: 20,000 short paths fit, 20,000 paths of 100 bytes do not', () => {
+  assert.equal(CHANGE_LIST_MAX_BYTES, 512 * 1024);
+  const short = list(Array.from({ length: 20_000 }, (_, index) => `f${index}.txt`));
+  assert.equal(changeListOversize(short), undefined);
+  const long = {
+    created: [],
+    modified: [],
+    deleted: Array.from({ length: 20_000 }, (_, index) => `${'d'.repeat(90)}/${index}`),
+  };
+  assert.match(
+    changeListOversize(long) ?? '',
+    /^its list of changes \(20000 paths, \d+ bytes\) is longer than the 524288 bytes/,
+  );
+});
