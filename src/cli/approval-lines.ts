@@ -1,9 +1,10 @@
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { callText, visibleText } from '../workflows/tools/call-text';
-import { heldChangesLines } from '../workflows/tools/held-changes-text';
+import { heldChangesCut, heldChangesLines } from '../workflows/tools/held-changes-text';
 import { decisionCoverage } from '../workflows/approvals/decision-tier';
 import { changeSetDigest } from '../workflows/approvals/change-set-digest';
 import type { WorkspaceEffects } from '../workflows/tools/tool-outcome';
+import { changesCommand, PENDING_PATHS_SHOWN } from './approval-changes-pages';
 
 /**
  * How the terminal shows a call awaiting a human: its short label on one line, and under it the
@@ -50,18 +51,33 @@ export function callLines(input: unknown, indent = CALL_INDENT): string[] {
  * a copy-on-write layer and holds changes) exactly what approving would apply, and why it waits.
  */
 export function approvalLines(
-  approval: { input: unknown; reason?: string; heldChanges?: WorkspaceEffects; reversibility?: string },
+  approval: {
+    input: unknown;
+    reason?: string;
+    heldChanges?: WorkspaceEffects;
+    reversibility?: string;
+    callId?: string;
+    workflowId?: string;
+  },
   indent = CALL_INDENT,
 ): string[] {
-  const { reversibility } = approval;
+  const { reversibility, heldChanges } = approval;
   return [
     ...callLines(approval.input, indent),
-    ...(approval.heldChanges === undefined
+    ...(heldChanges === undefined
       ? []
       : [
           `${indent}# ran on a copy-on-write layer; approving applies these changes, denying discards them:`,
-          ...heldChangesLines(approval.heldChanges).map((line) => `${indent}# ${line}`),
-          `${indent}# these changes: ${changeSetDigest(approval.heldChanges)} (keel approve … --changes it: any other set is refused)`,
+          ...heldChangesLines(heldChanges, { shown: PENDING_PATHS_SHOWN }).map(
+            (line) => `${indent}# ${line}`,
+          ),
+          // The first paths of each kind only: a long list says where to read all of it.
+          ...(heldChangesCut(heldChanges, PENDING_PATHS_SHOWN)
+            ? [
+                `${indent}# every path, a page at a time: ${changesCommand(approval.workflowId ?? '<goal>', approval.callId ?? '<callId>')} (--json: all at once)`,
+              ]
+            : []),
+          `${indent}# these changes: ${changeSetDigest(heldChanges)} (keel approve … --changes it: any other set is refused)`,
         ]),
     ...(approval.reason === undefined
       ? []
@@ -136,6 +152,8 @@ export function pendingLines(entries: readonly PendingEntry[]): string[] {
             ...approvalLines({
               input,
               reversibility,
+              workflowId,
+              callId,
               ...(reason === undefined ? {} : { reason }),
               ...(heldChanges === undefined ? {} : { heldChanges }),
             }),

@@ -9,6 +9,8 @@ import { ignoredDetail, tokenUsageText } from '../workflows/goal/goal-details';
 import { workspaceLossLine } from '../workflows/hosts/workspace-writes';
 import { visibleJson } from '../workflows/tools/call-text';
 import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
+import { changesPage, CHANGES_PAGE_SIZE } from './approval-changes-pages';
+import { CliError } from './cli-error';
 import { budgetLines } from './budget-lines';
 import { finalTextLabel } from './final-text-label';
 import { recordPendingLine, recordPlanLines, recordStatusJson, recordStatusLines } from './goal-record-lines';
@@ -83,15 +85,22 @@ export function registerStatusCommands(
   program
     .command('pending')
     .description('tool calls and outputs awaiting a human decision (approvals and reviews)')
+    .argument('[workflowId]', "only this goal's")
     .option(
       '--json',
-      'print one JSON array of {workflowId, callId, reversibility, summary, deadline, call, input} (call: the whole call, summary: its short label; a review: callId "review")',
+      'print one JSON array of {workflowId, callId, reversibility, summary, deadline, call, input, heldChanges, changesDigest} (call: the whole call, summary: its short label, heldChanges: every path; a review: callId "review")',
     )
-    .action(async (options: { json?: boolean }, command: Command) => {
+    .option(
+      '--changes <callId>',
+      "list every change the call holds, a path a line (needs the goal's workflowId)",
+    )
+    .option('--page <number>', `which page of --changes (${CHANGES_PAGE_SIZE} paths a page)`, '1')
+    .action(async (workflowId: string | undefined, options: PendingOptions, command: Command) => {
+      const page = pageNumber(workflowId, options);
       await withClient(command, async (client, settings) => {
         const pending: PendingEntry[] = [];
         const [goals, sightings] = await Promise.all([
-          runningGoals(client),
+          runningGoals(client, workflowId),
           hostSightings({ connection: client.connection, namespace: settings.namespace }),
         ]);
         for (const { goal, answer, error } of await statusOfEach(client, goals)) {
@@ -118,8 +127,13 @@ export function registerStatusCommands(
             ),
           );
         }
-        if (options.json) return print(visibleJson(pending));
-        for (const line of pendingLines(pending)) print(line);
+        const lines =
+          options.changes !== undefined && workflowId !== undefined
+            ? changesOf(pending, workflowId, options.changes, page, options.json === true)
+            : options.json
+              ? [visibleJson(pending)]
+              : pendingLines(pending);
+        for (const line of lines) print(line);
       });
     });
 
@@ -200,10 +214,49 @@ function statusLines(
 }
 
 /** Running keel goals, newest first, with the task queue and search attributes the listing carries. */
-async function runningGoals(client: Client): Promise<WorkflowExecutionInfo[]> {
+interface PendingOptions {
+  json?: boolean;
+  changes?: string;
+  page: string;
+}
+
+/** `--page` as a number, checked before the server is asked: bad input is one clear line. */
+function pageNumber(workflowId: string | undefined, options: PendingOptions): number {
+  if (options.changes !== undefined && workflowId === undefined)
+    throw new CliError('--changes needs the goal: keel pending <workflowId> --changes <callId>');
+  if (options.page !== '1' && options.changes === undefined)
+    throw new CliError('--page pages the list of --changes <callId>');
+  const page = Number(options.page);
+  if (!/^[1-9][0-9]*$/.test(options.page) || !Number.isSafeInteger(page))
+    throw new CliError(`--page takes a page number from 1, not ${options.page}`);
+  return page;
+}
+
+/** `keel pending <goal> --changes <callId>`: a page of the call's held changes, or all as JSON. */
+function changesOf(
+  pending: readonly PendingEntry[],
+  workflowId: string,
+  callId: string,
+  page: number,
+  json: boolean,
+): string[] {
+  const entry = pending.find((candidate) => candidate.callId === callId);
+  if (entry === undefined)
+    throw new CliError(`${workflowId} has no pending call ${callId} (keel pending lists them)`);
+  if (entry.heldChanges === undefined)
+    throw new CliError(`${workflowId} ${callId} holds no changes: approving it runs the call`);
+  if (json) return [visibleJson({ heldChanges: entry.heldChanges, changesDigest: entry.changesDigest })];
+  const listed = changesPage({ workflowId, callId, changes: entry.heldChanges, page });
+  if (!listed.ok) throw new CliError(listed.message);
+  return listed.lines;
+}
+
+async function runningGoals(client: Client, workflowId?: string): Promise<WorkflowExecutionInfo[]> {
   const goals: WorkflowExecutionInfo[] = [];
   const query = `WorkflowType = 'goalWorkflow' AND ExecutionStatus = 'Running'`;
-  for await (const execution of client.workflow.list({ query })) goals.push(execution);
+  // Filtered here rather than in the query: an id is never spliced into the query's text.
+  for await (const execution of client.workflow.list({ query }))
+    if (workflowId === undefined || execution.workflowId === workflowId) goals.push(execution);
   return goals;
 }
 

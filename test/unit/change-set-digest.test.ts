@@ -148,3 +148,48 @@ test('judgeDecision: a stale digest is refused by reason, the right one accepted
   );
   assert.ok(!malformed.ok && malformed.reason === 'malformed-payload');
 });
+
+/** 301 deletions, every one listed, as a layer now captures them. */
+const longList: WorkspaceEffects = {
+  created: [],
+  modified: [],
+  deleted: Array.from({ length: 301 }, (_, index) => `f${String(index + 1).padStart(3, '0')}.txt`),
+};
+
+test('a fully listed set of any size is approved with its digest: the digest covers every path', () => {
+  assert.equal(unlistedChanges(longList), 0);
+  assert.deepEqual(checkChangeSet({ approved: true, held: longList, digest: changeSetDigest(longList) }), {
+    ok: true,
+  });
+  // The 301st path is in the digest: a set without it, or with another in its place, differs.
+  const withoutLast = { ...longList, deleted: longList.deleted.slice(0, 300) };
+  const swapped = { ...longList, deleted: [...longList.deleted.slice(0, 300), 'f999.txt'] };
+  for (const shown of [withoutLast, swapped]) {
+    const check = checkChangeSet({ approved: true, held: longList, digest: changeSetDigest(shown) });
+    assert.ok(!check.ok && check.reason === 'changes-differ');
+  }
+  const approved = judgeDecision(
+    { callId: 'c', approver: 'ann', approved: true, changesDigest: changeSetDigest(longList) },
+    'from-payload',
+    heldCall(longList),
+    open,
+  );
+  assert.ok(approved.ok && approved.approved, 'judgeDecision accepts a long, fully listed set');
+  const stale = judgeDecision(
+    { callId: 'c', approver: 'ann', approved: true, changesDigest: changeSetDigest(withoutLast) },
+    'from-payload',
+    heldCall(longList),
+    open,
+  );
+  assert.ok(!stale.ok && stale.reason === 'changes-differ');
+});
+
+test('an older worker’s list with one path left off is still refused, even with its own digest', () => {
+  const older = {
+    ...longList,
+    deleted: longList.deleted.slice(0, 300),
+    omitted: { created: 0, modified: 0, deleted: 1 },
+  };
+  const check = checkChangeSet({ approved: true, held: older, digest: changeSetDigest(older) });
+  assert.ok(!check.ok && check.reason === 'unlisted-changes' && /holds 1 changes/.test(check.message));
+});

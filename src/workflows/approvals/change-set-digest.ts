@@ -32,7 +32,11 @@ export function changeSetDigest(changes: WorkspaceEffects): string {
   return `${CHANGES_DIGEST_PREFIX}${bytesToHex(sha256(new TextEncoder().encode(changeSetText(changes))))}`;
 }
 
-/** How many changes the list names only as a count ("and 101 more"): nobody was shown them. */
+/**
+ * How many changes the list names only as a count ("and 101 more"): nobody was shown them. A
+ * layer lists every path it changed (layer-capture.ts), so only a list captured by an older
+ * worker, which kept 200 paths of each kind, counts any.
+ */
 export function unlistedChanges(changes: WorkspaceEffects): number {
   const omitted = changes.omitted;
   return (omitted?.deleted ?? 0) + (omitted?.modified ?? 0) + (omitted?.created ?? 0);
@@ -41,7 +45,7 @@ export function unlistedChanges(changes: WorkspaceEffects): number {
 export const ChangeSetRefusal = {
   /** The approval named a change set other than the one the call holds. */
   ChangesDiffer: 'changes-differ',
-  /** The call holds changes its list does not name: approving would apply what nobody saw. */
+  /** The call holds changes its list does not name (an older worker's list): nobody saw them. */
   UnlistedChanges: 'unlisted-changes',
 } as const;
 export type ChangeSetRefusal = (typeof ChangeSetRefusal)[keyof typeof ChangeSetRefusal];
@@ -53,6 +57,7 @@ export type ChangeSetCheck = { ok: true } | { ok: false; reason: ChangeSetRefusa
  * may. An approval that names a digest must name the held set's; one that names none (a client
  * from before digests) approves the held set, which is the only set that call ever shows. Either
  * way, a set whose list leaves paths unnamed is never applied: its approver could not see them.
+ * A fully listed set is approved at any size: `keel pending` pages it, and the digest covers all.
  */
 export function checkChangeSet(options: {
   approved: boolean;
