@@ -14,6 +14,7 @@ const readOf = (resultText: string): ProgressCall => ({
   key: 'read_file {"path":"a"}',
   resultText,
   targets: ['a'],
+  readsNamedPathsOnly: true,
 });
 const changeOf = (target: string, stateAfter: string | undefined, resultText = 'ok'): ProgressCall => ({
   effect: CallEffect.Change,
@@ -90,4 +91,21 @@ test('denied calls bring nothing; the memory stays bounded', () => {
   for (let index = 0; index < MAX_REMEMBERED_RESULTS + 50; index++)
     judgeProgress(memory, readOf(`r${index}`));
   assert.equal(memory.results.length, MAX_REMEMBERED_RESULTS);
+});
+
+test('a command re-run after a change checks it, whatever paths it names: its output may depend on any file', () => {
+  const memory = initialProgressMemory();
+  const script: ProgressCall = {
+    effect: CallEffect.Read,
+    key: 'run_command {"command":"python reproduce.py"}',
+    resultText: 'TypeError: bad field',
+    targets: ['reproduce.py'],
+  };
+  assert.equal(judgeProgress(memory, script), ProgressKind.NewInformation);
+  assert.equal(judgeProgress(memory, changeOf('src/fields.py', 'a fix')), ProgressKind.NewState);
+  // the same output after editing another file: it checked the edit (the fix did not help yet)
+  assert.equal(judgeProgress(memory, script), ProgressKind.NewInformation);
+  assert.equal(judgeProgress(memory, script), ProgressKind.Nothing);
+  // and rewriting the same file again with nothing learned is churn
+  assert.equal(judgeProgress(memory, changeOf('src/fields.py', 'another fix', 'ok 2')), ProgressKind.Nothing);
 });

@@ -58,6 +58,8 @@ import {
  * by default; each can be tuned or switched off in goal input (`guards`).
  */
 
+/** keel's tools whose result depends on nothing but the paths they name (progress.ts: checks). */
+const READS_OF_NAMED_PATHS: ReadonlySet<string> = new Set(['read_file', 'list_dir', 'search']);
 const positive = () => z.number().int().positive();
 const nonnegative = () => z.number().int().nonnegative();
 
@@ -289,6 +291,7 @@ export function guardTurn(state: GuardsState, settings: GuardSettings, facts: Tu
       resultText: call.resultText,
       ...(call.stateAfter === undefined ? {} : { stateAfter: call.stateAfter }),
       targets: intentOf(call.toolName, call.input).targets,
+      readsNamedPathsOnly: READS_OF_NAMED_PATHS.has(call.toolName),
     });
     // A wait is bounded by the time it waits (waiting.ts), not by stagnation's count.
     const brought = progress !== ProgressKind.Nothing || waits !== undefined;

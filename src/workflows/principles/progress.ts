@@ -71,6 +71,11 @@ export interface ProgressCall {
   stateAfter?: string;
   /** The paths the call acts on (call-intent's targets). */
   targets: readonly string[];
+  /**
+   * Its result depends on nothing but the paths it names (read_file, list_dir, search): a re-run
+   * checks a change only to one of them. A command's output may depend on any file.
+   */
+  readsNamedPathsOnly?: boolean;
 }
 
 /** Judges one call against what the task has seen, and remembers it. */
@@ -82,15 +87,17 @@ export function judgeProgress(memory: ProgressMemory, call: ProgressCall): Progr
   // tests re-run after an edit, a file re-read after editing it (issue 44). A check that shows
   // nothing unseen is new for stagnation but teaches nothing: the next change to the same target
   // is still churn ("attempt 2" in notes.txt between runs of the same failing test).
-  // A call that names paths checks only a change to one of them: re-reading notes.md after
+  // A read of named paths checks only a change to one of them: re-reading notes.md after
   // rewriting attempts.txt checks nothing, or any file rewritten between the same reads would pass
-  // for progress (fake progress). A call that names none (the tests) checks any change.
+  // for progress (fake progress). A command (the tests, a script) checks any change.
   const madeBefore = (memory.made ?? []).includes(call.key);
   const checks =
     madeBefore &&
     memory.states.length > 0 &&
     !(memory.checkedSinceChange ?? []).includes(call.key) &&
-    (call.targets.length === 0 || targetsOverlap(call.targets, memory.lastChangeTargets ?? []));
+    (call.readsNamedPathsOnly !== true ||
+      call.targets.length === 0 ||
+      targetsOverlap(call.targets, memory.lastChangeTargets ?? []));
   if (!madeBefore) memory.made = remembered(memory.made ?? [], call.key, MAX_REMEMBERED_RESULTS);
   if (!(memory.checkedSinceChange ?? []).includes(call.key))
     memory.checkedSinceChange = remembered(memory.checkedSinceChange ?? [], call.key, MAX_REMEMBERED_RESULTS);
