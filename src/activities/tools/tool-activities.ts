@@ -13,6 +13,7 @@ import type { ToolOutcome } from '../../workflows/tools/tool-outcome';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
 import type { CommandConfinement, TierContext, ToolLogger } from './define-tool';
 import { sandboxStatus } from './sandbox/sandbox-status';
+import { nothingRanOutcome } from './sandbox/network-isolation-outcome';
 import type { ToolContext } from './tool-context';
 import { applyHeldLayer, discardHeldLayer } from './layers/layered-command';
 import { createIrreversibleJournal, describeUnknownAttempt } from './irreversible-journal';
@@ -256,7 +257,13 @@ export function createToolActivities(options: {
     try {
       outcome = await attempt.run();
     } catch (error) {
-      await journal.recordFinish(claim.markerPath, { error: errorText(error) });
+      // Thrown before anything started (no network isolation here): a plain failed call, not unknown.
+      const notRun = nothingRanOutcome(error);
+      await journal.recordFinish(
+        claim.markerPath,
+        notRun ? { outcome: notRun } : { error: errorText(error) },
+      );
+      if (notRun !== undefined) return notRun;
       if (attempt.signal.aborted) throw error; // cancelled: Temporal must see the cancellation
       throw outcomeUnknown(`it began and then failed midway (${errorText(error)})`, {
         began: true,

@@ -3,6 +3,10 @@ import { classifyShellCommand } from '../../../workflows/tools/shell-command-cla
 import { shorten } from '../../../workflows/tools/suggest-call';
 import { defineTool } from '../define-tool';
 import { runCommand } from '../run-command';
+import {
+  isNetworkIsolationUnavailable,
+  networkIsolationUnavailableOutcome,
+} from '../sandbox/network-isolation-outcome';
 import { runCommandInputSchema } from './run-command-input';
 
 export * from './run-command-input';
@@ -42,5 +46,13 @@ export const runCommandTool = defineTool({
     };
   },
   summarize: (input) => `run_command: ${shorten(input.command, 100)}`,
-  execute: runCommand,
+  execute: async (input, context) => {
+    try {
+      return await runCommand(input, context);
+    } catch (error) {
+      // Thrown before anything starts: the model reads "not run", not a generic tool failure.
+      if (isNetworkIsolationUnavailable(error)) return networkIsolationUnavailableOutcome(error);
+      throw error;
+    }
+  },
 });
