@@ -235,6 +235,18 @@ test('a call that ran on a copy-on-write layer and matches a remembered denial h
     const sent = resultsSentBefore('held', 2);
     assert.match(sent, /Its changes were discarded; nothing of it reached the workspace/);
     assert.match(sent, /a human \(erin\) denied this intent \(run_command on build, made\.txt\)/);
+    // A denied held call ran on its layer, yet its result never reads as applied: the denial
+    // leads, and the layer's "Exit code 0 …" comes after it, labelled as context only.
+    for (const [turn, denial] of [
+      [1, 'Not applied: denied by erin.'],
+      [2, 'Not applied: a human (erin) denied this intent'],
+    ] as const) {
+      const text = resultsSentBefore('held', turn);
+      const [denied, context, exit] = [denial, 'For context only', 'Exit code 0'].map((part) =>
+        text.indexOf(part),
+      );
+      assert.ok(denied !== -1 && denied < (context ?? -1) && (context ?? -1) < (exit ?? -1), text);
+    }
     assert.equal(existsSync(path.join(workspace, 'build', 'keep.txt')), true, 'build/ is still there');
     for (const file of ['made.txt', 'again.txt'])
       assert.equal(existsSync(path.join(workspace, file)), false, `no held change applied: ${file}`);
