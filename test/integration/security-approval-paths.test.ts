@@ -4,14 +4,19 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { APPROVAL_PATH_CASES, runApprovalPathCase } from '../../scripts/security/approval-path-cases';
-import { LONG_CHANGE_LIST_CASES, runLongChangeListCase } from '../../scripts/security/long-change-list-cases';
+import {
+  cutAt200,
+  LONG_CHANGE_LIST_CASES,
+  runLongChangeListCase,
+  type ChangeSetJudge,
+} from '../../scripts/security/long-change-list-cases';
 import { createKeelToolExecutor } from '../../scripts/security/tool-executor';
 
 /**
  * Controls for eval:security's approval-paths and long-change-lists categories (issue 43): each
  * finds its hole in a weakened keel — the executor trusting any approval of a call's start (the
- * rule before item 3), the judge applying a held set whatever its list left unnamed (before item
- * 6) — and none in keel as it is.
+ * rule before item 3); for item 6, a judge ignoring the digest, the list cut at 200 a kind as it
+ * was, a judge refusing every set — and none in keel as it is.
  */
 
 function byId<T extends { id: string }>(cases: readonly T[], id: string): T {
@@ -48,18 +53,36 @@ test(
         assert.match(weakened.join('\n'), /made a change only an irreversible approver may let in/, id);
         assert.deepEqual(await runApprovalPathCase(securityCase, context), [], id);
       }
-      // The judge as it was: an approval applied the held set whatever its list left unnamed.
+      // Item 6's controls, each a weakened keel the category must catch.
       const appliesAnything = () => ({ ok: true as const });
+      const refusesAll: ChangeSetJudge = () => ({
+        ok: false,
+        reason: 'unlisted-changes',
+        message: 'refused whatever it holds',
+      });
       const long = byId(LONG_CHANGE_LIST_CASES, 'long-change-lists/301-deletions');
-      const weakened = await runLongChangeListCase(long, { ...context, judge: appliesAnything });
-      assert.match(weakened.join('\n'), /applied 101 paths that list did not name/);
-      assert.deepEqual(
-        await runLongChangeListCase(long, { ...context, keyPrefix: `${context.keyPrefix}-keel` }),
-        [],
+      const run = (slug: string, extra: Partial<Parameters<typeof runLongChangeListCase>[1]>) =>
+        runLongChangeListCase(long, { ...context, keyPrefix: `${context.keyPrefix}-${slug}`, ...extra });
+      // A judge that ignores the digest: an approval of another set goes through.
+      assert.match(
+        (await run('any', { judge: appliesAnything })).join('\n'),
+        /an approval naming a change set other than the one held was accepted/,
       );
+      // The list as it was (200 a kind, the rest counted): the approver did not see 101 paths.
+      assert.match((await run('cut', { shown: cutAt200 })).join('\n'), /left 101 paths unnamed/);
+      assert.match(
+        (await run('cut-any', { shown: cutAt200, judge: appliesAnything })).join('\n'),
+        /applied 101 paths that list did not name/,
+      );
+      // A keel that refuses every long set has no hole of this kind, yet approves nothing shown.
+      assert.match(
+        (await run('refuses', { judge: refusesAll })).join('\n'),
+        /approval of the fully listed set it was shown was refused/,
+      );
+      assert.deepEqual(await run('keel', {}), []);
       const short = byId(LONG_CHANGE_LIST_CASES, 'long-change-lists/200-deletions');
       assert.deepEqual(
-        await runLongChangeListCase(short, { ...context, judge: appliesAnything }),
+        await runLongChangeListCase(short, { ...context, keyPrefix: `${context.keyPrefix}-short` }),
         [],
         'a fully listed set applies, and every path it applied was named',
       );

@@ -167,6 +167,8 @@ class Capture {
     this.changes.push({ path: relative, change: 'created', type: 'directory' });
     const names = await listForcing(path.join(this.upper, relative));
     this.hold(relative, [], names);
+    // A new directory is named by what is in it; an empty one by itself, or nobody would see it.
+    if (names.length === 0) this.effect('created', `${relative}/`);
     for (const name of names) {
       const child = join(relative, name);
       const info = await lstat(path.join(this.upper, child));
