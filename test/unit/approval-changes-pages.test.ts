@@ -142,3 +142,34 @@ test('a path that could hide text on a terminal is shown escaped on its page', (
   const [row] = result.lines.filter((line) => line.startsWith('delete'));
   assert.ok(row !== undefined && !row.includes('\n') && !row.includes('\u001b'), row);
 });
+
+test('keel pending: bad paging input is one clear line and exit 2, before any server is asked', async () => {
+  const { main } = await import('../../src/cli/main');
+  const cases: [string[], string][] = [
+    [
+      ['pending', '--changes', 'call-9'],
+      'keel: --changes needs the goal: keel pending <workflowId> --changes <callId>\n',
+    ],
+    [['pending', '--page', '2'], 'keel: --page pages the list of --changes <callId>\n'],
+    [
+      ['pending', 'goal-1', '--changes', 'call-9', '--page', '0'],
+      'keel: --page takes a page number from 1, not 0\n',
+    ],
+    [
+      ['pending', 'goal-1', '--changes', 'call-9', '--page', '2x'],
+      'keel: --page takes a page number from 1, not 2x\n',
+    ],
+  ];
+  for (const [argv, expected] of cases) {
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = (chunk: string) => written.push(String(chunk)) > 0;
+    try {
+      // An address nothing listens on: reaching it would fail differently, and slowly.
+      assert.equal(await main(['--address', '127.0.0.1:1', ...argv]), 2, argv.join(' '));
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.deepEqual(written, [expected], argv.join(' '));
+  }
+});
