@@ -6,6 +6,7 @@ import {
   changeListOversize,
 } from '../../src/activities/tools/layers/change-list-size';
 import type { WorkspaceEffects } from '../../src/workflows/tools/tool-outcome';
+import { formatToolResult } from '../../src/workflows/tools/format-tool-result';
 
 /** Issue 43, item 6: a held list is listed whole, so its bytes are bounded instead. */
 
@@ -44,5 +45,20 @@ test('the default bound: 20,000 short paths fit, 20,000 paths of 100 bytes do no
   assert.match(
     changeListOversize(long) ?? '',
     /^its list of changes \(20000 paths, \d+ bytes\) is longer than the 524288 bytes/,
+  );
+});
+
+test('the model still reads a few paths of a long list: the tool result names 5 of each kind and counts the rest', () => {
+  const deleted = Array.from({ length: 3000 }, (_, index) => `file-${index}.txt`);
+  const text = formatToolResult({
+    ok: true,
+    content: 'removed',
+    candidates: [],
+    facts: {},
+    effects: { created: [], modified: [], deleted },
+  });
+  assert.equal(
+    text,
+    'removed\n\nDeleted: file-0.txt, file-1.txt, file-2.txt, file-3.txt, file-4.txt +2995 more',
   );
 });
