@@ -202,7 +202,7 @@ function statusLines(
   if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
   for (const approval of view.pendingApprovals) {
     print(`awaiting approval: ${approval.callId} ${labelText(approval.summary)}`);
-    for (const line of approvalLines(approval)) print(line);
+    for (const line of approvalLines({ ...approval, workflowId })) print(line);
   }
   for (const rule of view.rules ?? [])
     print(`rule ${rule.id} in force: ${labelText(rule.text)} (by ${labelText(rule.by)}, ${rule.source})`);
