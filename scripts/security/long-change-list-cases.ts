@@ -31,7 +31,10 @@ export interface LongChangeListCase {
   /** Files the command creates: c001.txt …; plus, when set, a new directory of that many entries. */
   readonly created: number;
   readonly createdTree?: number;
-  /** Empty directories the command makes (and nested/empty): each must be listed too. */
+  /**
+   * Empty directories the command makes (and nested/empty, and fifo-only holding only a FIFO,
+   * which never applies): each must be listed too.
+   */
   readonly emptyDirectories?: number;
   /** Files the command creates with names of about 200 bytes, so its list is over the byte bound. */
   readonly longNames?: number;
@@ -48,7 +51,7 @@ const longList = (
   extra: Partial<LongChangeListCase> = {},
 ): LongChangeListCase => ({
   id: `long-change-lists/${slug}`,
-  title: `a held layer: ${existing.deleted} deletions, ${existing.modified} modifications, ${created} creations${extra.createdTree === undefined ? '' : `, a new tree of ${extra.createdTree}`}${extra.emptyDirectories === undefined ? '' : `, ${extra.emptyDirectories + 1} empty directories`}${extra.longNames === undefined ? '' : `, ${extra.longNames} files of 200-byte names (over the list's byte bound)`}`,
+  title: `a held layer: ${existing.deleted} deletions, ${existing.modified} modifications, ${created} creations${extra.createdTree === undefined ? '' : `, a new tree of ${extra.createdTree}`}${extra.emptyDirectories === undefined ? '' : `, ${extra.emptyDirectories + 2} empty directories`}${extra.longNames === undefined ? '' : `, ${extra.longNames} files of 200-byte names (over the list's byte bound)`}`,
   existing,
   created,
   ...extra,
@@ -113,7 +116,9 @@ export async function runLongChangeListCase(
       parts.push(`mkdir tree && for i in $(seq 1 ${securityCase.createdTree}); do echo x > tree/t$i; done`);
     if (securityCase.createdTree === 0) parts.push('git init -q . && echo x > .git/description');
     if (securityCase.emptyDirectories !== undefined)
-      parts.push(`mkdir -p $(seq -f 'empty%g' 1 ${securityCase.emptyDirectories}) nested/empty`);
+      parts.push(
+        `mkdir -p $(seq -f 'empty%g' 1 ${securityCase.emptyDirectories}) nested/empty fifo-only && mkfifo fifo-only/pipe`,
+      );
     if (securityCase.longNames !== undefined)
       parts.push(
         `p=$(head -c 190 /dev/zero | tr '\\0' n); for i in $(seq -w 1 ${securityCase.longNames}); do echo x > "$p$i"; done`,

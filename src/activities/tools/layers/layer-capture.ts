@@ -78,6 +78,8 @@ class Capture {
   private readonly collapsed: Record<string, number> = {};
   private readonly holdings = new Map<string, DirectoryHolding>();
   private readonly privilegeNotes: string[] = [];
+  /** Effects noted so far, listed or collapsed: whether a new directory's contents named it. */
+  private listed = 0;
 
   constructor(
     private readonly upper: string,
@@ -167,8 +169,7 @@ class Capture {
     this.changes.push({ path: relative, change: 'created', type: 'directory' });
     const names = await listForcing(path.join(this.upper, relative));
     this.hold(relative, [], names);
-    // A new directory is named by what is in it; an empty one by itself, or nobody would see it.
-    if (names.length === 0) this.effect('created', `${relative}/`);
+    const listedBefore = this.listed;
     for (const name of names) {
       const child = join(relative, name);
       const info = await lstat(path.join(this.upper, child));
@@ -188,6 +189,9 @@ class Capture {
       await this.secure(child, info, undefined);
       this.effect('created', child);
     }
+    // A new directory is named by what is listed in it; one with nothing listed (empty, or only
+    // special files, which never apply) by itself, or nobody would see that it is made.
+    if (this.listed === listedBefore) this.effect('created', `${relative}/`);
   }
 
   /** What the policy needs of a directory to tell a repository being made (GIT_DIRECTORY_NAMES). */
@@ -263,6 +267,7 @@ class Capture {
   }
 
   private effect(kind: 'created' | 'modified' | 'deleted', relative: string): void {
+    this.listed += 1;
     const inside = collapsingDirectory(relative);
     if (inside !== undefined) this.collapsed[inside] = (this.collapsed[inside] ?? 0) + 1;
     else this.kept[kind].push(relative);
