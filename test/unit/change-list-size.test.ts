@@ -4,6 +4,7 @@ import {
   CHANGE_LIST_MAX_BYTES,
   changeListBytes,
   changeListOversize,
+  listedForTheResult,
 } from '../../src/activities/tools/layers/change-list-size';
 import type { WorkspaceEffects } from '../../src/workflows/tools/tool-outcome';
 import { formatToolResult } from '../../src/workflows/tools/format-tool-result';
@@ -61,4 +62,22 @@ test('the model still reads a few paths of a long list: the tool result names 5 
     text,
     'removed\n\nDeleted: file-0.txt, file-1.txt, file-2.txt, file-3.txt, file-4.txt +2995 more',
   );
+});
+
+test("a call's result keeps the first paths of each kind and counts the rest; a short list is left alone", () => {
+  const paths = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+  const short = { created: paths('c', 3), modified: [], deleted: paths('d', 2) };
+  assert.equal(listedForTheResult(short, 3), short);
+  const long = {
+    created: paths('c', 5),
+    modified: paths('m', 1),
+    deleted: paths('d', 4),
+    omitted: { created: 1, modified: 0, deleted: 0 },
+  };
+  const listed = listedForTheResult(long, 3);
+  assert.deepEqual(listed.created, ['c0', 'c1', 'c2']);
+  assert.deepEqual(listed.modified, ['m0']);
+  assert.deepEqual(listed.deleted, ['d0', 'd1', 'd2']);
+  assert.deepEqual(listed.omitted, { created: 3, modified: 0, deleted: 1 });
+  assert.deepEqual(long.created, paths('c', 5), 'the held list is left whole');
 });

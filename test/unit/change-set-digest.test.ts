@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
   changeSetDigest,
+  changeSetSummary,
   changeSetText,
   checkChangeSet,
   unlistedChanges,
@@ -192,4 +193,17 @@ test('an older worker’s list with one path left off is still refused, even wit
   };
   const check = checkChangeSet({ approved: true, held: older, digest: changeSetDigest(older) });
   assert.ok(!check.ok && check.reason === 'unlisted-changes' && /holds 1 changes/.test(check.message));
+});
+
+test("the ledger keeps a held set's digest and counts, not its list", () => {
+  const changes = {
+    created: ['a', 'b'],
+    modified: [],
+    deleted: ['x'],
+    omitted: { created: 3, modified: 0, deleted: 0 },
+  };
+  assert.deepEqual(changeSetSummary(changes), {
+    changesDigest: changeSetDigest(changes),
+    changedPaths: { deleted: 1, modified: 0, created: 5 },
+  });
 });

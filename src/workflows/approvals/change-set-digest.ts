@@ -92,3 +92,20 @@ export function checkChangeSet(options: {
   }
   return { ok: true };
 }
+
+/**
+ * What the ledger keeps of a held change set: its digest and how many paths of each kind, not the
+ * list (up to 512 KiB), which the ledger would carry for 500 events across continue-as-new. The
+ * list itself is in the pending approval (`keel pending --changes`) while it waits.
+ */
+export function changeSetSummary(changes: WorkspaceEffects): {
+  changesDigest: string;
+  changedPaths: { deleted: number; modified: number; created: number };
+} {
+  const count = (kind: 'deleted' | 'modified' | 'created') =>
+    changes[kind].length + (changes.omitted?.[kind] ?? 0);
+  return {
+    changesDigest: changeSetDigest(changes),
+    changedPaths: { deleted: count('deleted'), modified: count('modified'), created: count('created') },
+  };
+}

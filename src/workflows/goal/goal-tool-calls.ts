@@ -37,6 +37,7 @@ import type { RuleVerdict } from '../approvals/rule-book';
 import { decisionByRule, namedRule } from '../approvals/rule-decisions';
 import { whyItWaits } from '../approvals/why-it-waits';
 import { approvedBeyondMutating } from '../approvals/decision-tier';
+import { changeSetSummary } from '../approvals/change-set-digest';
 import { attemptsElsewhere, type EarlierAttempt } from '../tools/earlier-attempts';
 import { noteWrites } from '../hosts/workspace-writes';
 
@@ -271,7 +272,7 @@ export class GoalToolCalls {
         ? {}
         : {
             escalated: true,
-            ...(call.escalation.changes === undefined ? {} : { heldChanges: call.escalation.changes }),
+            ...(call.escalation.changes === undefined ? {} : changeSetSummary(call.escalation.changes)),
           }),
     });
   }

@@ -30,3 +30,27 @@ export function changeListBytes(effects: WorkspaceEffects): number {
   const text = JSON.stringify([effects.created, effects.modified, effects.deleted, effects.collapsed ?? {}]);
   return new TextEncoder().encode(text).length;
 }
+
+/** Paths of each kind a call's result keeps for the model and the goal's state; the rest are counted. */
+export const EFFECT_PATHS_KEPT = 200;
+
+/**
+ * The change list as the call's result carries it: the first paths of each kind, the rest
+ * counted. A held set is listed whole for its approver (layered-command.ts); a layer applied
+ * without a human (a build writing thousands of files) must not put every path into the goal's
+ * state, which every later turn, query and continue-as-new carries.
+ */
+export function listedForTheResult(
+  effects: WorkspaceEffects,
+  kept: number = EFFECT_PATHS_KEPT,
+): WorkspaceEffects {
+  const kinds = ['created', 'modified', 'deleted'] as const;
+  if (kinds.every((kind) => effects[kind].length <= kept)) return effects;
+  const omitted = { created: 0, modified: 0, deleted: 0, ...effects.omitted };
+  const cut = { ...effects };
+  for (const kind of kinds) {
+    omitted[kind] += Math.max(0, effects[kind].length - kept);
+    cut[kind] = effects[kind].slice(0, kept);
+  }
+  return { ...cut, omitted };
+}

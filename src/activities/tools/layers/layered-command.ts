@@ -1,4 +1,5 @@
 import type { ToolOutcome, WorkspaceEffects } from '../../../workflows/tools/tool-outcome';
+import { changeListOversize, listedForTheResult } from './change-list-size';
 import { describeRefusals, refusalsInOneLine } from '../../../workflows/tools/workspace-change-policy';
 import type { ShellProcessResult } from '../shell-process';
 import { escalation, failure } from '../tool-outcomes';
@@ -69,10 +70,20 @@ export async function runLayeredCommand(
     const capture = run.capture;
     const applied = await options.outcomeOf(
       run.result,
-      capture.effects,
+      listedForTheResult(capture.effects),
       privilegeNote(capture.privilegeNotes),
     );
-    if (!options.approved && capture.refusals.length > 0) {
+    const holds = !options.approved && capture.refusals.length > 0;
+    // A held set is listed whole for its approver: one too long to review goes whole, unapplied.
+    const oversize = holds ? changeListOversize(capture.effects) : undefined;
+    if (oversize !== undefined) {
+      const note = `Its changes were discarded whole, none applied: ${oversize}. Nothing of it reached the workspace.`;
+      return {
+        kind: 'outcome',
+        outcome: await discard(layer, overLimitFailure(await options.outcomeOf(run.result, undefined, note))),
+      };
+    }
+    if (holds) {
       const held = escalation({
         content: [
           // The effects are not part of the content (formatToolResult adds them): the same text.

@@ -6,7 +6,6 @@ import { enforcedFileSizeBytes, FILE_SIZE_EXCEEDED_EXIT } from '../sandbox/resou
 import { withProcessCgroup } from '../sandbox/process-cgroup';
 import { sandboxStatus } from '../sandbox/sandbox-status';
 import { layerOversize } from './layer-size';
-import { changeListOversize } from './change-list-size';
 import { captureLayer, type CapturedLayer } from './layer-capture';
 import type { CallLayer } from './layer-record';
 
@@ -105,9 +104,6 @@ async function runWithConfinement(
             workspace,
             merged: `/proc/${launcherPid}/root${directories.merged}`,
           });
-          // A list too long to hold for a human goes whole, like a layer over the limits.
-          overLimit = changeListOversize(capture.effects);
-          if (overLimit !== undefined) capture = undefined;
         } catch (error) {
           captureError = error instanceof Error ? error.message : String(error);
         }
