@@ -177,7 +177,10 @@ export function buildProgram(): Command {
       positiveInteger,
     )
     .option('--max-wall-time <duration>', 'budget: end the goal after this long, e.g. 30m or 2h', duration)
-    .option('--no-budget', 'no default budget (250,000 tokens when no limit is set here or by the worker)')
+    .option(
+      '--no-budget',
+      'no default budget ($5, or 10M tokens for an unpriced model, when no limit is set here or by the worker)',
+    )
     .option('--no-judge', 'no progress judge: only the counting guards watch for runaways')
     .option('--judge-model <model>', 'the progress judge model (default claude-haiku-4-5)')
     .option(

@@ -7,12 +7,12 @@ import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
 import type { GoalInput } from '../../src/workflows/goal/goal-input';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
-import { DEFAULT_MAX_TOKENS } from '../../src/workflows/principles/budget';
+import { DEFAULT_MAX_USD } from '../../src/workflows/principles/budget';
 import { JUDGE_TOOL_NAME } from '../../src/workflows/principles/progress-judge';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 // Issue 44: runaways the counting guards see as progress (a new attempt-N.txt at every call). With
-// success criteria the progress judge stops one; with no budget set anywhere, keel's default token
+// success criteria the progress judge stops one; with no budget set anywhere, keel's default cost
 // budget does, after its 70% and 90% warnings. Checkpoints are off so that only these act.
 
 const CRITERIA = ['src/main.ts calls renamed() instead of old()'];
@@ -56,9 +56,9 @@ before(async () => {
       {
         name: 'budget-runaway',
         match: 'GOAL-BUDGET-RUNAWAY',
-        // About 500 tokens of narration a turn: the goal's spend grows by under 10% of the default
-        // budget per turn near its end, so each warning comes in a turn of its own.
-        turns: attemptsForever('Weighing the options once more. '.repeat(60)),
+        // About 2,000 tokens of narration a turn: on claude-opus-4-1 the goal's spend grows by under
+        // 10% of the default budget per turn, so each warning comes in a turn of its own.
+        turns: attemptsForever('Weighing the options once more. '.repeat(240)),
       },
     ],
   });
@@ -148,25 +148,23 @@ test('a runaway writing attempt-N.txt forever is warned, then stopped by the pro
   assert.ok(judgeTokens < goalTokens * 0.05, `judge ${judgeTokens} of ${goalTokens} tokens`);
 });
 
-test('with no budget set anywhere, the default token budget warns at 70% and 90% and then ends the runaway', async () => {
-  const { result, ledger } = await run('GOAL-BUDGET-RUNAWAY', {});
+test('with no budget set anywhere, the default cost budget warns at 70% and 90% and then ends the runaway', async () => {
+  // An expensive model, so the default's $5 comes within the turn limit.
+  const { result, ledger } = await run('GOAL-BUDGET-RUNAWAY', { model: { name: 'claude-opus-4-1' } });
   assert.equal(result.status, 'budget_exhausted');
-  assert.match(
-    result.reason ?? '',
-    new RegExp(`tokens budget exhausted \\(\\d+ of ${DEFAULT_MAX_TOKENS}\\)`),
-  );
+  assert.match(result.reason ?? '', new RegExp(`usd budget exhausted \\([\\d.]+ of ${DEFAULT_MAX_USD}\\)`));
   assert.ok(result.counters.modelTurns < 45, 'ended by the budget, not by the turn limit');
   const budgetEvents = ledger.filter((event) => event.kind.startsWith('budget.'));
   assert.deepEqual(
     budgetEvents.map((event) => `${event.kind} ${String(event.data.key ?? event.data.dimension)}`),
-    ['budget.warning tokens@0.7', 'budget.warning tokens@0.9', 'budget.exhausted tokens'],
+    ['budget.warning usd@0.7', 'budget.warning usd@0.9', 'budget.exhausted usd'],
   );
   // Each warning was given in a turn of its own, and the model received both.
   const atCall = budgetEvents.map((event) => Number(event.data.atToolCall));
   assert.ok(atCall[0]! < atCall[1]! && atCall[1]! < atCall[2]!, atCall.join(' < '));
   const sent = sentText('budget-runaway');
-  assert.match(sent, /\[budget\] token budget [78]\d% used \([\d,]+ of 250,000\)/);
-  assert.match(sent, /\[budget\] token budget 9\d% used \([\d,]+ of 250,000\)/);
+  assert.match(sent, /\[budget\] cost budget [78]\d% used \(\$[\d.]+ of \$5\.00\)/);
+  assert.match(sent, /\[budget\] cost budget 9\d% used \(\$[\d.]+ of \$5\.00\)/);
   // No success criteria: the judge watched nothing and cost nothing.
   assert.equal(ledger.filter((event) => event.kind === 'judge.verdict').length, 0);
   assert.equal(

@@ -3,33 +3,54 @@ import assert from 'node:assert/strict';
 import {
   budgetSchema,
   DEFAULT_MAX_TOKENS,
+  DEFAULT_MAX_USD,
   evaluateBudget,
   hasLimit,
   resolveBudget,
   type Budget,
 } from '../../src/workflows/principles/budget';
 import { budgetInput, judgeInput } from '../../src/cli/budget-flags';
+import { estimateUsd } from '../../src/workflows/principles/cost';
 import { parseGoalInput } from '../../src/workflows/goal/goal-input';
 
 const budget = (input: Parameters<typeof budgetSchema.parse>[0]): Budget => budgetSchema.parse(input);
 
-test('a goal with no limit on a worker with none gets the default token budget, warned at 70% and 90%', () => {
+test('a goal with no limit on a worker with none gets the default cost budget, warned at 70% and 90%', () => {
   assert.deepEqual(resolveBudget(undefined, undefined), {
+    maxUsd: DEFAULT_MAX_USD,
     maxTokens: DEFAULT_MAX_TOKENS,
     warnAt: [0.7, 0.9],
   });
   // A budget that only sets its warnings still limits nothing: the default fills it, with those warnings.
   assert.deepEqual(resolveBudget(budget({ warnAt: [0.5] }), undefined), {
+    maxUsd: DEFAULT_MAX_USD,
     maxTokens: DEFAULT_MAX_TOKENS,
     warnAt: [0.5],
   });
 });
 
-test('the default sits between the goals that finish and the runaways it must end', () => {
-  // Runaways reach about 330k tokens at the 50-turn limit (issue 44): the default ends them first.
-  assert.ok(DEFAULT_MAX_TOKENS < 330_000);
-  // The largest finishing discipline scenario and trajectory replay stay under its first warning.
-  assert.ok(DEFAULT_MAX_TOKENS * 0.7 > 100_000);
+test('the default sits between long real work and a runaway whose turn limit was raised', () => {
+  const usd = (usage: Parameters<typeof estimateUsd>[0]['usage']) =>
+    estimateUsd({ usage, model: 'claude-sonnet-4-6' }).usd;
+  // 50 turns of a 60k-token context, mostly cache reads, 2k new tokens and 1k of answer a turn:
+  // long real work stays under the first warning, and under the token backstop.
+  const turns = 50;
+  const longWork = {
+    inputTokens: turns * 100,
+    outputTokens: turns * 1_000,
+    cacheCreationInputTokens: turns * 2_000,
+    cacheReadInputTokens: turns * 60_000,
+  };
+  assert.ok(usd(longWork) < DEFAULT_MAX_USD * 0.7, `long work costs ${usd(longWork)}`);
+  assert.ok(turns * 100_000 <= DEFAULT_MAX_TOKENS, 'the backstop is above 50 turns of a 100k context');
+  // A runaway given 500 turns (its context held near 60k by the context budget) is ended.
+  const runaway = {
+    ...longWork,
+    outputTokens: 500 * 1_000,
+    cacheCreationInputTokens: 500 * 2_000,
+    cacheReadInputTokens: 500 * 60_000,
+  };
+  assert.ok(usd(runaway) > DEFAULT_MAX_USD, `a 500-turn runaway costs ${usd(runaway)}`);
 });
 
 test('any limit of the goal or the worker replaces the default; the goal wins per dimension', () => {

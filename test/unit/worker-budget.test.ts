@@ -5,7 +5,7 @@ import { budgetLines } from '../../src/cli/budget-lines';
 import { buildProgram } from '../../src/cli/main';
 import { newGoalState } from '../../src/workflows/goal/goal-start';
 import { effectiveBudget } from '../../src/workflows/goal/goal-view';
-import { DEFAULT_MAX_TOKENS } from '../../src/workflows/principles/budget';
+import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_USD } from '../../src/workflows/principles/budget';
 
 test('KEEL_BUDGET_* make a default budget; unset makes none; bad values stop the worker', () => {
   assert.equal(budgetFromEnv({}), undefined);
@@ -40,7 +40,11 @@ test('the goal’s own limits win per dimension; the worker fills the ones it le
   assert.deepEqual(effectiveBudget(state), { maxUsd: 1, maxTokens: 9000, warnAt: [0.5] });
   const unbudgeted = newGoalState({ goal: 'g', workspace: '/tmp' });
   // Neither the goal nor the worker limits anything: keel's default token limit (issue 44).
-  assert.deepEqual(effectiveBudget(unbudgeted), { maxTokens: DEFAULT_MAX_TOKENS, warnAt: [0.7, 0.9] });
+  assert.deepEqual(effectiveBudget(unbudgeted), {
+    maxUsd: DEFAULT_MAX_USD,
+    maxTokens: DEFAULT_MAX_TOKENS,
+    warnAt: [0.7, 0.9],
+  });
   unbudgeted.workerDefaults = { ledgerSinks: false, budget: { maxTokens: 9000, warnAt: [0.7] } };
   assert.deepEqual(effectiveBudget(unbudgeted), { maxTokens: 9000, warnAt: [0.7] });
 });

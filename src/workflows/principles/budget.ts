@@ -37,12 +37,18 @@ export type Budget = z.infer<typeof budgetSchema>;
 export type BudgetInput = z.input<typeof budgetSchema>;
 
 /**
- * The token limit of every goal that sets no limit of its own and runs on a worker with no default
- * (issue 44): a runaway that makes up new work at every call (about 330k tokens at the 50-turn
- * limit, more for a goal with more turns) is warned at 70% and 90% and then ended, while the
- * goals that finish are far below it (see docs/guards-and-principles.md for the measurements).
+ * The cost limit of every goal that sets no limit of its own and runs on a worker with no default
+ * (issue 44), warned at 70% and 90% and then ended: a runaway whose turn limit a user raised for
+ * long work stops at it. A cost, not a token count: a long goal's requests are mostly prompt-cache
+ * reads at a tenth of the input price, so a token limit low enough to matter for runaways ended
+ * real work (the bench's 50-turn cached goal passed 250,000 tokens at turn 23, for under $1).
  */
-export const DEFAULT_MAX_TOKENS = 250_000;
+export const DEFAULT_MAX_USD = 5;
+/**
+ * The default's token backstop, for a model keel has no price for (its cost stays $0): far above
+ * any 50-turn goal (50 turns of a 100k-token context are 5M), every token counted.
+ */
+export const DEFAULT_MAX_TOKENS = 10_000_000;
 
 const limitKeys = ['maxTokens', 'maxUsd', 'maxWallTimeMs', 'maxToolCalls'] as const;
 
@@ -53,7 +59,7 @@ export function hasLimit(budget: Budget | undefined): boolean {
 
 /**
  * The budget a goal runs under: its own limits, for each dimension it leaves open the worker's
- * default, and when neither limits anything, DEFAULT_MAX_TOKENS — unless the goal asked for no
+ * default, and when neither limits anything, DEFAULT_MAX_USD (and its token backstop) — unless the goal asked for no
  * default (`unlimited`).
  */
 export function resolveBudget(own: Budget | undefined, worker: Budget | undefined): Budget | undefined {
@@ -68,7 +74,11 @@ export function resolveBudget(own: Budget | undefined, worker: Budget | undefine
     if (own.unlimited) merged.unlimited = true;
   }
   if (hasLimit(merged) || merged?.unlimited) return merged;
-  return { warnAt: merged?.warnAt ?? [...DEFAULT_WARN_AT], maxTokens: DEFAULT_MAX_TOKENS };
+  return {
+    warnAt: merged?.warnAt ?? [...DEFAULT_WARN_AT],
+    maxUsd: DEFAULT_MAX_USD,
+    maxTokens: DEFAULT_MAX_TOKENS,
+  };
 }
 
 export interface BudgetSpent {
