@@ -32,7 +32,9 @@ before(async () => {
         name: 'stalled',
         match: 'GOAL-STALLED',
         turns: [
-          ...Array.from({ length: 8 }, () => ({ toolCalls: [list] })),
+          // The first listing is new information (progress at cycle 1, issue 44's one notion of
+          // progress), so the assessment at 8 sees progress; the one at 16 sees 15 stagnant cycles.
+          ...Array.from({ length: 16 }, () => ({ toolCalls: [list] })),
           { text: 'finished after the sub-goals' },
         ],
         structured: [
@@ -129,8 +131,9 @@ test('a stalled goal with spawnSubGoals pursues its sub-goals as child goal work
   const { result, ledger } = await run('GOAL-STALLED', {
     assessment: { interval: 8, spawnSubGoals: true },
     principles: { cadence: { every: 0 } },
-    // stalling by repeating one listing is the point here; the loop guard would stop it at the 5th
-    guards: { loop: { enabled: false } },
+    // stalling by repeating one listing is the point here; the loop guard would stop it at the 5th,
+    // the stagnation guard at the 10th
+    guards: { loop: { enabled: false }, stagnation: { enabled: false } },
   });
   assert.equal(result.status, 'completed');
   assert.equal(result.finalText, 'finished after the sub-goals');
@@ -142,7 +145,8 @@ test('a stalled goal with spawnSubGoals pursues its sub-goals as child goal work
     assert.equal(description.status.name, 'COMPLETED');
     assert.ok(description.parentExecution, 'a child of the stalled goal');
   }
-  const afterSplit = harness.scripted.requests.find((r) => r.scenario === 'stalled' && r.turnIndex === 8);
+  // The split comes at the assessment of cycle 16: the next request tells the model the outcome.
+  const afterSplit = harness.scripted.requests.find((r) => r.scenario === 'stalled' && r.turnIndex === 16);
   const told = JSON.stringify(afterSplit?.body.messages?.at(-1));
   assert.match(told, /first half done/);
   assert.match(told, /second half done/);
