@@ -71,7 +71,14 @@ test(
     const handle = await harness.client.workflow.start(goalWorkflow, {
       taskQueue: harness.taskQueue,
       workflowId: `huge-answer-${Date.now()}`,
-      args: [{ goal: 'GOAL-HUGE-ANSWER: say a lot', workspace: tempDirectory('keel-huge-answer-') }],
+      // A 3 MB answer alone costs more than keel's default $5 budget: what is under test is the cut.
+      args: [
+        {
+          goal: 'GOAL-HUGE-ANSWER: say a lot',
+          workspace: tempDirectory('keel-huge-answer-'),
+          principles: { budget: { unlimited: true } },
+        },
+      ],
     });
     const result = await harness.withWorker(() => handle.result());
     assert.equal(result.status, 'completed');

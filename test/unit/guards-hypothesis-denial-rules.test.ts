@@ -127,7 +127,7 @@ test('hypotheses: switched off, a streak is counted but never decided on', () =>
 const denialPromptText = (summary: string, intent: string, stopAfter = 3) =>
   [
     `[Denied] This call was not approved, and nothing of it reached the workspace: ${summary}`,
-    `Do not ask for it again, and do not ask for the same thing another way (${intent}): what was refused is what the call would do, so write_file, edit_file, a script or another command that would delete or overwrite the same paths waits for a human too and counts as asking again.`,
+    `Do not ask for it again, and do not ask for the same thing another way (${intent}): what was refused is what the call would do, so any other tool, a script or another command that would delete or overwrite the same paths waits for a human too and counts as asking again.`,
     'Reach the goal without it, or give your final answer and say plainly what is blocked and what a human would need to do.',
     `If this request is denied ${stopAfter} times, keel ${STUCK}.`,
   ].join('\n');

@@ -62,7 +62,7 @@ export function denialPrompt(options: {
 }): string {
   return [
     `[Denied] This call was not approved, and nothing of it reached the workspace: ${options.summary}`,
-    `Do not ask for it again, and do not ask for the same thing another way (${options.intentText}): what was refused is what the call would do, so write_file, edit_file, a script or another command that would delete or overwrite the same paths waits for a human too and counts as asking again.`,
+    `Do not ask for it again, and do not ask for the same thing another way (${options.intentText}): what was refused is what the call would do, so any other tool, a script or another command that would delete or overwrite the same paths waits for a human too and counts as asking again.`,
     'Reach the goal without it, or give your final answer and say plainly what is blocked and what a human would need to do.',
     `If this request is denied ${options.stopAfterDenials} times, keel ${options.consequence}.`,
   ].join('\n');
