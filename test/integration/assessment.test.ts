@@ -2,8 +2,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
 import { BELIEF_MARKER } from '../../src/workflows/planning/consolidation';
-import { ledgerQuery } from '../../src/workflows/goal/messages';
-import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
+import { denySignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 const list = { name: 'list_dir', input: { path: '.' } };
 
@@ -55,6 +57,21 @@ before(async () => {
           { toolCalls: [{ name: 'read_file', input: { path: 'missing-one.md' } }] },
           { toolCalls: [{ name: 'read_file', input: { path: 'missing-two.md' } }] },
           { text: 'giving up on those files' },
+        ],
+      },
+      {
+        // Two commands whose text names no deletion: each runs on a layer and waits with the
+        // deletion it made held there (a command that names one waits before it runs).
+        name: 'denied-held',
+        match: 'GOAL-DENIED-HELD',
+        turns: [
+          {
+            toolCalls: [{ name: 'run_command', input: { command: 'touch made-one.txt && rm old-one.txt' } }],
+          },
+          {
+            toolCalls: [{ name: 'run_command', input: { command: 'touch made-two.txt && rm old-two.txt' } }],
+          },
+          { text: 'left the files alone' },
         ],
       },
       {
@@ -167,4 +184,51 @@ test('the self-assessment tells the model which tools keep failing, not only the
     JSON.stringify(third?.body.messages?.at(-1)),
     /\[Self-assessment\] These tools keep failing: read_file \(0 of 2 calls succeeded\)/,
   );
+});
+
+test('denied calls are no failures: not "keep failing", not a tighter cadence twice, not the step\'s failures (issue 44)', async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory();
+    for (const name of ['old-one.txt', 'old-two.txt']) writeFileSync(path.join(workspace, name), 'old');
+    const workflowId = `goal-denied-held-${Date.now()}`;
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [
+        {
+          goal: 'GOAL-DENIED-HELD: tidy up',
+          workspace,
+          sandbox: { network: false },
+          assessment: { interval: 2 },
+          // From 4, each denial halves the cadence once (4 → 2 → 1): the first checkpoint comes
+          // after the second call. A denial also counted as a failed call would halve it twice
+          // (4 → 1) and bring a checkpoint after the first.
+          principles: { cadence: { every: 4, dynamic: { min: 1, max: 8 } } },
+        },
+      ],
+    });
+    for (const command of ['touch made-one.txt && rm old-one.txt', 'touch made-two.txt && rm old-two.txt']) {
+      const waiting = await eventually(async () => {
+        const view = await handle.query(goalStatusQuery);
+        return view.pendingApprovals.find((approval) => approval.summary === `run_command: ${command}`);
+      });
+      await handle.signal(denySignal, { callId: waiting?.callId ?? '', approver: 'carol' });
+    }
+    const result = await handle.result();
+    assert.equal(result.status, 'completed');
+    assert.equal(result.counters.approvalsDenied, 2);
+    const ledger = await handle.query(ledgerQuery, {});
+    const assessed = ledger.find((event) => event.kind === 'assessment.completed');
+    assert.ok(assessed, 'the assessment at cycle 2 ran');
+    assert.deepEqual((assessed.data.findings as { ineffectiveTools: string[] }).ineffectiveTools, []);
+
+    const checkpoints = ledger.filter((event) => event.kind === 'reflection.checkpoint');
+    assert.deepEqual(
+      checkpoints.map((event) => event.data.atToolCall),
+      [2],
+      'one halving per denial: the first checkpoint after the second call',
+    );
+    const third = harness.scripted.requests.find((r) => r.scenario === 'denied-held' && r.turnIndex === 2);
+    assert.doesNotMatch(JSON.stringify(third?.body.messages), /keep failing/);
+  });
 });

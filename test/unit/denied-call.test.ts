@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deniedCallContent, HELD_REPORT_LABEL, leavingToolStats } from '../../src/workflows/goal/denied-call';
+import { deniedCallContent, HELD_REPORT_LABEL } from '../../src/workflows/goal/denied-call';
 import type { ApprovalDecision } from '../../src/workflows/goal/goal-state';
-import { ineffectiveTools, type ToolStats } from '../../src/workflows/planning/assessment';
 
 /**
  * Issue 44 item 2 in the goal's bookkeeping: a denied call is no failure of its tool, and a
@@ -86,30 +85,4 @@ test('a remembered denial of a held call says its changes were not applied, too'
     deniedCallContent(remembered, { ...heldCall, escalation: undefined }, []),
     /^Not run: a human \(carol\)/,
   );
-});
-
-test('denied calls leave the tool\'s record as it was: three denials are not "keep failing"', () => {
-  const toolStats: Record<string, ToolStats> = {};
-  let observed = 0;
-  // What afterCall does to the record of a call without an outcome: one more call, no success.
-  const afterCall = () => {
-    observed += 1;
-    const stats = (toolStats.run_command ??= { calls: 0, successes: 0 });
-    stats.calls += 1;
-  };
-  for (let denial = 0; denial < 3; denial += 1) leavingToolStats(toolStats, 'run_command', afterCall);
-  assert.equal(observed, 3, 'each denied call is still observed (guards, budget)');
-  assert.deepEqual(toolStats, {}, 'no record made for a tool only ever denied');
-  assert.deepEqual(ineffectiveTools(toolStats), []);
-
-  toolStats.run_command = { calls: 4, successes: 3 };
-  toolStats.read_file = { calls: 1, successes: 1 };
-  leavingToolStats(toolStats, 'run_command', () => {
-    afterCall();
-    toolStats.read_file = { calls: 2, successes: 2 };
-  });
-  assert.deepEqual(toolStats, {
-    run_command: { calls: 4, successes: 3 },
-    read_file: { calls: 2, successes: 2 },
-  });
 });

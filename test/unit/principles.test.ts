@@ -60,6 +60,21 @@ test('hypotheses are counted; a clear mismatch returns a prompt; switched off th
   assert.deepEqual(state.hypotheses, { given: 1, mismatches: 1 });
 });
 
+test('a denied call counts as a call, but neither moves the cadence nor is compared with its hypothesis', () => {
+  const dynamic = settings({ cadence: { dynamic: { min: 2, max: 10 } } });
+  const state = initialPrinciplesState(8);
+  const denied = observeToolCall(state, dynamic, {
+    ...call(failed, { hypothesis: 'I expect it to succeed' }),
+    denied: true,
+  });
+  assert.deepEqual(denied, {});
+  assert.equal(state.cadence.taskToolCalls, 1, 'still a call of the task');
+  assert.equal(state.cadence.current, 8, 'observeDenial moves the cadence, not the call');
+  assert.deepEqual(state.hypotheses, { given: 0, mismatches: 0 });
+  observeToolCall(state, dynamic, { ...call(failed), denied: false });
+  assert.equal(state.cadence.current, 4, 'a call that ran and failed does');
+});
+
 test('dynamic cadence tightens after failures and denials, loosens after mutating successes, within bounds', () => {
   const dynamic = settings({ cadence: { dynamic: { min: 2, max: 10 } } });
   const state = initialPrinciplesState(8);

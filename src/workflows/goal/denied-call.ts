@@ -1,4 +1,3 @@
-import type { ToolStats } from '../planning/assessment';
 import type { ToolCatalogue } from '../tools/tool-catalogue';
 import type { ApprovalDecision, ToolCallRecord } from './goal-state';
 import { denialText } from './turn';
@@ -22,20 +21,3 @@ export function deniedCallContent(
 
 export const HELD_REPORT_LABEL =
   'For context only, what the command reported on its layer before the decision (none of its changes were applied):';
-
-/**
- * A denial is not a failure (issue 44): a denied call is still observed as a call (the guards,
- * the budget), but the tool's success record stays as it was, or "These tools keep failing"
- * would count what humans decided as what the tool could not do.
- */
-export function leavingToolStats(
-  toolStats: Record<string, ToolStats>,
-  toolName: string,
-  observe: () => void,
-): void {
-  const before = toolStats[toolName];
-  const kept = before === undefined ? undefined : { ...before };
-  observe();
-  if (kept === undefined) Reflect.deleteProperty(toolStats, toolName);
-  else toolStats[toolName] = kept;
-}

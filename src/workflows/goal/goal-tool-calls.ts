@@ -26,7 +26,7 @@ import { callText } from '../tools/call-text';
 import { isHarnessTool } from '../tools/harness-tools';
 import { catalogueEntry, type PreparedCall } from '../tools/tool-catalogue';
 import { callsToPrepare, isQuietForContinueAsNew, unknownOutcomeText } from './turn';
-import { deniedCallContent, leavingToolStats } from './denied-call';
+import { deniedCallContent } from './denied-call';
 import { splitPreparation } from './workflow-prepared-calls';
 import { autoDenial, rememberDenial, rememberedDenialFor, type RememberedDenial } from './remembered-denials';
 import { holdForDeniedEffects } from './denied-effects-check';
@@ -307,8 +307,7 @@ export class GoalToolCalls {
     observeDenial(this.state.principles, this.state.config.principles);
     this.goal.planning.observeDenial();
     if (call.escalation === undefined) return;
-    const observe = () => this.afterCall(call, undefined, this.state.counters.toolCalls);
-    leavingToolStats(this.state.assessment.toolStats, call.toolName, observe); // a denial is no failure
+    this.afterCall(call, undefined, this.state.counters.toolCalls, { denied: true });
   }
 
   private async runHarnessTool(call: ToolCallRecord): Promise<void> {
@@ -674,12 +673,24 @@ export class GoalToolCalls {
     return (entry.timeoutMs ?? 0) <= LOCAL_READ_MAX_TIMEOUT_MS;
   }
 
-  /** Principles 1 and 3, planning and assessment bookkeeping after one executed call. */
-  private afterCall(call: ToolCallRecord, outcome: ToolOutcome | undefined, atToolCall: number): void {
+  /**
+   * Principles 1 and 3, planning and assessment bookkeeping after one call. A denial is no
+   * failure (issue 44): a denied call still counts as a call for the guards and the budget, but
+   * not against the tool's success record, the cadence or the plan step's failures in a row
+   * (observeDenial already tightened the cadence and marked the step).
+   */
+  private afterCall(
+    call: ToolCallRecord,
+    outcome: ToolOutcome | undefined,
+    atToolCall: number,
+    { denied }: { denied: boolean } = { denied: false },
+  ): void {
     const ok = outcome?.ok ?? false;
-    const stats = (this.state.assessment.toolStats[call.toolName] ??= { calls: 0, successes: 0 });
-    stats.calls += 1;
-    if (ok) stats.successes += 1;
+    if (!denied) {
+      const stats = (this.state.assessment.toolStats[call.toolName] ??= { calls: 0, successes: 0 });
+      stats.calls += 1;
+      if (ok) stats.successes += 1;
+    }
     if (ok && call.reversibility !== 'read-only')
       this.state.assessment.lastProgressCycle = this.state.counters.modelTurns;
     const observed = observeToolCall(this.state.principles, this.state.config.principles, {
@@ -687,6 +698,7 @@ export class GoalToolCalls {
       reversibility: call.reversibility,
       summary: call.summary,
       outcome: outcome ?? { ok: false, content: call.result?.content ?? '', candidates: [], facts: {} },
+      denied,
     });
     if (observed.prompt) {
       this.state.notes.push(observed.prompt);
@@ -699,7 +711,7 @@ export class GoalToolCalls {
         },
       );
     }
-    this.goal.planning.observeCall(ok, observed.prompt !== undefined);
+    if (!denied) this.goal.planning.observeCall(ok, observed.prompt !== undefined);
     this.goal.guards.observeCall(call, outcome, atToolCall, observed.prompt !== undefined);
     this.goal.checkBudget(); // warnings ride on this turn's results; exhaustion ends the goal at the turn's end
   }

@@ -98,6 +98,11 @@ export interface ToolCallObservation {
   reversibility: Reversibility;
   summary: string;
   outcome: ToolOutcome;
+  /**
+   * A human (or a timeout) denied the call and it never ran: it counts as a call, but neither as
+   * a failure for the cadence (observeDenial moved it already) nor as evidence for a hypothesis.
+   */
+  denied?: boolean;
 }
 
 export interface Observed {
@@ -113,6 +118,7 @@ export function observeToolCall(
   call: ToolCallObservation,
 ): Observed {
   state.cadence.taskToolCalls += 1;
+  if (call.denied === true) return {};
   moveCadence(state, settings, cadenceEventOf(call));
   if (!settings.hypothesis) return {};
   const hypothesis = hypothesisOf(call.input);
