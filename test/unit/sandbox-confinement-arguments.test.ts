@@ -71,7 +71,7 @@ test('ulimit gets memory in KiB, file size in 1 KiB blocks, processes and open f
   };
   assert.deepEqual(ulimitArguments(limits), [String(256 * 1024), '5', '9', '10']);
   assert.equal(enforcedFileSizeBytes(limits), 5 * 1024);
-  assert.match(CONFINE_SCRIPT, /ulimit -v "\$1" -f "\$2" -u "\$3" -n "\$4" \|\| exit 125; shift 5;/);
+  assert.match(CONFINE_SCRIPT, /ulimit -d "\$1" -f "\$2" -u "\$3" -n "\$4" \|\| exit 125; shift 5;/);
   assert.match(CONFINE_SCRIPT, /^if \[ -n "\$5" \]; then echo \$\$ > "\$5\/cgroup.procs" \|\| exit 125; fi;/);
 });
 

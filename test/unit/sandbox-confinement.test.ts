@@ -158,12 +158,12 @@ test('inside the sandbox only stdin, stdout and stderr are open, even when the w
 
 test('the limits are set inside: memory, file size, processes, open files', async () => {
   const result = await sandboxed(
-    'ulimit -v; ulimit -f; ulimit -p 2>/dev/null || true; ulimit -u 2>/dev/null; ulimit -n',
+    'ulimit -d; ulimit -f; ulimit -p 2>/dev/null || true; ulimit -u 2>/dev/null; ulimit -n',
     false,
   );
   assert.equal(result.exitCode, 0, result.output);
   const lines = result.stdout.toString().trim().split('\n');
-  assert.equal(lines[0], String(256 * 1024), 'KiB of address space');
+  assert.equal(lines[0], String(256 * 1024), 'KiB of private writable memory (RLIMIT_DATA)');
   assert.ok(lines.includes('77'), result.output);
   assert.ok(lines.includes('99'), result.output);
 });
@@ -173,8 +173,18 @@ test('over the memory limit an allocation fails inside the sandbox', async () =>
     `/usr/bin/python3 -c 'bytearray(${megabytes} * 1024 * 1024); print("allocated ${megabytes}")'`;
   const result = await sandboxed(`${allocate(64)}; ${allocate(400)}`, false);
   assert.match(result.stdout.toString(), /^allocated 64\n$/, result.output);
-  // 64 MiB fits in 256 MiB of address space; 400 MiB cannot (MemoryError, or killed outright).
+  // 64 MiB fits in 256 MiB of private writable memory; 400 MiB cannot (MemoryError, or killed outright).
   assert.ok(!result.stdout.toString().includes('allocated 400'), result.output);
+});
+
+test('a reservation past the memory limit that is never written is not refused (a JVM heap, V8, WebAssembly)', async () => {
+  // 4 GiB of WebAssembly memory (and V8's own cage) is reserved PROT_NONE: RLIMIT_AS would refuse
+  // it (Node would not even start under 256 MiB of address space); RLIMIT_DATA does not count it.
+  const reserve =
+    '/usr/bin/node -e \'const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); console.log("reserved", memory.buffer.byteLength)\'';
+  const result = await sandboxed(reserve, false);
+  assert.equal(result.exitCode, 0, result.output);
+  assert.match(result.stdout.toString(), /^reserved 65536\n$/, result.output);
 });
 
 test('a file past the file size limit stops the command; its layer is discarded whole', async () => {

@@ -13,7 +13,7 @@ import type { SandboxStatus } from './sandbox-status';
  * loop's length, the loop would close it, and the command would lose its stderr.
  */
 export const CONFINE_SCRIPT =
-  'if [ -n "$5" ]; then echo $$ > "$5/cgroup.procs" || exit 125; fi; ulimit -v "$1" -f "$2" -u "$3" -n "$4" || exit 125; shift 5; for descriptor in /proc/self/fd/*; do descriptor=${descriptor##*/}; if [ "$descriptor" -gt 2 ]; then exec {descriptor}>&-; fi; done; exec "$@"';
+  'if [ -n "$5" ]; then echo $$ > "$5/cgroup.procs" || exit 125; fi; ulimit -d "$1" -f "$2" -u "$3" -n "$4" || exit 125; shift 5; for descriptor in /proc/self/fd/*; do descriptor=${descriptor##*/}; if [ "$descriptor" -gt 2 ]; then exec {descriptor}>&-; fi; done; exec "$@"';
 
 /**
  * What runs before bwrap: with network, a namespace of its own (network-isolation.ts; the call

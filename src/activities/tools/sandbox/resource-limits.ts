@@ -6,7 +6,12 @@
  * total; the wall time is the call's own timeout (timeoutSeconds), enforced by shell-process.ts.
  */
 export interface ResourceLimits {
-  /** Address space of each process (RLIMIT_AS): allocations beyond it fail. */
+  /**
+   * Private writable memory of each process (RLIMIT_DATA, which since Linux 4.7 counts private
+   * writable mappings, not the heap alone): allocations beyond it fail. Not RLIMIT_AS: address
+   * space counts mere reservations, so a JVM could not reserve its default heap and Node could
+   * not start (V8 reserves gigabytes it never touches, as does WebAssembly's memory).
+   */
   readonly memoryBytes: number;
   /** Size of any one file the command writes (RLIMIT_FSIZE): the write fails, SIGXFSZ. */
   readonly fileSizeBytes: number;
@@ -62,7 +67,7 @@ export function resourceLimitsFromEnv(env: NodeJS.ProcessEnv): ResourceLimits {
 }
 
 /**
- * The limits as bash's `ulimit` takes them (see confinement.ts): address space in KiB, file size
+ * The limits as bash's `ulimit` takes them (see confinement.ts): private writable memory in KiB, file size
  * in 1024-byte blocks, processes, open files. Set soft and hard, so the command cannot raise them.
  */
 export function ulimitArguments(limits: ResourceLimits): string[] {
