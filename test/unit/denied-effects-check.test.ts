@@ -127,3 +127,28 @@ test('remembered denials ("do not ask again") count, with the changes their laye
   );
   assert.equal(deniedEffectFor(state, { toolName: 'edit_file', input: { path: 'src/x.ts' } }), undefined);
 });
+
+test('a denial and a later write are compared as places in the workspace, however each is spelled', () => {
+  // `cd /w && rm -rf build` recorded `/w/build`; the file tools take `build/a.txt`, and resolve `..`
+  const absolute = stateAfterDenying('cd /w && rm -rf build');
+  for (const path of ['build/a.txt', 'src/../build/a.txt', './src/../build', '/w/build/b.txt']) {
+    const write = call('write_file', { path, content: '' });
+    assert.equal(holdForDeniedEffects(write, absolute, NOW), true, path);
+  }
+  const relative = stateAfterDenying('rm -rf build');
+  assert.equal(
+    holdForDeniedEffects(call('write_file', { path: 'src/../build/a.txt', content: '' }), relative, NOW),
+    true,
+  );
+  assert.equal(
+    holdForDeniedEffects(call('write_file', { path: '/w/build/a.txt', content: '' }), relative, NOW),
+    true,
+  );
+  for (const path of ['src/build/a.txt', 'build/../src/a.txt', '/other/build/a.txt', '/w2/build/a.txt'])
+    assert.equal(holdForDeniedEffects(call('write_file', { path, content: '' }), absolute, NOW), false, path);
+  assert.deepEqual(
+    deniedEffectFor(absolute, { toolName: 'write_file', input: { path: 'src/../build/a.txt' } })?.overlap,
+    ['build/a.txt'],
+    'the overlap is named as the place the tool would write',
+  );
+});

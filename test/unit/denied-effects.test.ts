@@ -7,6 +7,7 @@ import {
   MAX_EFFECTS,
   normalizePath,
   overlappingEffects,
+  placeOf,
 } from '../../src/workflows/principles/denied-effects';
 import { intentOf, intentText, sameIntent } from '../../src/workflows/principles/call-intent';
 import {
@@ -211,4 +212,18 @@ test('no note counts a denial as a failure or points at another way to the refus
   const system = systemPrompt(newGoalState({ goal: 'g', workspace: '/w' }).config);
   assert.doesNotMatch(system, /another way/);
   assert.match(system, /what a human refused stays refused, through any tool/);
+});
+
+test('places: `..` resolved, absolute paths inside the workspace made relative, both sides', () => {
+  assert.equal(placeOf('src/../build/a.txt'), 'build/a.txt');
+  assert.equal(placeOf('/ws/build', '/ws'), 'build');
+  assert.equal(placeOf('/ws/build/../src/', '/ws/'), 'src');
+  assert.equal(placeOf('../ws/build', '/ws'), 'build');
+  assert.equal(placeOf('/ws2/build', '/ws'), '/ws2/build');
+  assert.equal(placeOf('/ws', '/ws'), '.');
+  assert.deepEqual(command('cd /ws && rm -rf build'), ['/ws/build']);
+  assert.equal(effectsOverlap(command('cd /ws && rm -rf build'), ['build/a.txt'], '/ws'), true);
+  assert.equal(effectsOverlap(['build'], ['src/../build/a.txt'], '/ws'), true);
+  assert.equal(effectsOverlap(['build'], ['build/../src/a.txt'], '/ws'), false);
+  assert.deepEqual(overlappingEffects(['/ws/build/a.txt', 'src/x'], ['build'], '/ws'), ['build/a.txt']);
 });

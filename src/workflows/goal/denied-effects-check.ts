@@ -22,7 +22,7 @@ export interface DeniedEffectMatch {
  * counted (any decision that refused a call), then those a human asked not to be asked again for.
  */
 export function deniedEffectFor(
-  state: Pick<GoalState, 'guards' | 'rememberedDenials'>,
+  state: Pick<GoalState, 'guards' | 'rememberedDenials' | 'config'>,
   call: Pick<ToolCallRecord, 'toolName' | 'input'>,
 ): DeniedEffectMatch | undefined {
   const effects = intentOf(call.toolName, call.input).effects ?? [];
@@ -32,7 +32,9 @@ export function deniedEffectFor(
     ...(state.guards?.denied ?? []).map((entry) => entry.intent),
   ].reverse();
   for (const intent of denied) {
-    const overlap = overlappingEffects(effects, intent.effects ?? []);
+    // both sides relative to the workspace: `cd /ws && rm -rf build` recorded `/ws/build`, while
+    // the file tools take `build/a.txt`
+    const overlap = overlappingEffects(effects, intent.effects ?? [], state.config.workspace);
     if (overlap.length > 0) return { intent, overlap };
   }
   return undefined;

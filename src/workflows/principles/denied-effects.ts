@@ -73,14 +73,57 @@ export function effectsOf(toolName: string, input: unknown, held?: HeldChanges):
   return [...paths].sort().slice(0, MAX_EFFECTS);
 }
 
-/** Whether two sets of effects touch one place: the same path, or one inside the other. */
-export function effectsOverlap(a: readonly string[], b: readonly string[]): boolean {
-  return a.some((first) => b.some((second) => samePlace(first, second)));
+/**
+ * Whether two sets of effects touch one place: the same path, or one inside the other. With the
+ * goal's `workspace`, absolute paths inside it count as the relative ones the file tools take.
+ */
+export function effectsOverlap(a: readonly string[], b: readonly string[], workspace?: string): boolean {
+  return overlappingEffects(a, b, workspace).length > 0;
 }
 
-/** The paths of `effects` that touch one of `denied`, for saying plainly what was refused. */
-export function overlappingEffects(effects: readonly string[], denied: readonly string[]): string[] {
-  return effects.filter((path) => denied.some((refused) => samePlace(path, refused)));
+/**
+ * The paths of `effects` that touch one of `denied`, as places in the workspace, for saying plainly
+ * what was refused. Both sides are resolved alike: a denial recorded as `/ws/build` (after
+ * `cd /ws && rm -rf build`) covers `build/a.txt` and `src/../build/a.txt`.
+ */
+export function overlappingEffects(
+  effects: readonly string[],
+  denied: readonly string[],
+  workspace?: string,
+): string[] {
+  const refused = denied.map((path) => placeOf(path, workspace));
+  return effects
+    .map((path) => placeOf(path, workspace))
+    .filter((path) => refused.some((other) => samePlace(path, other)));
+}
+
+/**
+ * Where `text` is, as the goal's tools resolve it: relative to `workspace` when inside it, `..`
+ * and `.` segments resolved (posix), so that spellings which reach one file compare equal.
+ */
+export function placeOf(text: string, workspace?: string): string {
+  const path = normalizePath(text);
+  if (path === '.' || path === '/') return path;
+  const root = workspace === undefined ? undefined : resolveSegments(normalizePath(workspace));
+  const rooted = root !== undefined && root.startsWith('/');
+  const absolute =
+    path.startsWith('/') || !rooted ? resolveSegments(path) : resolveSegments(`${root}/${path}`);
+  if (!rooted || root === '/') return absolute;
+  if (absolute === root) return '.';
+  return absolute.startsWith(`${root}/`) ? absolute.slice(root.length + 1) : absolute;
+}
+
+/** `a/./b/../c` as `a/c`; `..` above the root stays only on a relative path. */
+function resolveSegments(path: string): string {
+  const absolute = path.startsWith('/');
+  const kept: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment !== '..') kept.push(segment);
+    else if (kept.length > 0 && kept[kept.length - 1] !== '..') kept.pop();
+    else if (!absolute) kept.push('..');
+  }
+  return absolute ? `/${kept.join('/')}` : kept.join('/') || '.';
 }
 
 /** "build, dist/app.js", cut after a few paths: for prompts, reasons and the ledger. */
@@ -114,7 +157,7 @@ function samePlace(a: string, b: string): boolean {
 function addPath(paths: Set<string>, text: string): void {
   // /dev/null and friends are where output goes, not what a call changes
   if (text.trim() === '' || text.trim().startsWith('/dev/')) return;
-  paths.add(normalizePath(text));
+  paths.add(placeOf(text));
 }
 
 /** The paths a command line deletes or overwrites, as far as its words show. */
