@@ -74,8 +74,7 @@ class Capture {
   private readonly changes: WorkspaceChange[] = [];
   // Every path is kept: a held layer's list is what its approver sees and approves, whole. The
   // layer-entries limit bounds it, and change-list-size.ts its bytes (run-in-layer.ts).
-  private readonly kept = { created: [] as string[], modified: [] as string[], deleted: [] as string[] };
-  private readonly collapsed: Record<string, number> = {};
+  private readonly effects: NotedEffect[] = [];
   private readonly holdings = new Map<string, DirectoryHolding>();
   private readonly privilegeNotes: string[] = [];
   /** Effects noted so far, listed or collapsed: whether a new directory's contents named it. */
@@ -90,17 +89,15 @@ class Capture {
   ) {}
 
   result(): CapturedLayer {
+    const refusals = changesNeedingApproval(this.changes, {
+      holdings: this.holdings,
+      includedConfigs: this.includedConfigs,
+    });
     return {
       operations: this.operations,
       baseline: this.baseline,
-      effects: {
-        ...this.kept,
-        ...(Object.keys(this.collapsed).length > 0 ? { collapsed: { ...this.collapsed } } : {}),
-      },
-      refusals: changesNeedingApproval(this.changes, {
-        holdings: this.holdings,
-        includedConfigs: this.includedConfigs,
-      }),
+      effects: listedEffects(this.effects, new Set(refusals.map((refusal) => refusal.path))),
+      refusals,
       privilegeNotes: this.privilegeNotes,
     };
   }
@@ -266,12 +263,38 @@ class Capture {
     this.baseline.push({ path: relative, fingerprint: fingerprint(below) });
   }
 
-  private effect(kind: 'created' | 'modified' | 'deleted', relative: string): void {
+  private effect(kind: NotedEffect['kind'], relative: string): void {
     this.listed += 1;
-    const inside = collapsingDirectory(relative);
-    if (inside !== undefined) this.collapsed[inside] = (this.collapsed[inside] ?? 0) + 1;
-    else this.kept[kind].push(relative);
+    this.effects.push({ kind, path: relative });
   }
+}
+
+/** One entry the layer changes, as its approver reads it (a directory ends with `/`). */
+interface NotedEffect {
+  readonly kind: 'created' | 'modified' | 'deleted';
+  readonly path: string;
+}
+
+/**
+ * The effects as listed to the model and to an approver. Bookkeeping under `.git/` or
+ * `node_modules/` is folded into a count per directory (an install or a commit writes thousands
+ * of entries nobody reads); a path that needs approval never is, whatever it is under: the
+ * approver has to see by name the hook or config they let through (the refusals' reasons name
+ * only a few), and the change set's digest has to cover that name, not a count.
+ */
+function listedEffects(
+  effects: readonly NotedEffect[],
+  needingApproval: ReadonlySet<string>,
+): WorkspaceEffects {
+  const kept = { created: [] as string[], modified: [] as string[], deleted: [] as string[] };
+  const collapsed: Record<string, number> = {};
+  for (const { kind, path: relative } of effects) {
+    const refused = needingApproval.has(relative.endsWith('/') ? relative.slice(0, -1) : relative);
+    const inside = refused ? undefined : collapsingDirectory(relative);
+    if (inside !== undefined) collapsed[inside] = (collapsed[inside] ?? 0) + 1;
+    else kept[kind].push(relative);
+  }
+  return { ...kept, ...(Object.keys(collapsed).length > 0 ? { collapsed } : {}) };
 }
 
 /** `.git/` for `.git/objects/ab/cd`, `web/node_modules/` for `web/node_modules/x/y.js`; else undefined. */
