@@ -152,3 +152,20 @@ test('a denial and a later write are compared as places in the workspace, howeve
     'the overlap is named as the place the tool would write',
   );
 });
+
+test('a denied clean-up of the workspace itself holds no later write', () => {
+  for (const command of [
+    "find . -name '*.pyc' -delete",
+    'rm -rf ./*',
+    'cd /w && rm -rf .',
+    "python3 -c \"open('app.log').read(); import os; os.remove('x')\"",
+  ]) {
+    const state = stateAfterDenying(command);
+    for (const path of ['src/a.ts', 'README.md', 'build/a.txt'])
+      assert.equal(
+        holdForDeniedEffects(call('write_file', { path, content: '' }), state, NOW),
+        false,
+        `${command} / ${path}`,
+      );
+  }
+});

@@ -104,14 +104,16 @@ test('the file tools name their path; held changes add what was deleted or modif
   assert.equal(effectsOf('run_command', { command: `rm ${many.join(' ')}` }).length, MAX_EFFECTS);
 });
 
-test('paths overlap when one is the other or inside it; the workspace itself overlaps everything', () => {
+test('paths overlap when one is the other or inside it; the workspace itself and the root overlap nothing', () => {
   assert.equal(effectsOverlap(['build'], ['build/a.txt']), true);
   assert.equal(effectsOverlap(['build/a.txt'], ['build']), true);
   assert.equal(effectsOverlap(['build'], ['build']), true);
   assert.equal(effectsOverlap(['build'], ['builder/a.txt']), false, 'a prefix of the name is not inside it');
   assert.equal(effectsOverlap(['dist'], ['build']), false);
-  assert.equal(effectsOverlap(['.'], ['src/x.ts']), true);
-  assert.equal(effectsOverlap(['src/x.ts'], ['.']), true);
+  assert.equal(effectsOverlap(['.'], ['src/x.ts']), false, 'one denial would hold every later write');
+  assert.equal(effectsOverlap(['src/x.ts'], ['.']), false);
+  assert.equal(effectsOverlap(['/'], ['src/x.ts']), false);
+  assert.equal(effectsOverlap(['/ws'], ['src/x.ts'], '/ws'), false, 'the workspace by its absolute path');
   assert.equal(effectsOverlap([], ['build']), false);
   assert.deepEqual(overlappingEffects(['build/a.txt', 'src/b.txt'], ['build']), ['build/a.txt']);
   assert.deepEqual(normalizePath('$PWD/build/'), 'build');
@@ -226,4 +228,41 @@ test('places: `..` resolved, absolute paths inside the workspace made relative, 
   assert.equal(effectsOverlap(['build'], ['src/../build/a.txt'], '/ws'), true);
   assert.equal(effectsOverlap(['build'], ['build/../src/a.txt'], '/ws'), false);
   assert.deepEqual(overlappingEffects(['/ws/build/a.txt', 'src/x'], ['build'], '/ws'), ['build/a.txt']);
+});
+
+test('the workspace itself or the root is never an effect; find names what it deletes only when it can tell', () => {
+  for (const text of [
+    "find . -name '*.pyc' -delete",
+    'find . -type f -name "*.o" -exec rm -f {} \\;',
+    'find build -newer stamp -delete',
+    'find build -exec cat {} +',
+    'find build -type f',
+    'rm -rf ./*',
+    'rm -rf .',
+    'rm -rf /',
+    'cd build && rm -rf ..',
+    'python3 -c "import shutil; shutil.rmtree(\'.\')"',
+    "node -e \"require('fs').rmSync('./', {recursive: true})\"",
+  ])
+    assert.deepEqual(command(text), [], text);
+  assert.deepEqual(command('find build dist -mindepth 1 -delete'), ['build', 'dist']);
+  assert.deepEqual(command('find build -type f -exec rm -f {} \\;'), ['build']);
+  assert.deepEqual(command('find . -delete; rm -rf build'), ['build'], 'the rest of the line still counts');
+});
+
+test('a one-liner writes only when open() is given a writing mode, not when the file name starts with a/w/x', () => {
+  for (const text of [
+    'python3 -c "print(open(\'app.log\').read())"',
+    "python3 -c \"print(open('write.txt').read()); print(open('x.txt', 'r').read())\"",
+    "python3 -c \"open('a.txt', 'rb').read()\"",
+  ])
+    assert.deepEqual(command(text), [], text);
+  for (const text of [
+    "python3 -c \"open('app.log', 'a').write('x')\"",
+    "python3 -c \"open('app.log', mode='w').close()\"",
+    "python3 -c \"open('app.log', 'r+').truncate(0)\"",
+    "python3 -c \"open(str('app.log'), 'wb').close()\"",
+    "python3 -c \"import pathlib; pathlib.Path('app.log').open('w').close()\"",
+  ])
+    assert.deepEqual(command(text), ['app.log'], text);
 });

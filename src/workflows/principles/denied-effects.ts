@@ -53,7 +53,7 @@ const ONE_LINERS: readonly (readonly [RegExp, RegExp])[] = [
 ];
 /** A script that calls any of these may delete or overwrite the paths it quotes. */
 const CHANGING_CALLS =
-  /\b(?:rmtree|remove_tree|rmdir|rmdirSync|unlink|unlinkSync|remove|removedirs|rename|renameSync|replace|truncate|truncateSync|rm|rmSync|rm_rf|rm_r|writeFile|writeFileSync|write_text|write_bytes|copyfile|copy|copyFileSync|move|delete|open\s*\([^)]*["'][wa+x])/;
+  /\b(?:rmtree|remove_tree|rmdir|rmdirSync|unlink|unlinkSync|remove|removedirs|rename|renameSync|replace|truncate|truncateSync|rm|rmSync|rm_rf|rm_r|writeFile|writeFileSync|write_text|write_bytes|copyfile|copy|copyFileSync|move|delete|open\s*\([^,()]*(?:\([^()]*\)[^,()]*)?,\s*(?:mode\s*=\s*)?["'](?=[rbt]*[wax+])[rwaxbt+]{1,3}["']|(?<=\.)open\s*\(\s*["'](?=[rbt]*[wax+])[rwaxbt+]{1,3}["'])/;
 /** Quoted strings that are never paths: file modes and encodings (`open(p, 'w')`). */
 const NOT_A_PATH = /^(?:[rwaxbt+]{1,3}|utf-?8|ascii|latin-?1|fs|path|node:fs|node:path|fs\/promises)$/i;
 /** How many command lines inside command lines (`sh -c`) are read. */
@@ -149,15 +149,25 @@ export function normalizePath(text: string): string {
   return path === '' || /^\*+$/.test(path) ? '.' : path;
 }
 
+/**
+ * The workspace itself and the root are never an effect: `find . -name '*.pyc' -delete` or
+ * `rm -rf ./*` would otherwise make one denial hold every later write in the goal.
+ */
+function isEverywhere(path: string): boolean {
+  return path === '.' || path === '/';
+}
+
 function samePlace(a: string, b: string): boolean {
-  if (a === b || a === '.' || b === '.') return true;
+  if (isEverywhere(a) || isEverywhere(b)) return false;
+  if (a === b) return true;
   return a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }
 
 function addPath(paths: Set<string>, text: string): void {
   // /dev/null and friends are where output goes, not what a call changes
   if (text.trim() === '' || text.trim().startsWith('/dev/')) return;
-  paths.add(placeOf(text));
+  const place = placeOf(text);
+  if (!isEverywhere(place)) paths.add(place);
 }
 
 /** The paths a command line deletes or overwrites, as far as its words show. */
@@ -180,23 +190,40 @@ function commandEffects(commandLine: string, depth: number): string[] {
   });
 }
 
+/** find's tests that keep every file under its start paths: deleting with them deletes those paths. */
+const FIND_KEEPING_ALL =
+  /^-(?:depth|mindepth|maxdepth|xdev|mount|follow|noleaf|ignore_readdir_race|type|print0?)$/;
+/** find's options that take a value (`-maxdepth 2`, `-type f`). */
+const FIND_VALUED = /^-(?:mindepth|maxdepth|type)$/;
+
+/**
+ * What `find` deletes: its start paths, when it deletes (`-delete`, or `-exec` of a deleting
+ * program) everything under them. A filter (`-name '*.pyc'`, `-newer x`) deletes files that
+ * cannot be named before it runs: nothing is recorded rather than the whole start path.
+ */
+function findEffects(args: readonly string[]): string[] {
+  const first = args.findIndex((word) => /^[-(!]/.test(word));
+  const starts = first < 0 ? [...args] : args.slice(0, first);
+  let deletes = false;
+  for (let index = Math.max(first, 0); first >= 0 && index < args.length; index += 1) {
+    const word = args[index] ?? '';
+    if (word === '-delete') deletes = true;
+    else if (word === '-exec' || word === '-execdir') {
+      const end = args.findIndex((each, at) => at > index && (each === ';' || each === '+'));
+      const program = (args[index + 1] ?? '').split('/').pop() ?? '';
+      if (DESTROYING.has(program)) deletes = true;
+      index = end < 0 ? args.length : end;
+    } else if (FIND_VALUED.test(word)) index += 1;
+    else if (!FIND_KEEPING_ALL.test(word)) return [];
+  }
+  return deletes ? starts.filter(Boolean) : [];
+}
+
 function programEffects(program: string, args: readonly string[], depth: number): string[] {
   const operands = args.filter((word) => !word.startsWith('-') && !/^\d+$/.test(word));
   if (DESTROYING.has(program)) return operands;
   if (REPLACING_LAST.has(program)) return operands.slice(-1);
-  if (
-    program === 'find' &&
-    args.some((word) => word === '-delete' || word === '-exec' || word === '-execdir')
-  )
-    return args
-      .slice(
-        0,
-        Math.max(
-          0,
-          args.findIndex((word) => word.startsWith('-')),
-        ),
-      )
-      .filter(Boolean);
+  if (program === 'find') return findEffects(args);
   if (program === 'dd') return args.filter((word) => word.startsWith('of=')).map((word) => word.slice(3));
   if (program === 'sed' && args.some((word) => /^-[a-zA-Z]*i/.test(word) || word.startsWith('--in-place')))
     return operands.slice(1);
