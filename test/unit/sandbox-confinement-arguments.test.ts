@@ -90,7 +90,7 @@ test('the network launcher is fixed text; tools and blocked addresses are its ar
     ],
   );
   assert.match(NETWORK_LAUNCHER_SCRIPT, /--disable-host-loopback/);
-  assert.match(NETWORK_LAUNCHER_SCRIPT, /route add unreachable/);
+  assert.match(NETWORK_LAUNCHER_SCRIPT, /route replace unreachable/);
 });
 
 test('network granted where it cannot be isolated: a typed non-retryable failure, never the host network', () => {
