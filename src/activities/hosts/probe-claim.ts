@@ -1,8 +1,11 @@
 import { WorkspaceProbeState, type WorkspaceProbe } from '../../workflows/hosts/host-queues';
+import path from 'node:path';
 import { activityContextOrUndefined } from '../activity-context';
 import { goalLivenessOn } from './goal-liveness';
 import type { HostIdentity } from './probe-workspace';
 import { claimOf, claimWorkspace, registryDirectory, type GoalLiveness } from './workspace-claims';
+import { STATE_DIRECTORY_NAME } from './workspace-overlap';
+import { resolvedPath } from './workspace-roots';
 
 /**
  * The goal that asks a host for its workspace claims it there, in the same answer: the host's
@@ -24,7 +27,12 @@ export function createProbeClaim(host: HostIdentity, liveness?: (hostId: string)
     if (context === undefined || workflowId === undefined) return probe;
     const claim = await claimOf(workflowId, probe.workspace ?? asked);
     const isLive = liveness?.(host.hostId) ?? goalLivenessOn(context.client, host.hostId);
-    const outcome = await claimWorkspace({ directory, claim, isLive });
+    // Every root's `.keel-state` holds its workspaces' state: a workspace holding one (a root
+    // itself, or above it) could rewrite its siblings' held changes and journals.
+    const stateDirectories = await Promise.all(
+      host.workspaceRoots.map((root) => resolvedPath(path.join(root, STATE_DIRECTORY_NAME))),
+    );
+    const outcome = await claimWorkspace({ directory, claim, isLive, stateDirectories });
     return outcome.ok ? probe : { ...probe, refusal: outcome.line };
   };
 }

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -67,11 +67,18 @@ export async function claimWorkspace(options: {
   directory: string;
   claim: WorkspaceClaim;
   isLive: GoalLiveness;
+  /** Real paths of the host's other state directories (each workspace root's `.keel-state`). */
+  stateDirectories?: readonly string[];
   now?: () => Date;
 }): Promise<ClaimOutcome> {
   const { directory, claim, isLive } = options;
   await mkdir(directory, { recursive: true });
   const file = path.join(directory, REGISTRY_FILE);
+  // Real paths, as the claim's: a workspace must not hold the registry through a symbolic link.
+  const keel = {
+    registry: path.join(await realpath(directory), REGISTRY_FILE),
+    stateDirectories: options.stateDirectories ?? [],
+  };
   // The lock is a directory beside the file (atomic mkdir, also on network file systems); a
   // holder that died leaves it stale after 10 s without its refresh, and it is taken over.
   const release = await lockfile.lock(directory, {
@@ -83,7 +90,7 @@ export async function claimWorkspace(options: {
     const registry = await readRegistry(file);
     let others = registry.claims.filter((entry) => entry.workflowId !== claim.workflowId);
     for (;;) {
-      const conflict = claimConflict(claim, others);
+      const conflict = claimConflict(claim, others, keel);
       if (conflict === undefined) break;
       if (!('other' in conflict)) return { ok: false, line: conflictLine(claim, conflict) };
       // A goal that ended (completed, failed, cancelled, terminated, timed out) holds nothing.

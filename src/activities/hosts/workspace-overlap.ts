@@ -41,7 +41,37 @@ export type ClaimConflict =
   | { kind: 'state-inside'; other: WorkspaceClaim }
   | { kind: 'holds-state'; other: WorkspaceClaim }
   | { kind: 'in-state-directory' }
-  | { kind: 'own-state-inside' };
+  | { kind: 'own-state-inside' }
+  | { kind: 'holds-keel-state'; directory: string }
+  | { kind: 'state-on-registry'; registry: string };
+
+/** Where this host keeps what no goal may touch: the claims registry file, and every state directory. */
+export interface KeelState {
+  /** The registry file (workspace-claims.ts), real path; its lock and its aside copies lie beside it. */
+  registry: string;
+  /** Real paths of the state directories besides the registry's: each workspace root's `.keel-state`. */
+  stateDirectories: readonly string[];
+}
+
+/**
+ * Whether a workspace would hold keel's own state: a goal there could rewrite the registry (and
+ * drop the claims that keep siblings out) or other goals' held changes and journals, unapproved.
+ * Or whether its state would land on the registry (a workspace named `workspace-claims.json`
+ * beside the first root's state): its state directory and the registry would be one path.
+ */
+function keelStateConflict(claim: WorkspaceClaim, keel: KeelState): ClaimConflict | undefined {
+  const registryDirectory = path.dirname(keel.registry);
+  for (const directory of [registryDirectory, ...keel.stateDirectories])
+    if (isWithin(directory, claim.workspace)) return { kind: 'holds-keel-state', directory };
+  const name = path.basename(claim.stateRoot);
+  const registryName = path.basename(keel.registry);
+  const onRegistry =
+    path.resolve(path.dirname(claim.stateRoot)) === path.resolve(registryDirectory) &&
+    (name === registryName || name.startsWith(`${registryName}.`));
+  if (onRegistry || isWithin(registryDirectory, claim.stateRoot))
+    return { kind: 'state-on-registry', registry: keel.registry };
+  return undefined;
+}
 
 /**
  * The first reason `claim` may not run beside `others` (claims of other goals): one workspace
@@ -54,10 +84,13 @@ export type ClaimConflict =
 export function claimConflict(
   claim: WorkspaceClaim,
   others: readonly WorkspaceClaim[],
+  keel?: KeelState,
 ): ClaimConflict | undefined {
   if (isInsideStateDirectory(claim.workspace)) return { kind: 'in-state-directory' };
   // `/` (or a link to it) would hold its own state, `/.keel-state`, and every other's.
   if (isWithin(claim.stateRoot, claim.workspace)) return { kind: 'own-state-inside' };
+  const held = keel === undefined ? undefined : keelStateConflict(claim, keel);
+  if (held !== undefined) return held;
   for (const other of others) {
     if (other.workflowId === claim.workflowId) continue;
     if (path.resolve(claim.workspace) === path.resolve(other.workspace)) continue;
@@ -76,6 +109,10 @@ export function conflictLine(claim: WorkspaceClaim, conflict: ClaimConflict): st
   switch (conflict.kind) {
     case 'in-state-directory':
       return `workspace ${claim.workspace} lies inside keel's state directory (${STATE_DIRECTORY_NAME}), where held changes and journals are kept: choose another directory`;
+    case 'holds-keel-state':
+      return `workspace ${claim.workspace} contains ${conflict.directory}, keel's state directory (the workspace claims, other goals' held changes and journals), which no goal may rewrite: choose a directory below it`;
+    case 'state-on-registry':
+      return `workspace ${claim.workspace} would keep its state at ${claim.stateRoot}, where keel keeps its workspace claims (${conflict.registry}): rename the directory`;
     case 'own-state-inside':
       return `workspace ${claim.workspace} would hold its own state (${claim.stateRoot}), where held changes and journals are kept: choose a directory below it`;
     case 'inside':
