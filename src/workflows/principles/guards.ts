@@ -22,7 +22,6 @@ import {
   observeHypothesis,
 } from './hypothesis-guard';
 import {
-  callKey,
   cyclePrompt,
   DEFAULT_LOOP_SETTINGS,
   DEFAULT_MAX_CYCLE_LENGTH,
@@ -33,7 +32,7 @@ import {
 } from './loop-guard';
 import { resultFingerprint } from './result-noise';
 import { waitDecision } from './wait-guard';
-import { declaredWaitSeconds, waitingSchema } from './waiting';
+import { declaredWaitSeconds, waitingSchema, waitKey } from './waiting';
 import {
   CallEffect,
   initialProgressMemory,
@@ -274,10 +273,19 @@ export function guardTurn(state: GuardsState, settings: GuardSettings, facts: Tu
   for (const call of facts.calls) {
     const waits =
       call.effect === CallEffect.Denied ? undefined : declaredWaitSeconds(call.toolName, call.input);
+    const key = waitKey(call.toolName, call.input);
+    const progress = judgeProgress(state.memory, {
+      effect: call.effect,
+      key,
+      resultText: call.resultText,
+      ...(call.stateAfter === undefined ? {} : { stateAfter: call.stateAfter }),
+      targets: intentOf(call.toolName, call.input).targets,
+      readsNamedPathsOnly: READS_OF_NAMED_PATHS.has(call.toolName),
+    });
     if (call.effect === CallEffect.Denied) add(denialDecision(state, context, call));
     else if (waits !== undefined) {
-      const key = callKey(call.toolName, call.input);
-      add(waitDecision(state, context, { ...call, key, declaredSeconds: waits }));
+      const brought = progress !== ProgressKind.Nothing; // output that moved begins the wait again
+      add(waitDecision(state, context, { ...call, key, declaredSeconds: waits, brought }));
     } else {
       // A repeat with a new lasting state in between is a re-run (tests after an edit), not a loop.
       const since = Math.max(lastChange ?? 0, state.exploration?.atToolCall ?? 0);
@@ -285,14 +293,6 @@ export function guardTurn(state: GuardsState, settings: GuardSettings, facts: Tu
       add(cycleDecision(state, context, call));
       add(hypothesisDecision(state, context, call));
     }
-    const progress = judgeProgress(state.memory, {
-      effect: call.effect,
-      key: callKey(call.toolName, call.input),
-      resultText: call.resultText,
-      ...(call.stateAfter === undefined ? {} : { stateAfter: call.stateAfter }),
-      targets: intentOf(call.toolName, call.input).targets,
-      readsNamedPathsOnly: READS_OF_NAMED_PATHS.has(call.toolName),
-    });
     // A wait is bounded by the time it waits (waiting.ts), not by stagnation's count.
     const brought = progress !== ProgressKind.Nothing || waits !== undefined;
     state.recentProgress = [...state.recentProgress, brought].slice(-settings.stagnation.window);
@@ -321,7 +321,7 @@ function loopDecision(
 ): GuardDecision | undefined {
   const { settings } = context;
   const remembered = {
-    key: callKey(call.toolName, call.input),
+    key: waitKey(call.toolName, call.input),
     result: resultFingerprint(call.resultText),
     summary: call.summary,
     atToolCall: call.atToolCall,
