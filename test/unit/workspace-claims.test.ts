@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
 import { claimOf, claimWorkspace, registryDirectory } from '../../src/activities/hosts/workspace-claims';
+import { WorkspaceClaimsFailureType } from '../../src/activities/hosts/workspace-claims-failures';
 import { tempDirectory } from '../support/temp-directory';
 
 function setup() {
@@ -103,11 +105,25 @@ test('many ended goals are pruned once the registry grows', async () => {
   assert.ok(!ids.includes('old-0'));
 });
 
-test("a registry that is not keel's fails with a line naming the file", async () => {
-  const { claim, directory } = setup();
-  mkdirSync(directory, { recursive: true });
-  writeFileSync(path.join(directory, 'workspace-claims.json'), '{"claims": 3}');
-  await assert.rejects(claim('A', 'nest'), /workspace-claims\.json are not keel's/);
+test("a registry that is not keel's (not JSON, or another schema) fails, typed and not retried, naming the file", async () => {
+  for (const [text, why] of [
+    ['{"claims": 3}', /not schema version 1/],
+    ['{"schemaVersion": 1, "claims": [', /not JSON/],
+  ] as const) {
+    const { claim, directory } = setup();
+    mkdirSync(directory, { recursive: true });
+    const file = path.join(directory, 'workspace-claims.json');
+    writeFileSync(file, text);
+    await assert.rejects(claim('A', 'nest'), (error: unknown) => {
+      assert.ok(error instanceof ApplicationFailure);
+      assert.equal(error.type, WorkspaceClaimsFailureType.RegistryCorrupt);
+      assert.equal(error.nonRetryable, true, 'a corrupt file does not mend itself');
+      assert.ok(error.message.includes(`registry ${file} is not keel's`), error.message);
+      assert.match(error.message, why);
+      assert.doesNotMatch(error.message, /\n/);
+      return true;
+    });
+  }
 });
 
 /** A claim made by a process of its own, as each replica of a host makes its own. */
@@ -132,11 +148,12 @@ function claimFromProcess(
 test("replicas (processes sharing the host's disk) claiming nested workspaces at once: exactly one passes", async () => {
   const { base, directory, claim } = setup();
   // An ended goal's claim over them all: each process asks after it (half a second) before it
-  // decides, so without the lock every process would decide on the same registry.
-  await claim('ended', '.');
+  // decides, so without the lock every process would decide on the same registry. Not the root
+  // itself: it holds the registry, and is refused (workspace-claims-keel-state.test.ts).
+  assert.deepEqual(await claim('ended', 'nest'), { ok: true });
   // All claim at one moment, well after the slowest process has started.
   const atMs = Date.now() + 6000;
-  const workspaces = ['nest', 'nest/sub', 'nest/sub/deeper', 'nest/sub/deeper/still'];
+  const workspaces = ['nest/sub', 'nest/sub/deeper', 'nest/sub/deeper/still', 'nest/sub/deeper/still/more'];
   const outcomes = await Promise.all(
     workspaces.map((relative, index) =>
       claimFromProcess(directory, `goal-${index}`, path.join(base, relative), atMs),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
+import { lockCompromised, registryCorrupt } from './workspace-claims-failures';
 import { claimConflict, conflictLine, STATE_DIRECTORY_NAME, type WorkspaceClaim } from './workspace-overlap';
 import { resolvedPath } from './workspace-roots';
 import { workspaceStateRoot } from './workspace-state-directory';
@@ -29,6 +30,13 @@ export type GoalLiveness = (workflowId: string) => Promise<boolean>;
 
 /** Above this many claims, every claim's goal is asked after, and the ended ones dropped. */
 const PRUNE_ABOVE = 64;
+
+/**
+ * A holder that died leaves the lock stale after a minute without its refresh, and it is taken
+ * over. A minute, refreshed every 10 s: a worker busy enough to miss five refreshes in a row is
+ * rare, while 10 s (refreshed at 5 s) was missed under load and the lock lost mid-claim.
+ */
+const LOCK_TIMING = { staleMilliseconds: 60_000, updateMilliseconds: 10_000 };
 
 /**
  * The host's registry of running goals' workspaces: one file with a lock, on the host's first
@@ -70,6 +78,8 @@ export async function claimWorkspace(options: {
   /** Real paths of the host's other state directories (each workspace root's `.keel-state`). */
   stateDirectories?: readonly string[];
   now?: () => Date;
+  /** Tests shorten it to see a lock lost; proper-lockfile takes at least 2 s and 1 s. */
+  lockTiming?: { staleMilliseconds: number; updateMilliseconds: number };
 }): Promise<ClaimOutcome> {
   const { directory, claim, isLive } = options;
   await mkdir(directory, { recursive: true });
@@ -79,13 +89,21 @@ export async function claimWorkspace(options: {
     registry: path.join(await realpath(directory), REGISTRY_FILE),
     stateDirectories: options.stateDirectories ?? [],
   };
-  // The lock is a directory beside the file (atomic mkdir, also on network file systems); a
-  // holder that died leaves it stale after 10 s without its refresh, and it is taken over.
+  // The lock is a directory beside the file (atomic mkdir, also on network file systems).
+  const timing = options.lockTiming ?? LOCK_TIMING;
+  let lost: Error | undefined;
   const release = await lockfile.lock(directory, {
     lockfilePath: `${file}.lock`,
-    stale: 10_000,
+    stale: timing.staleMilliseconds,
+    update: timing.updateMilliseconds,
     retries: { retries: 50, minTimeout: 50, maxTimeout: 500 },
+    onCompromised: (error) => {
+      lost = error; // seen below, before the write and after it (workspace-claims-failures.ts)
+    },
   });
+  const held = () => {
+    if (lost !== undefined) throw lockCompromised(file, lost);
+  };
   try {
     const registry = await readRegistry(file);
     let others = registry.claims.filter((entry) => entry.workflowId !== claim.workflowId);
@@ -103,13 +121,16 @@ export async function claimWorkspace(options: {
       others = others.filter((_, index) => live[index]);
     }
     const claimedAt = (options.now ?? (() => new Date()))().toISOString();
+    held();
     await writeRegistry(file, {
       schemaVersion: REGISTRY_SCHEMA_VERSION,
       claims: [...others, { ...claim, claimedAt }],
     });
+    held(); // lost during the write: another claimant may have judged without this claim
     return { ok: true };
   } finally {
-    await release();
+    // A lost lock is no longer ours to release (it may be another claimant's by now).
+    if (lost === undefined) await release();
   }
 }
 
@@ -122,11 +143,14 @@ async function readRegistry(file: string): Promise<Registry> {
       return { schemaVersion: REGISTRY_SCHEMA_VERSION, claims: [] };
     throw error;
   }
-  const parsed = registrySchema.safeParse(JSON.parse(text));
-  if (!parsed.success)
-    throw new Error(
-      `the workspace claims ${file} are not keel's (schema version ${REGISTRY_SCHEMA_VERSION}): remove the file`,
-    );
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw registryCorrupt(file, 'not JSON');
+  }
+  const parsed = registrySchema.safeParse(json);
+  if (!parsed.success) throw registryCorrupt(file, `not schema version ${REGISTRY_SCHEMA_VERSION}`);
   return parsed.data;
 }
 
