@@ -27,17 +27,42 @@ export async function deliverDecision(
   decision: Omit<DecisionOptions, 'via'>,
 ): Promise<DecisionDelivery> {
   const { taskQueue } = await handle.describe();
+  const listed =
+    decision.signingKey === undefined ? decision : await withListing(client, handle, taskQueue, decision);
   const answer = await askWorker({
     client,
     workflowId: handle.workflowId,
     taskQueue,
-    ask: () => decideApproval(handle, { ...decision, via: 'update' }) as Promise<ApprovalReceipt>,
+    ask: () => decideApproval(handle, { ...listed, via: 'update' }) as Promise<ApprovalReceipt>,
   });
   if (answer.answered) return { kind: 'decided', receipt: answer.value };
   // An Update that was sent and not answered may still be applied when a worker comes: it carries
   // the same decision, so whichever arrives second is refused as already decided.
-  await decideApproval(handle, { ...decision, via: 'signal' });
+  await decideApproval(handle, { ...listed, via: 'signal' });
   return { kind: 'signalled', noWorker: answer.noWorker };
+}
+
+/**
+ * A signed decision with the call as the goal lists it now, so the signature covers which ask it
+ * decides (an escalated call is asked twice). Unlisted (no worker answers, or the call is not
+ * waiting) it is signed without: the goal takes that for a call's first ask only.
+ */
+async function withListing(
+  client: Client,
+  handle: GoalHandle,
+  taskQueue: string,
+  decision: Omit<DecisionOptions, 'via'>,
+): Promise<Omit<DecisionOptions, 'via'>> {
+  const listing = await askWorker({
+    client,
+    workflowId: handle.workflowId,
+    taskQueue,
+    ask: () => goalStatus(handle),
+  });
+  const call = listing.answered
+    ? listing.value.pendingApprovals.find((pending) => pending.callId === decision.callId)
+    : undefined;
+  return call === undefined ? decision : { ...decision, listed: call };
 }
 
 export type BulkDelivery =

@@ -88,6 +88,8 @@ test('the refusal reasons, each by its exact name', () => {
     DoNotAskAgainOnApproval: 'do-not-ask-again-on-approval',
     RuleRefused: 'rule-refused',
     PlainTextDecision: 'plain-text-decision',
+    SignatureForAnotherStage: 'signature-for-another-stage',
+    MissingChangesDigest: 'missing-changes-digest',
     ChangesDiffer: 'changes-differ',
     UnlistedChanges: 'unlisted-changes',
   });
