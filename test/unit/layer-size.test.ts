@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { layerOversize } from '../../src/activities/tools/layers/layer-size';
 import { tempDirectory } from '../support/temp-directory';
@@ -42,19 +42,15 @@ test('a directory the command made unreadable is measured, and keeps its mode', 
 // Root reads a mode-000 directory anyway: the worker that meets EACCES is a non-root one, so the
 // walk runs as one (nobody, through setpriv) when the tests run as root.
 const asRoot = process.getuid?.() === 0;
-test(
-  'a non-root worker measures a chmod 000 directory instead of failing on EACCES',
-  { skip: asRoot && !existsSync(SETPRIV) ? 'setpriv is not installed' : false },
-  async () => {
-    const { upper, locked } = lockedLayer(asRoot ? NOBODY : undefined);
-    const reason = asRoot ? oversizeAsNobody(upper) : await layerOversize({ upper, ...LIMITS });
-    assert.match(reason ?? '', /it wrote more than 10 bytes/);
-    assert.equal(lstatSync(locked).mode & 0o7777, 0, 'the mode is put back for the capture');
-    assert.equal(lstatSync(path.join(locked, 'deeper')).mode & 0o7777, 0);
-    chmodSync(locked, 0o700); // so the temp directory can be removed by a non-root run
-    chmodSync(path.join(locked, 'deeper'), 0o700);
-  },
-);
+test('a non-root worker measures a chmod 000 directory instead of failing on EACCES', async () => {
+  const { upper, locked } = lockedLayer(asRoot ? NOBODY : undefined);
+  const reason = asRoot ? oversizeAsNobody(upper) : await layerOversize({ upper, ...LIMITS });
+  assert.match(reason ?? '', /it wrote more than 10 bytes/);
+  assert.equal(lstatSync(locked).mode & 0o7777, 0, 'the mode is put back for the capture');
+  assert.equal(lstatSync(path.join(locked, 'deeper')).mode & 0o7777, 0);
+  chmodSync(locked, 0o700); // so the temp directory can be removed by a non-root run
+  chmodSync(path.join(locked, 'deeper'), 0o700);
+});
 
 function oversizeAsNobody(upper: string): string | undefined {
   const script = `

@@ -3,6 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   hostAddresses,
@@ -11,6 +14,7 @@ import {
   networkSetupFailure,
   type NetworkIsolation,
 } from '../../src/activities/tools/sandbox/network-isolation';
+import { runSandboxedCommand } from '../../src/activities/tools/sandbox/run-sandboxed-command';
 import { sandboxStatus } from '../../src/activities/tools/sandbox/sandbox-status';
 
 const CALL_TIMEOUT_MILLISECONDS = 20_000;
@@ -112,4 +116,28 @@ test("the command's own exit status 125 is not a setup failure", () => {
     networkSetupFailure({ exitCode: 1, stderr: 'keel: network isolation failed: x\n' }),
     undefined,
   );
+});
+
+test('run_command granted network whose namespace cannot be made is "not run", typed, not exit 125', async () => {
+  const status = sandboxStatus();
+  assert.ok(status.mode === 'bubblewrap');
+  const workspace = mkdtempSync(path.join(tmpdir(), 'keel-network-setup-'));
+  try {
+    await assert.rejects(
+      runSandboxedCommand({
+        command: 'echo ran > ran.txt',
+        workspace,
+        network: true,
+        status: { ...status, network: { ...realIsolation(), unshare: '/bin/false' } },
+        timeoutMs: CALL_TIMEOUT_MILLISECONDS,
+      }),
+      (error: unknown) =>
+        error instanceof ApplicationFailure &&
+        error.type === NETWORK_ISOLATION_UNAVAILABLE &&
+        error.nonRetryable,
+    );
+    assert.equal(existsSync(path.join(workspace, 'ran.txt')), false, 'the command never ran');
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
 });

@@ -1,6 +1,7 @@
 import { runShellProcess, type ShellProcessResult } from '../shell-process';
 import { bubblewrapArguments, SANDBOX_HOME, type WorkspaceAccess } from './bubblewrap-arguments';
 import { confinementPrefix } from './confinement';
+import { networkSetupFailure } from './network-isolation';
 import { withProcessCgroup } from './process-cgroup';
 import { sandboxStatus, type SandboxStatus } from './sandbox-status';
 
@@ -89,5 +90,8 @@ export async function runSandboxedCommand(options: SandboxedCommandOptions): Pro
         heartbeatIntervalMilliseconds: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MILLISECONDS,
       }),
   );
+  // The command never started when its network could not be set up: "not run", typed.
+  const setupFailure = confined && options.network === true ? networkSetupFailure(result) : undefined;
+  if (setupFailure !== undefined) throw setupFailure;
   return { ...result, sandbox: status.mode };
 }
