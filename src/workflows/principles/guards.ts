@@ -8,6 +8,7 @@ import {
   judgeCheckpointReply,
 } from './checkpoint-escalation';
 import { DEFAULT_DENIAL_SETTINGS, deniedIntentSchema, denialPrompt, observeDenial } from './denial-guard';
+import { deniedIntentOf, turnWithGuardsOff } from './denial-record';
 import {
   GuardAction,
   GuardName,
@@ -261,7 +262,7 @@ interface TurnContext {
 export { GuardAction, GuardName, type GuardDecision } from './guard-decisions';
 
 export function guardTurn(state: GuardsState, settings: GuardSettings, facts: TurnFacts): GuardDecision[] {
-  if (!settings.enabled) return [];
+  if (!settings.enabled) return turnWithGuardsOff(state.denied, facts.calls); // denials still recorded
   const context: TurnContext = { settings, modelTurns: facts.modelTurns, consequence: facts.consequence };
   const decisions: GuardDecision[] = [];
   const add = (decision: GuardDecision | undefined) => {
@@ -466,11 +467,8 @@ function denialDecision(
 ): GuardDecision | undefined {
   const { settings } = context;
   const aboutIntent = (intent: CallIntent) => `denial ${intentText(intent)}`;
-  const verdict = observeDenial(
-    state.denied,
-    intentOf(call.toolName, call.input),
-    settings.denials,
-    (intent) => warnedAndRead(state, aboutIntent(intent), context.modelTurns),
+  const verdict = observeDenial(state.denied, deniedIntentOf(call), settings.denials, (intent) =>
+    warnedAndRead(state, aboutIntent(intent), context.modelTurns),
   );
   if (verdict.kind === 'none') return undefined;
   const about = aboutIntent(verdict.intent);
