@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deniedEffectFor, holdForDeniedEffects } from '../../src/workflows/goal/denied-effects-check';
+import {
+  deniedEffectFor,
+  deniedEffectPaths,
+  holdForDeniedEffects,
+} from '../../src/workflows/goal/denied-effects-check';
 import { newGoalState } from '../../src/workflows/goal/goal-start';
 import type { GoalState, ToolCallRecord } from '../../src/workflows/goal/goal-state';
 import { rememberDenial } from '../../src/workflows/goal/remembered-denials';
@@ -168,4 +172,19 @@ test('a denied clean-up of the workspace itself holds no later write', () => {
         `${command} / ${path}`,
       );
   }
+});
+
+test("a command's layer is given every denied path as a place in the workspace, never the workspace itself", () => {
+  const state = stateAfterDenying('cd /w && rm -rf build');
+  state.guards?.denied.push({
+    intent: intentOf('write_file', { path: 'src/../dist/x.js', content: '' }),
+    denials: 1,
+  });
+  state.guards?.denied.push({ intent: intentOf('run_command', { command: 'rm -rf /w' }), denials: 1 });
+  assert.deepEqual(
+    deniedEffectPaths(state),
+    ['dist/x.js', 'build'],
+    'newest first; /w is the workspace itself',
+  );
+  assert.deepEqual(deniedEffectPaths(newGoalState({ goal: 'g', workspace: '/w' })), []);
 });

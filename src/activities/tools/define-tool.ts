@@ -45,6 +45,11 @@ export interface ToolExecutionContext {
    */
   readonly approved: boolean;
   /**
+   * Paths a human's denials in this goal cover, relative to the workspace: an unapproved call
+   * that would change one waits for a human (keel's run_command checks its layer against them).
+   */
+  readonly deniedEffects?: readonly string[];
+  /**
    * Whether the goal allows network access (goal input sandbox.network). A tool that runs commands
    * should run them with runSandboxedCommand and pass this on; see docs/approvals-and-security.md, "Sandbox".
    */

@@ -52,6 +52,7 @@ export const runCommand: ToolImplementation<RunCommandInput> = async (input, con
       workspace: context.workspace,
       callKey: context.callKey ?? context.idempotencyKey ?? `${context.goalId}/${context.callId}`,
       approved: context.approved,
+      deniedEffects: context.deniedEffects ?? [],
       bwrap: status.executable,
       unshare: status.layers.unshare,
       env: environmentFor(context),

@@ -68,6 +68,11 @@ export const executeToolInputSchema = z.object({
    * worker's journal decides only if every one that may have begun used it.
    */
   earlierAttempts: z.array(earlierAttemptSchema).optional(),
+  /**
+   * The paths a human's denials in this goal cover (denied-effects.ts), relative to the workspace:
+   * a command whose layer would change one is held for a human, whatever its text (issue 44).
+   */
+  deniedEffects: z.array(z.string()).optional(),
 });
 export type ExecuteToolInput = z.input<typeof executeToolInputSchema>;
 
@@ -183,6 +188,7 @@ export function createToolActivities(options: {
       idempotencyKey: irreversible ? call.idempotencyKey : undefined,
       reversibility: irreversible ? Reversibility.Irreversible : call.reversibility,
       approved: call.approved,
+      ...(call.deniedEffects === undefined ? {} : { deniedEffects: call.deniedEffects }),
       network: call.sandbox.network,
       signal,
       heartbeat: beat,

@@ -1,5 +1,5 @@
 import { intentOf, intentText, type CallIntent } from '../principles/call-intent';
-import { effectsText, overlappingEffects } from '../principles/denied-effects';
+import { effectsText, MAX_EFFECTS, overlappingEffects, placeOf } from '../principles/denied-effects';
 import { isHarnessTool } from '../tools/harness-tools';
 import type { GoalState, ToolCallRecord } from './goal-state';
 
@@ -63,4 +63,25 @@ export function holdForDeniedEffects(
     deadlineMs: nowMs + state.config.limits.approvalTimeoutMs,
   };
   return true;
+}
+
+/** Enough denied paths for a command's layer to check against; more would only grow its input. */
+const MAX_DENIED_PATHS = 4 * MAX_EFFECTS;
+
+/**
+ * Every path a human's denials in this goal cover, as places in the workspace, newest first: a
+ * command's layer checks its changes against them before applying (layered-command.ts), since a
+ * command's text need not name what it changes (`python3 wipe.py`, a loop over `build/*`).
+ */
+export function deniedEffectPaths(
+  state: Pick<GoalState, 'guards' | 'rememberedDenials' | 'config'>,
+): string[] {
+  const intents = [
+    ...(state.rememberedDenials ?? []).map((remembered) => remembered.intent),
+    ...(state.guards?.denied ?? []).map((entry) => entry.intent),
+  ].reverse();
+  const paths = intents.flatMap((intent) =>
+    (intent.effects ?? []).map((path) => placeOf(path, state.config.workspace)),
+  );
+  return [...new Set(paths)].filter((path) => path !== '.' && path !== '/').slice(0, MAX_DENIED_PATHS);
 }

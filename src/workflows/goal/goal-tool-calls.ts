@@ -29,7 +29,7 @@ import { callsToPrepare, isQuietForContinueAsNew, unknownOutcomeText } from './t
 import { deniedCallContent } from './denied-call';
 import { splitPreparation } from './workflow-prepared-calls';
 import { autoDenial, rememberDenial, rememberedDenialFor, type RememberedDenial } from './remembered-denials';
-import { holdForDeniedEffects } from './denied-effects-check';
+import { deniedEffectPaths, holdForDeniedEffects } from './denied-effects-check';
 import { intentText } from '../principles/call-intent';
 import type { GoalApprovalRules } from './goal-approval-rules';
 import { RuleEffect, RuleSource, type RuleScope } from '../approvals/approval-rule';
@@ -473,6 +473,8 @@ export class GoalToolCalls {
       reversibility: call.reversibility,
       approved: approvedBeyondMutating(call), // a decision covers its own tier only
       sandbox: { network: this.state.config.sandbox.network },
+      // a command's text need not name what it changes: its layer checks its changes (issue 44)
+      ...(call.toolName === 'run_command' ? this.deniedEffectsInput() : {}),
     };
     let outcome: ToolOutcome | undefined;
     try {
@@ -489,6 +491,12 @@ export class GoalToolCalls {
     }
     call.status = 'done';
     this.afterCall(call, outcome, atToolCall);
+  }
+
+  /** The paths a human's denials cover, for a command's layer; absent when none (older inputs alike). */
+  private deniedEffectsInput(): { deniedEffects?: string[] } {
+    const paths = deniedEffectPaths(this.state);
+    return paths.length === 0 ? {} : { deniedEffects: paths };
   }
 
   /** Stable for every attempt of this call; see idempotencyKeyOf. */

@@ -1,4 +1,5 @@
 import type { ToolOutcome, WorkspaceEffects } from '../../../workflows/tools/tool-outcome';
+import { effectsText, overlappingEffects } from '../../../workflows/principles/denied-effects';
 import { changeListOversize, listedForTheResult } from './change-list-size';
 import { describeRefusals, refusalsInOneLine } from '../../../workflows/tools/workspace-change-policy';
 import type { ShellProcessResult } from '../shell-process';
@@ -25,6 +26,8 @@ export async function runLayeredCommand(
   options: Omit<Parameters<typeof runInLayer>[0], 'layer'> & {
     callKey: string;
     approved: boolean;
+    /** Paths a human's denials in this goal cover (denied-effects.ts): changes to them are held. */
+    deniedEffects?: readonly string[];
     /** The result the model reads once the layer's fate is known (run-command.ts knows its shape). */
     outcomeOf: (
       result: ShellProcessResult,
@@ -73,7 +76,10 @@ export async function runLayeredCommand(
       listedForTheResult(capture.effects),
       privilegeNote(capture.privilegeNotes),
     );
-    const holds = !options.approved && capture.refusals.length > 0;
+    // A change a tier allows (an edit) is still held when it touches what a human refused: after
+    // `rm -rf build` was denied, `truncate -s0 build/a.txt` or `python3 wipe.py` empties build/.
+    const refused = options.approved ? [] : deniedChanges(capture, options.deniedEffects, options.workspace);
+    const holds = !options.approved && (capture.refusals.length > 0 || refused.length > 0);
     // A held set is listed whole for its approver: one too long to review goes whole, unapplied.
     const oversize = holds ? changeListOversize(capture.effects) : undefined;
     if (oversize !== undefined) {
@@ -88,9 +94,16 @@ export async function runLayeredCommand(
         content: [
           // The effects are not part of the content (formatToolResult adds them): the same text.
           applied.content,
-          `Its changes are held, not applied: a call no human approved may not make them.\n${describeRefusals(capture.refusals)}`,
+          `Its changes are held, not applied: a call no human approved may not make them.`,
+          ...(capture.refusals.length > 0 ? [describeRefusals(capture.refusals)] : []),
+          ...(refused.length > 0 ? [deniedText(refused)] : []),
         ].join('\n'),
-        reason: `its changes go beyond a mutating call: ${refusalsInOneLine(capture.refusals)}`,
+        reason: [
+          ...(capture.refusals.length > 0
+            ? [`its changes go beyond a mutating call: ${refusalsInOneLine(capture.refusals)}`]
+            : []),
+          ...(refused.length > 0 ? [deniedText(refused)] : []),
+        ].join('; '),
         held: { changes: capture.effects },
       });
       await layer.write({
@@ -104,6 +117,26 @@ export async function runLayeredCommand(
     }
     return { kind: 'outcome', outcome: await apply(layer, capture, applied) };
   });
+}
+
+/**
+ * The paths the layer would change that a human's denial covers. Every path applying it would
+ * remove or put in place counts, not only those listed to the model (the list may be cut short).
+ */
+function deniedChanges(
+  capture: Pick<CapturedLayer, 'operations'>,
+  denied: readonly string[] | undefined,
+  workspace: string,
+): string[] {
+  if (denied === undefined || denied.length === 0) return [];
+  const changed = capture.operations
+    .filter((operation) => operation.op !== 'directory')
+    .map((operation) => operation.path);
+  return [...new Set(overlappingEffects(changed, denied, workspace))];
+}
+
+function deniedText(paths: readonly string[]): string {
+  return `it would change ${effectsText(paths)}, which a human refused: a denial covers those effects through any command`;
 }
 
 /** A human approved a held layer: apply it (unless the workspace changed under it). */
