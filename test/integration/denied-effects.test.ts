@@ -113,7 +113,7 @@ test('a write_file emptying a denied directory waits for a human, and a python r
         ?.body.messages,
     );
     assert.match(told, /nothing of it reached the workspace/);
-    assert.match(told, /write_file, edit_file, a script or another command/);
+    assert.match(told, /any other tool, a script or another command/);
     assert.doesNotMatch(told, /Reach the result with/);
   });
 });

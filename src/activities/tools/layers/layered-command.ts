@@ -8,6 +8,7 @@ import { withWorkspaceLock } from '../workspace-access/workspace-lock';
 import { applyOperations, changedSinceCapture } from './apply-layer';
 import type { CapturedLayer } from './layer-capture';
 import { CallLayer, type LayerRecord } from './layer-record';
+import { networkSetupFailure } from '../sandbox/network-isolation';
 import { runInLayer } from './run-in-layer';
 
 export type LayeredCommandResult =
@@ -52,6 +53,12 @@ export async function runLayeredCommand(
         kind: 'no-layer',
         reason: `a copy-on-write layer could not be mounted${why === '' ? '' : ` (${why})`}`,
       };
+    }
+    // A granted network that could not be set up: the command never started ("not run", typed).
+    const setupFailure = options.network ? networkSetupFailure(run.result) : undefined;
+    if (setupFailure !== undefined) {
+      await layer.forget();
+      throw setupFailure;
     }
     if (run.overLimit !== undefined) {
       const note = `Its changes were discarded whole, none applied: ${run.overLimit}. Nothing of it reached the workspace.`;
