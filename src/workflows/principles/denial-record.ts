@@ -1,5 +1,6 @@
 import { intentOf, type CallIntent } from './call-intent';
 import { DEFAULT_DENIAL_SETTINGS, observeDenial, type DeniedIntent } from './denial-guard';
+import type { HeldChanges } from './denied-effects';
 import type { GuardDecision } from './guard-decisions';
 import { CallEffect } from './progress';
 
@@ -7,12 +8,19 @@ import { CallEffect } from './progress';
 export interface RecordedCall {
   toolName: string;
   input: unknown;
+  /** read (or failed), a successful change, or denied (it never ran). */
   effect: CallEffect;
+  /** The changes its copy-on-write layer held when a human was asked (escalation.changes). */
+  held?: HeldChanges;
 }
 
-/** What a denied call asked for: the intent the human refused. */
+/**
+ * What a denied call asked for: the intent the human refused. The held changes are its effects
+ * whatever the call's text: `python3 wipe.py` and a perl one-liner that delete build/ are the same
+ * refused deletion, so the denials stop counts them together instead of asking the human anew.
+ */
 export function deniedIntentOf(call: RecordedCall): CallIntent {
-  return intentOf(call.toolName, call.input);
+  return intentOf(call.toolName, call.input, call.held);
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   judgeCheckpointReply,
 } from './checkpoint-escalation';
 import { DEFAULT_DENIAL_SETTINGS, deniedIntentSchema, denialPrompt, observeDenial } from './denial-guard';
-import { deniedIntentOf, turnWithGuardsOff } from './denial-record';
+import { deniedIntentOf, turnWithGuardsOff, type RecordedCall } from './denial-record';
 import {
   GuardAction,
   GuardName,
@@ -219,9 +219,7 @@ export function initialGuardsState(at: {
 }
 
 /** One call of the finished turn, as the guards see it (executed, answered by the harness, or denied). */
-export interface GuardedCall {
-  toolName: string;
-  input: unknown;
+export interface GuardedCall extends RecordedCall {
   summary: string;
   resultText: string;
   failed: boolean;
@@ -229,8 +227,6 @@ export interface GuardedCall {
   candidates: readonly string[];
   /** The goal's tool-call count for this call. */
   atToolCall: number;
-  /** read (or failed), a successful change, or denied (it never ran). */
-  effect: CallEffect;
   /** What the workspace holds after a change, when the tool knows (effects.stateDigest). */
   stateAfter?: string;
   /** true/false when the call stated a hypothesis that did / did not match; undefined without one. */
