@@ -245,6 +245,7 @@ function decisionPayload(workflowId: string, options: Omit<DecisionOptions, 'via
     ...(doNotAskAgain ? { doNotAskAgain: true } : {}),
     ...(options.rule === undefined ? {} : { rule: options.rule }),
     ...(options.changesDigest === undefined ? {} : { changesDigest: options.changesDigest }),
+    ...(options.listed === undefined ? {} : { requestedAt: options.listed.requestedAt }),
   };
 }
 

@@ -90,6 +90,7 @@ test('the refusal reasons, each by its exact name', () => {
     PlainTextDecision: 'plain-text-decision',
     SignatureForAnotherStage: 'signature-for-another-stage',
     MissingChangesDigest: 'missing-changes-digest',
+    AnotherAsk: 'another-ask',
     ChangesDiffer: 'changes-differ',
     UnlistedChanges: 'unlisted-changes',
   });

@@ -90,7 +90,8 @@ test('a signature for the first ask, replayed for the escalated ask, is refused 
     listed: { reversibility: 'mutating', requestedAt: FIRST_ASK },
   });
   assert.equal(reasonOf(judge(listed, firstAsk())), 'accepted', 'it decides the first ask');
-  assert.equal(reasonOf(judge({ ...listed, changesDigest: digest }, escalated())), 'bad-signature');
+  const { requestedAt: _asked, ...withoutAsk } = listed;
+  assert.equal(reasonOf(judge({ ...withoutAsk, changesDigest: digest }, escalated())), 'bad-signature');
   assert.equal(reasonOf(judge(listed, escalated())), 'bad-signature', 'its listed ask is signed too');
 });
 

@@ -44,6 +44,8 @@ export const DecisionRefusalReason = {
   SignatureForAnotherStage: 'signature-for-another-stage',
   /** A signed approval of an escalated call's held changes that does not name them by digest. */
   MissingChangesDigest: 'missing-changes-digest',
+  /** A decision for the ask it was listed, sent when the call waits on another (escalated since). */
+  AnotherAsk: 'another-ask',
   /** An approval naming other held changes than the call's, or of changes its list does not name. */
   ...ChangeSetRefusal,
 } as const;
@@ -142,6 +144,12 @@ export function judgeDecision(
     if (unsigned) return refuse(unsigned.reason, unsigned.message);
   }
   // After who may decide: a stranger learns nothing of what the call holds.
+  if (payload.requestedAt !== undefined && payload.requestedAt !== call.approval?.requestedAt) {
+    return refuse(
+      DecisionRefusalReason.AnotherAsk,
+      `call ${payload.callId} was listed as asked at ${payload.requestedAt}, but waits on an ask of ${call.approval?.requestedAt ?? 'no time'}: list it again (keel pending) and decide what it holds`,
+    );
+  }
   const changeSet = checkChangeSet({
     approved: isApproved,
     held: call.escalation?.changes,
