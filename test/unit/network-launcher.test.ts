@@ -127,6 +127,7 @@ test('run_command granted network whose namespace cannot be made is "not run", t
       runSandboxedCommand({
         command: 'echo ran > ran.txt',
         workspace,
+        env: { PATH: process.env.PATH ?? '' },
         network: true,
         status: { ...status, network: { ...realIsolation(), unshare: '/bin/false' } },
         timeoutMs: CALL_TIMEOUT_MILLISECONDS,
