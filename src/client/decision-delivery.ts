@@ -8,6 +8,7 @@ import {
   type GoalHandle,
 } from './goal-client';
 import type { NoWorker } from './no-worker';
+import { changeSetDigest } from '../workflows/approvals/change-set-digest';
 import { askWorker, workersMayAnswer } from './worker-answer';
 
 /**
@@ -27,17 +28,42 @@ export async function deliverDecision(
   decision: Omit<DecisionOptions, 'via'>,
 ): Promise<DecisionDelivery> {
   const { taskQueue } = await handle.describe();
+  const listed =
+    decision.signingKey === undefined ? decision : await withListing(client, handle, taskQueue, decision);
   const answer = await askWorker({
     client,
     workflowId: handle.workflowId,
     taskQueue,
-    ask: () => decideApproval(handle, { ...decision, via: 'update' }) as Promise<ApprovalReceipt>,
+    ask: () => decideApproval(handle, { ...listed, via: 'update' }) as Promise<ApprovalReceipt>,
   });
   if (answer.answered) return { kind: 'decided', receipt: answer.value };
   // An Update that was sent and not answered may still be applied when a worker comes: it carries
   // the same decision, so whichever arrives second is refused as already decided.
-  await decideApproval(handle, { ...decision, via: 'signal' });
+  await decideApproval(handle, { ...listed, via: 'signal' });
   return { kind: 'signalled', noWorker: answer.noWorker };
+}
+
+/**
+ * A signed decision with the call as the goal lists it now, so the signature covers which ask it
+ * decides (an escalated call is asked twice). Unlisted (no worker answers, or the call is not
+ * waiting) it is signed without: the goal takes that for a call's first ask only.
+ */
+async function withListing(
+  client: Client,
+  handle: GoalHandle,
+  taskQueue: string,
+  decision: Omit<DecisionOptions, 'via'>,
+): Promise<Omit<DecisionOptions, 'via'>> {
+  const listing = await askWorker({
+    client,
+    workflowId: handle.workflowId,
+    taskQueue,
+    ask: () => goalStatus(handle),
+  });
+  const call = listing.answered
+    ? listing.value.pendingApprovals.find((pending) => pending.callId === decision.callId)
+    : undefined;
+  return call === undefined ? decision : { ...decision, listed: call };
 }
 
 export type BulkDelivery =
@@ -77,33 +103,49 @@ export async function deliverBulkDecision(options: {
     ask: () => goalStatus(handle),
   });
   if (!listed.answered) return { kind: 'not-listed', noWorker: listed.noWorker };
-  const callIds = options.select(listed.value.pendingApprovals).map((call) => call.callId);
+  const decisions = options
+    .select(listed.value.pendingApprovals)
+    .map((call) => listedDecision(decision, call));
+  const callIds = decisions.map((each) => each.callId);
   if (callIds.length === 0) return { kind: 'none-selected' };
   const decided = await askWorker({
     client,
     workflowId,
     taskQueue,
     workersPresent,
-    ask: () =>
-      decideApprovals(
-        handle,
-        callIds.map((callId) => ({ ...decision, callId })),
-      ),
+    ask: () => decideApprovals(handle, decisions),
   });
   if (decided.answered) return { kind: 'decided', receipts: decided.value };
-  await signalEach(handle, decision, callIds);
+  await signalEach(handle, decisions);
   return { kind: 'signalled', noWorker: decided.noWorker, callIds };
+}
+
+/**
+ * One call's decision as it was listed: it names the held changes the listing showed, so a set
+ * that changed since (a call escalated between the listing and the send) is refused by the goal,
+ * not approved unseen; and a signature covers the ask that was listed.
+ */
+export function listedDecision(
+  decision: Omit<DecisionOptions, 'via' | 'callId'>,
+  call: PendingApprovalView,
+): Omit<DecisionOptions, 'via'> {
+  return {
+    ...decision,
+    callId: call.callId,
+    listed: call,
+    ...(call.heldChanges === undefined ? {} : { changesDigest: changeSetDigest(call.heldChanges) }),
+  };
 }
 
 /** One signal per call, in order; a failure part way says which were sent and which were not. */
 async function signalEach(
   handle: GoalHandle,
-  decision: Omit<DecisionOptions, 'via' | 'callId'>,
-  callIds: readonly string[],
+  decisions: ReadonlyArray<Omit<DecisionOptions, 'via'>>,
 ): Promise<void> {
-  for (const [index, callId] of callIds.entries()) {
+  const callIds = decisions.map((each) => each.callId);
+  for (const [index, decision] of decisions.entries()) {
     try {
-      await decideApproval(handle, { ...decision, callId, via: 'signal' });
+      await decideApproval(handle, { ...decision, via: 'signal' });
     } catch (error) {
       const sent = callIds.slice(0, index);
       const message = error instanceof Error ? error.message : String(error);

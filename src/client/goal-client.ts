@@ -35,7 +35,9 @@ import {
   userMessageSignal,
   type ApprovalReceipt,
   type GoalStatusView,
+  type PendingApprovalView,
 } from '../workflows/goal/messages';
+import { decisionTier } from '../workflows/approvals/decision-tier';
 
 export type GoalHandle = WorkflowHandle<typeof goalWorkflow>;
 
@@ -175,6 +177,11 @@ export interface DecisionOptions {
   rule?: DecisionRule;
   /** The digest of the held changes the approver was shown: any other set is refused. */
   changesDigest?: string;
+  /**
+   * The call as the goal listed it, when it was listed: a signature then covers which ask it
+   * decides (its tier and request time), so it cannot decide the call's escalated ask too.
+   */
+  listed?: Pick<PendingApprovalView, 'reversibility' | 'requestedAt'>;
 }
 
 export async function decideApproval(
@@ -218,6 +225,15 @@ function decisionPayload(workflowId: string, options: Omit<DecisionOptions, 'via
         approver,
         doNotAskAgain,
         ...(options.rule === undefined ? {} : { rule: signedDecisionRule(options.approved, options.rule) }),
+        ...(options.listed === undefined
+          ? {}
+          : {
+              stage: {
+                tier: decisionTier(options.listed.reversibility),
+                requestedAt: options.listed.requestedAt,
+                changesDigest: options.changesDigest,
+              },
+            }),
       })
     : undefined;
   return {
@@ -229,6 +245,7 @@ function decisionPayload(workflowId: string, options: Omit<DecisionOptions, 'via
     ...(doNotAskAgain ? { doNotAskAgain: true } : {}),
     ...(options.rule === undefined ? {} : { rule: options.rule }),
     ...(options.changesDigest === undefined ? {} : { changesDigest: options.changesDigest }),
+    ...(options.listed === undefined ? {} : { requestedAt: options.listed.requestedAt }),
   };
 }
 

@@ -88,6 +88,9 @@ test('the refusal reasons, each by its exact name', () => {
     DoNotAskAgainOnApproval: 'do-not-ask-again-on-approval',
     RuleRefused: 'rule-refused',
     PlainTextDecision: 'plain-text-decision',
+    SignatureForAnotherStage: 'signature-for-another-stage',
+    MissingChangesDigest: 'missing-changes-digest',
+    AnotherAsk: 'another-ask',
     ChangesDiffer: 'changes-differ',
     UnlistedChanges: 'unlisted-changes',
   });

@@ -70,6 +70,26 @@ export interface SignedDecision {
   doNotAskAgain?: boolean;
   /** The rule made with the decision (approvals/approval-rule.ts): signed with it, or not at all. */
   rule?: SignedRule;
+  /** Which of the call's asks this decides; absent in the text signers sign without a listing. */
+  stage?: SignedStage;
+}
+
+/**
+ * One ask of a call. A call can be asked twice: first at its own tier, then again, irreversible,
+ * when the worker escalates it (its layer held more than its tier allows). The tier and the
+ * request time differ between the two, so a signature for the first ask decides only the first.
+ */
+export interface SignedStage {
+  tier: ApprovalTier;
+  /** The ask's requestedAt, as the goal's state holds it and `keel pending` lists it. */
+  requestedAt: string;
+  /** The held changes the approver named (change-set-digest.ts); absent when they named none. */
+  changesDigest?: string | undefined;
+}
+
+/** A stage's element of a signed text; its own JSON array, like a rule's. */
+function stageElement(stage: SignedStage): string {
+  return `stage:${JSON.stringify([stage.tier, stage.requestedAt, stage.changesDigest ?? ''])}`;
 }
 
 /** What a signature over a rule covers: everything that decides which calls it decides, and how. */
@@ -92,10 +112,13 @@ export const DO_NOT_ASK_AGAIN_MARK = 'do-not-ask-again';
 /**
  * The exact text an approver signs. A JSON array, so no field can smuggle a separator into
  * another; the workflow id binds it to one goal (any run of it, so continue-as-new keeps it
- * valid), the call id to one call, which can be decided once. The reason is not signed.
+ * valid), the call id to one call, and the stage to one of its asks (an escalated call is asked
+ * twice). The reason is not signed.
  * doNotAskAgain adds a sixth element, and only when true: decisions without it sign exactly the
  * five elements they always did (existing signers keep working), and a signature over one form
  * does not verify for the other, so nobody can replay a signature to add or drop the flag.
+ * The stage comes last, and likewise only when given: see SignedStage, and judgeSignature
+ * (goal/approval-decision.ts) for which asks accept a text without it.
  */
 export function canonicalDecisionText(decision: SignedDecision): string {
   return JSON.stringify([
@@ -106,6 +129,7 @@ export function canonicalDecisionText(decision: SignedDecision): string {
     decision.approver,
     ...(decision.doNotAskAgain === true ? [DO_NOT_ASK_AGAIN_MARK] : []),
     ...(decision.rule === undefined ? [] : [ruleElement(decision.rule)]),
+    ...(decision.stage === undefined ? [] : [stageElement(decision.stage)]),
   ]);
 }
 

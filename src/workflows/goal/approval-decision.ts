@@ -5,6 +5,7 @@ import {
   checkSignature,
   type ApprovalSignatures,
   type Approvers,
+  type SignedDecision,
 } from '../approvals/approval-authority';
 import { decisionTier } from '../approvals/decision-tier';
 import { ChangeSetRefusal, checkChangeSet } from '../approvals/change-set-digest';
@@ -39,6 +40,12 @@ export const DecisionRefusalReason = {
   RuleRefused: 'rule-refused',
   /** The goal requires encrypted decisions and this one arrived in plain text. */
   PlainTextDecision: 'plain-text-decision',
+  /** A signature made for the call's first ask, sent for its escalated (irreversible) ask. */
+  SignatureForAnotherStage: 'signature-for-another-stage',
+  /** A signed approval of an escalated call's held changes that does not name them by digest. */
+  MissingChangesDigest: 'missing-changes-digest',
+  /** A decision for the ask it was listed, sent when the call waits on another (escalated since). */
+  AnotherAsk: 'another-ask',
   /** An approval naming other held changes than the call's, or of changes its list does not name. */
   ...ChangeSetRefusal,
 } as const;
@@ -133,22 +140,16 @@ export function judgeDecision(
     );
   }
   if (authority.signatures) {
-    const signed = checkSignature({
-      signatures: authority.signatures,
-      decision: {
-        workflowId: authority.workflowId,
-        callId: payload.callId,
-        approved: isApproved,
-        approver: payload.approver,
-        doNotAskAgain,
-        ...(payload.rule === undefined ? {} : { rule: signedDecisionRule(isApproved, payload.rule) }),
-      },
-      signature: payload.signature,
-      verify: authority.verify,
-    });
-    if (!signed.ok) return refuse(signed.reason, signed.message);
+    const unsigned = judgeSignature(authority.signatures, payload, isApproved, call, authority);
+    if (unsigned) return refuse(unsigned.reason, unsigned.message);
   }
   // After who may decide: a stranger learns nothing of what the call holds.
+  if (payload.requestedAt !== undefined && payload.requestedAt !== call.approval?.requestedAt) {
+    return refuse(
+      DecisionRefusalReason.AnotherAsk,
+      `call ${payload.callId} was listed as asked at ${payload.requestedAt}, but waits on an ask of ${call.approval?.requestedAt ?? 'no time'}: list it again (keel pending) and decide what it holds`,
+    );
+  }
   const changeSet = checkChangeSet({
     approved: isApproved,
     held: call.escalation?.changes,
@@ -221,6 +222,54 @@ function judgeDecisionRule(
     };
   }
   return { ok: true, scope };
+}
+
+/**
+ * The signature of a decision, when the goal requires one; a refusal, or undefined when it holds.
+ * The signer signs the ask it was listed (SignedStage); a first ask also takes the text without
+ * the stage, which a signer that could not list the call signs (a signal sent with no worker).
+ * An escalated ask takes only its own stage, so no signature of the first ask can decide it, and
+ * a signed approval of held changes names them: the signer signs the set it was shown.
+ */
+function judgeSignature(
+  signatures: ApprovalSignatures,
+  payload: ApprovalSignalPayload,
+  approved: boolean,
+  call: ToolCallRecord,
+  authority: DecisionAuthority,
+): { reason: DecisionRefusalReason; message: string } | undefined {
+  const decision: SignedDecision = {
+    workflowId: authority.workflowId,
+    callId: payload.callId,
+    approved,
+    approver: payload.approver,
+    doNotAskAgain: payload.doNotAskAgain === true,
+    ...(payload.rule === undefined ? {} : { rule: signedDecisionRule(approved, payload.rule) }),
+  };
+  const check = (signed: SignedDecision) =>
+    checkSignature({ signatures, decision: signed, signature: payload.signature, verify: authority.verify });
+  const stage = {
+    tier: decisionTier(call.reversibility),
+    requestedAt: call.approval?.requestedAt ?? '',
+    changesDigest: payload.changesDigest,
+  };
+  const staged = check({ ...decision, stage });
+  if (!staged.ok) {
+    const unstaged = check(decision);
+    if (call.escalation === undefined) return unstaged.ok ? undefined : unstaged;
+    if (!unstaged.ok) return staged;
+    return {
+      reason: DecisionRefusalReason.SignatureForAnotherStage,
+      message: `this signature decides call ${payload.callId} as first asked, but it was escalated to an irreversible approval at ${stage.requestedAt}: list it again (keel pending) and sign that`,
+    };
+  }
+  if (approved && call.escalation?.changes !== undefined && payload.changesDigest === undefined) {
+    return {
+      reason: DecisionRefusalReason.MissingChangesDigest,
+      message: `call ${payload.callId} holds changes: a signed approval names them by the digest keel pending shows (--changes)`,
+    };
+  }
+  return undefined;
 }
 
 /** The call id and approver of a malformed payload, when they are there to name. */

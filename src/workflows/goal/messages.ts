@@ -40,6 +40,11 @@ export const approvalSignalPayloadSchema = z
     rule: decisionRuleSchema.optional(),
     /** The digest of the held changes the approver was shown (approvals/change-set-digest.ts). */
     changesDigest: z.string().min(1).max(200).optional(),
+    /**
+     * The ask the approver was listed (PendingApprovalView.requestedAt): a decision for another
+     * ask of the call (it was escalated since) is refused, not applied to what nobody listed.
+     */
+    requestedAt: z.string().min(1).max(100).optional(),
   })
   .strict();
 export type ApprovalSignalPayload = z.input<typeof approvalSignalPayloadSchema>;
