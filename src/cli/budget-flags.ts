@@ -5,7 +5,7 @@ export interface CostFlags {
   maxUsd?: number;
   maxTokens?: number;
   maxWallTime?: number;
-  /** false with --no-budget: no default token limit (the worker's KEEL_BUDGET_* still apply). */
+  /** false with --no-budget: no default cost limit (the worker's KEEL_BUDGET_* still apply). */
   budget?: boolean;
   /** false with --no-judge: only the counting guards watch progress. */
   judge?: boolean;

@@ -31,6 +31,17 @@ before(async () => {
           { text: 'layer-denied finished' },
         ],
       },
+      {
+        // Issue 44 review: each spelling of one denied deletion was a new intent for the guard.
+        name: 'layer-respelled',
+        match: 'GOAL-LAYER-RESPELLED',
+        turns: [
+          { toolCalls: [shell('d=bu; rm -rf "${d}ild"')] },
+          { toolCalls: [shell('e=bui; rm -rf "${e}ld"')] },
+          { toolCalls: [shell('f=buil; rm -rf "${f}d"')] },
+          { text: 'layer-respelled finished' },
+        ],
+      },
     ],
   });
 });
@@ -83,5 +94,33 @@ test('a disguised truncate of a denied path waits for a human on its layer; othe
       'other paths apply unasked',
     );
     assert.equal(result.counters.approvalsRequested, 2, 'the write to other.txt asked nobody');
+  });
+});
+
+test('respellings of a denied deletion are one intent by the changes their layer held: the denials guard stops the third', async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory('keel-ws-');
+    mkdirSync(path.join(workspace, 'build'));
+    writeFileSync(path.join(workspace, 'build', 'a.txt'), 'built\n');
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `goal-layer-respelled-${Date.now()}`,
+      args: [{ goal: 'GOAL-LAYER-RESPELLED: clean up', workspace, sandbox: { network: false } }],
+    });
+    const seen: string[] = [];
+    for (let denial = 1; denial <= 3; denial++) {
+      const pending = await eventually(async () => {
+        const view = await handle.query(goalStatusQuery);
+        return view.pendingApprovals.find((approval) => !seen.includes(approval.callId));
+      }, 20_000);
+      seen.push(pending.callId);
+      await handle.signal(denySignal, { callId: pending.callId, approver: 'carol', reason: 'keep build/' });
+    }
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'stuck', result.reason);
+    const stops = (await handle.query(ledgerQuery, {})).filter((event) => event.kind === 'guard.stopped');
+    assert.equal(stops[0]?.data.guard, 'denials', JSON.stringify(stops[0]?.data));
+    assert.equal(stops[0]?.data.denials, 3);
+    assert.equal(readFileSync(path.join(workspace, 'build', 'a.txt'), 'utf8'), 'built\n');
   });
 });

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   budgetSchema,
+  budgetUses,
   DEFAULT_MAX_TOKENS,
   DEFAULT_MAX_USD,
   evaluateBudget,
@@ -19,12 +20,14 @@ test('a goal with no limit on a worker with none gets the default cost budget, w
   assert.deepEqual(resolveBudget(undefined, undefined), {
     maxUsd: DEFAULT_MAX_USD,
     maxTokens: DEFAULT_MAX_TOKENS,
+    tokensUnpriced: true,
     warnAt: [0.7, 0.9],
   });
   // A budget that only sets its warnings still limits nothing: the default fills it, with those warnings.
   assert.deepEqual(resolveBudget(budget({ warnAt: [0.5] }), undefined), {
     maxUsd: DEFAULT_MAX_USD,
     maxTokens: DEFAULT_MAX_TOKENS,
+    tokensUnpriced: true,
     warnAt: [0.5],
   });
 });
@@ -53,10 +56,10 @@ test('the default sits between long real work and a runaway whose turn limit was
   assert.ok(usd(runaway) > DEFAULT_MAX_USD, `a 500-turn runaway costs ${usd(runaway)}`);
 });
 
-test('any limit of the goal or the worker replaces the default; the goal wins per dimension', () => {
+test('a cost or token limit of the goal or the worker replaces the default; the goal wins per dimension', () => {
   assert.deepEqual(resolveBudget(budget({ maxUsd: 2 }), undefined), { maxUsd: 2, warnAt: [0.7, 0.9] });
-  assert.deepEqual(resolveBudget(undefined, budget({ maxWallTimeMs: 60_000 })), {
-    maxWallTimeMs: 60_000,
+  assert.deepEqual(resolveBudget(undefined, budget({ maxTokens: 500 })), {
+    maxTokens: 500,
     warnAt: [0.7, 0.9],
   });
   assert.deepEqual(
@@ -67,6 +70,33 @@ test('any limit of the goal or the worker replaces the default; the goal wins pe
       warnAt: [0.5],
     },
   );
+});
+
+test('a wall-time or tool-call limit alone keeps the default cost: a runaway spends a lot within it', () => {
+  const standard = { maxUsd: DEFAULT_MAX_USD, maxTokens: DEFAULT_MAX_TOKENS, tokensUnpriced: true };
+  // the worker's KEEL_BUDGET_MAX_WALL_TIME, and a goal's --max-wall-time
+  assert.deepEqual(resolveBudget(undefined, budget({ maxWallTimeMs: 60_000 })), {
+    ...standard,
+    maxWallTimeMs: 60_000,
+    warnAt: [0.7, 0.9],
+  });
+  assert.deepEqual(resolveBudget(budget({ maxWallTimeMs: 60_000, warnAt: [0.5] }), undefined), {
+    ...standard,
+    maxWallTimeMs: 60_000,
+    warnAt: [0.5],
+  });
+  assert.deepEqual(resolveBudget(budget({ maxToolCalls: 40 }), budget({ maxWallTimeMs: 9 })), {
+    ...standard,
+    maxToolCalls: 40,
+    maxWallTimeMs: 9,
+    warnAt: [0.7, 0.9],
+  });
+  // with --no-budget, only the limits set
+  assert.deepEqual(resolveBudget(budget({ maxToolCalls: 40, unlimited: true }), undefined), {
+    maxToolCalls: 40,
+    unlimited: true,
+    warnAt: [0.7, 0.9],
+  });
 });
 
 test('--no-budget (unlimited) removes the default only: the worker’s limits still apply', () => {
@@ -117,6 +147,36 @@ test('the default budget warns at 70% and 90% and ends the goal at 100%', () => 
     spent: DEFAULT_MAX_TOKENS,
     limit: DEFAULT_MAX_TOKENS,
   });
+});
+
+test('the token backstop is only for a goal keel cannot price: a priced goal is bounded by its cost', () => {
+  const standard = resolveBudget(undefined, undefined)!;
+  const spent = { tokens: DEFAULT_MAX_TOKENS * 2, usd: 1.2, wallTimeMs: 0, toolCalls: 0 };
+  // 20M cached tokens on a cheap model: $1.20, no warning and no end
+  assert.deepEqual(evaluateBudget({ budget: standard, spent, alreadyWarned: [] }), { warnings: [] });
+  assert.deepEqual(budgetUses(standard, spent), [{ dimension: 'usd', spent: 1.2, limit: DEFAULT_MAX_USD }]);
+  // the cost still ends it
+  assert.equal(
+    evaluateBudget({ budget: standard, spent: { ...spent, usd: DEFAULT_MAX_USD }, alreadyWarned: [] })
+      .exhausted?.dimension,
+    'usd',
+  );
+  // unpriced (cost $0): the backstop counts
+  assert.equal(
+    evaluateBudget({ budget: standard, spent: { ...spent, usd: 0 }, alreadyWarned: [] }).exhausted?.dimension,
+    'tokens',
+  );
+  assert.deepEqual(budgetUses(standard, { ...spent, usd: 0 })[0], {
+    dimension: 'tokens',
+    spent: DEFAULT_MAX_TOKENS * 2,
+    limit: DEFAULT_MAX_TOKENS,
+  });
+  // a token limit someone set counts whatever the price
+  const set = budget({ maxTokens: 100 });
+  assert.equal(
+    evaluateBudget({ budget: set, spent: { ...spent, tokens: 100 }, alreadyWarned: [] }).exhausted?.dimension,
+    'tokens',
+  );
 });
 
 test('keel run flags: --no-budget asks for no default, --no-judge and --judge-model set the judge', () => {

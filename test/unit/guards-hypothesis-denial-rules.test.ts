@@ -265,7 +265,7 @@ test('a turn’s decisions come in order: per call loop, cycle, hypotheses; then
   assert.equal(state.decisions, 6);
 });
 
-test('all guards off: no decision, and nothing is remembered', () => {
+test('all guards off: no decision, and nothing is remembered but the denials the approvals read', () => {
   const settings = guardSettingsSchema.parse({ enabled: false });
   const state = fresh();
   const before = structuredClone(state);
@@ -273,5 +273,11 @@ test('all guards off: no decision, and nothing is remembered', () => {
     turn(state, 1, [read('a', 1), read('a', 2), read('a', 3), denied('rm -rf build')], settings),
     [],
   );
-  assert.deepEqual(state, before);
+  // the denied intent is recorded, as with the guards on, so a later call with its effect is held
+  const intent = { tool: 'run_command', targets: ['build'], call: '', effects: ['build'] };
+  assert.deepEqual(state, { ...before, denied: [{ intent, denials: 1 }] });
+  assert.deepEqual(turn(state, 2, [denied('rm -rf build'), denied('rm -rf build')], settings), []);
+  assert.deepEqual(state.denied, [{ intent, denials: 3 }]);
+  assert.deepEqual(state.warnings, []);
+  assert.equal(state.decisions, 0);
 });

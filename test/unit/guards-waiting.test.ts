@@ -192,3 +192,82 @@ test('a poller saying "still building" again at each checkpoint answers it: time
     false,
   );
 });
+
+test('a sleep under a second is no wait: `sleep 0; cat notes.md` with the same answer is a loop', () => {
+  const state = fresh();
+  const spelled = calls(5, (n) =>
+    command(`sleep ${n % 2 === 0 ? '0' : '0.5'}; cat notes.md`, n, {
+      resultText: `Exit code 0 after 0.${n} s.\nsame notes`,
+      failed: false,
+    }),
+  );
+  // the sleeps' spellings differ: still one call, warned at 3, stopped at 5
+  assert.deepEqual(fired(oneByOne(state, spelled)), ['3:loop:warn', '5:loop:stop']);
+  assert.equal(state.waiting, undefined);
+});
+
+test('polls that alternate their sleeps, or alternate two checks, with nothing new are one wait, bounded by time', () => {
+  const state = fresh();
+  oneByOne(
+    state,
+    calls(6, (n) => poll(n, 'building', n % 2 === 0 ? 1 : 2)),
+  );
+  assert.equal(state.waiting?.sinceToolCall, 1);
+  assert.ok((state.waiting?.seconds ?? 0) > 9);
+  // two checks taking turns: the second's first answer was new, so the wait began at call 2;
+  // 600 s are reached at call 21 and 900 s at call 31, as for one check
+  const twoChecks = fresh();
+  const alternating = calls(31, (n) =>
+    n % 2 === 0
+      ? poll(n, 'building', 30)
+      : command('sleep 30; tail -1 build.log', n, {
+          resultText: `Exit code 0 after 30.${n % 3} s.\ncompiling`,
+          failed: false,
+        }),
+  );
+  assert.deepEqual(fired(oneByOne(twoChecks, alternating)), ['21:waiting:warn', '31:waiting:stop']);
+});
+
+test('a poll whose output moves is never stopped by the wait: a 20-minute build polled every 30 s', () => {
+  const state = fresh();
+  const build = calls(40, (n) =>
+    command('sleep 30; tail -1 build.log', n, {
+      resultText: `Exit code 0 after 30.1 s.\n[${n}/40] compiling module-${n}`,
+      failed: false,
+    }),
+  );
+  assert.deepEqual(fired(oneByOne(state, build)), []);
+  // each new line began the wait again
+  assert.deepEqual(state.waiting, {
+    key: 'run_command {"command":"sleep; tail -1 build.log"}',
+    seconds: 30.1,
+    sinceToolCall: 40,
+    atTurn: 40,
+  });
+  // when the line stops moving, the time adds up again from there
+  oneByOne(
+    state,
+    calls(
+      3,
+      (n) =>
+        command('sleep 30; tail -1 build.log', n, {
+          resultText: 'Exit code 0 after 30.1 s.\n[40/40] compiling module-40',
+          failed: false,
+        }),
+      41,
+    ),
+  );
+  assert.equal(state.waiting?.sinceToolCall, 40);
+  assert.equal(Math.round(state.waiting?.seconds ?? 0), 120);
+});
+
+test('a sleep killed by its timeout counts the time it ran, not the time it declared', () => {
+  const state = fresh();
+  const killed = (n: number) =>
+    command('sleep 700; cat build.status', n, {
+      resultText: 'Timed out after 60 s; the command and everything it started were killed.',
+      failed: true,
+    });
+  assert.deepEqual(fired(oneByOne(state, calls(2, killed))), []);
+  assert.equal(state.waiting?.seconds, 120);
+});

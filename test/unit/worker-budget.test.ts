@@ -39,10 +39,11 @@ test('the goal’s own limits win per dimension; the worker fills the ones it le
   state.workerDefaults = { ledgerSinks: false, budget: { maxUsd: 5, maxTokens: 9000, warnAt: [0.7, 0.9] } };
   assert.deepEqual(effectiveBudget(state), { maxUsd: 1, maxTokens: 9000, warnAt: [0.5] });
   const unbudgeted = newGoalState({ goal: 'g', workspace: '/tmp' });
-  // Neither the goal nor the worker limits anything: keel's default token limit (issue 44).
+  // Neither the goal nor the worker limits cost: keel's default cost, with its token backstop for an unpriced model (issue 44).
   assert.deepEqual(effectiveBudget(unbudgeted), {
     maxUsd: DEFAULT_MAX_USD,
     maxTokens: DEFAULT_MAX_TOKENS,
+    tokensUnpriced: true,
     warnAt: [0.7, 0.9],
   });
   unbudgeted.workerDefaults = { ledgerSinks: false, budget: { maxTokens: 9000, warnAt: [0.7] } };

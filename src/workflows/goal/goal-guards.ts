@@ -209,6 +209,8 @@ export class GoalGuards {
         // A call answered without running (unknown tool, refused input) still counts where it happened.
         atToolCall: observed?.atToolCall ?? this.state.counters.toolCalls,
         effect: denied ? CallEffect.Denied : observed?.changed ? CallEffect.Change : CallEffect.Read,
+        // What its layer held is what the human refused, however the call was spelled.
+        ...(denied && call.escalation?.changes !== undefined ? { held: call.escalation.changes } : {}),
         ...(observed?.stateAfter === undefined ? {} : { stateAfter: observed.stateAfter }),
         hypothesisMismatch: observed?.hypothesisMismatch,
       },

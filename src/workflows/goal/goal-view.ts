@@ -49,8 +49,9 @@ export function pendingApprovals(state: GoalState): PendingApprovalView[] {
 
 /**
  * The budget the goal runs under: its own limits, and for each dimension it leaves open the
- * worker's default (KEEL_BUDGET_*, read once at the goal's start and kept in its state); with
- * neither, keel's default token limit (budget.ts DEFAULT_MAX_TOKENS) unless the goal asked for none.
+ * worker's default (KEEL_BUDGET_*, read once at the goal's start and kept in its state); when
+ * neither limits cost or tokens, keel's default cost (budget.ts DEFAULT_MAX_USD, with a token
+ * backstop only for a model keel cannot price) unless the goal asked for none.
  */
 export function effectiveBudget(state: GoalState): Budget | undefined {
   return resolveBudget(state.config.principles.budget, state.workerDefaults.budget);

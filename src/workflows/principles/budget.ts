@@ -29,6 +29,8 @@ export const budgetSchema = z.lazy(() =>
     maxToolCalls: z.number().int().positive().optional(),
     /** No default limit for this goal (`keel run --no-budget`): only the limits set here or by the worker. */
     unlimited: z.literal(true).optional(),
+    /** maxTokens is keel's backstop: it counts only while the goal's cost cannot be priced (usd 0). */
+    tokensUnpriced: z.literal(true).optional(),
     /** Fractions of each limit at which a note is given once; 1.0 itself means exhausted. */
     warnAt: z.array(z.number().gt(0).lt(1)).default(() => [...DEFAULT_WARN_AT]),
   }),
@@ -46,7 +48,9 @@ export type BudgetInput = z.input<typeof budgetSchema>;
 export const DEFAULT_MAX_USD = 5;
 /**
  * The default's token backstop, for a model keel has no price for (its cost stays $0): far above
- * any 50-turn goal (50 turns of a 100k-token context are 5M), every token counted.
+ * any 50-turn goal (50 turns of a 100k-token context are 5M), every token counted. Only then: with
+ * prompt caching 10M tokens cost about $1 on a cheap model, so on a priced model it would end long
+ * normal goals far below the cost default.
  */
 export const DEFAULT_MAX_TOKENS = 10_000_000;
 
@@ -59,8 +63,9 @@ export function hasLimit(budget: Budget | undefined): boolean {
 
 /**
  * The budget a goal runs under: its own limits, for each dimension it leaves open the worker's
- * default, and when neither limits anything, DEFAULT_MAX_USD (and its token backstop) — unless the goal asked for no
- * default (`unlimited`).
+ * default, and when neither limits cost or tokens, DEFAULT_MAX_USD (and its token backstop for an
+ * unpriced model) beside any wall-time or tool-call limit — unless the goal asked for no default
+ * (`unlimited`). A time or call limit bounds something else: a runaway can spend a lot within it.
  */
 export function resolveBudget(own: Budget | undefined, worker: Budget | undefined): Budget | undefined {
   let merged: Budget | undefined = own;
@@ -73,11 +78,13 @@ export function resolveBudget(own: Budget | undefined, worker: Budget | undefine
     }
     if (own.unlimited) merged.unlimited = true;
   }
-  if (hasLimit(merged) || merged?.unlimited) return merged;
+  if (merged?.maxUsd !== undefined || merged?.maxTokens !== undefined || merged?.unlimited) return merged;
   return {
+    ...merged,
     warnAt: merged?.warnAt ?? [...DEFAULT_WARN_AT],
     maxUsd: DEFAULT_MAX_USD,
     maxTokens: DEFAULT_MAX_TOKENS,
+    tokensUnpriced: true,
   };
 }
 
@@ -125,10 +132,11 @@ export interface EvaluateBudgetOptions {
 // Sums of float USD drift (0.1 + 0.2 > 0.3): a tiny tolerance keeps "exactly at the limit" exact.
 const tolerance = 1e-9;
 
-function limitOf(budget: Budget, dimension: BudgetDimension): number | undefined {
+function limitOf(budget: Budget, dimension: BudgetDimension, spent: BudgetSpent): number | undefined {
   switch (dimension) {
     case BudgetDimension.Tokens:
-      return budget.maxTokens;
+      // A goal whose cost is priced is bounded by the cost: the backstop is for unpriced models.
+      return budget.tokensUnpriced && spent.usd > 0 ? undefined : budget.maxTokens;
     case BudgetDimension.Usd:
       return budget.maxUsd;
     case BudgetDimension.WallTime:
@@ -154,7 +162,7 @@ function spentOf(spent: BudgetSpent, dimension: BudgetDimension): number {
 /** What is spent against each dimension that has a limit, in a fixed order. */
 export function budgetUses(budget: Budget, spent: BudgetSpent): BudgetUse[] {
   return dimensionsInOrder.flatMap((dimension) => {
-    const limit = limitOf(budget, dimension);
+    const limit = limitOf(budget, dimension, spent);
     return limit === undefined || limit <= 0 ? [] : [{ dimension, spent: spentOf(spent, dimension), limit }];
   });
 }
@@ -169,7 +177,7 @@ export function evaluateBudget({ budget, spent, alreadyWarned }: EvaluateBudgetO
   const warnings: BudgetWarning[] = [];
   let exhausted: BudgetExhaustion | undefined;
   for (const dimension of dimensionsInOrder) {
-    const limit = limitOf(budget, dimension);
+    const limit = limitOf(budget, dimension, spent);
     if (limit === undefined || limit <= 0) continue;
     const amount = spentOf(spent, dimension);
     const used = amount / limit;

@@ -8,6 +8,7 @@ import {
   judgeCheckpointReply,
 } from './checkpoint-escalation';
 import { DEFAULT_DENIAL_SETTINGS, deniedIntentSchema, denialPrompt, observeDenial } from './denial-guard';
+import { deniedIntentOf, turnWithGuardsOff, type RecordedCall } from './denial-record';
 import {
   GuardAction,
   GuardName,
@@ -22,7 +23,6 @@ import {
   observeHypothesis,
 } from './hypothesis-guard';
 import {
-  callKey,
   cyclePrompt,
   DEFAULT_LOOP_SETTINGS,
   DEFAULT_MAX_CYCLE_LENGTH,
@@ -33,7 +33,7 @@ import {
 } from './loop-guard';
 import { resultFingerprint } from './result-noise';
 import { waitDecision } from './wait-guard';
-import { declaredWaitSeconds, waitingSchema } from './waiting';
+import { declaredWaitSeconds, waitingSchema, waitKey } from './waiting';
 import {
   CallEffect,
   initialProgressMemory,
@@ -219,9 +219,7 @@ export function initialGuardsState(at: {
 }
 
 /** One call of the finished turn, as the guards see it (executed, answered by the harness, or denied). */
-export interface GuardedCall {
-  toolName: string;
-  input: unknown;
+export interface GuardedCall extends RecordedCall {
   summary: string;
   resultText: string;
   failed: boolean;
@@ -229,8 +227,6 @@ export interface GuardedCall {
   candidates: readonly string[];
   /** The goal's tool-call count for this call. */
   atToolCall: number;
-  /** read (or failed), a successful change, or denied (it never ran). */
-  effect: CallEffect;
   /** What the workspace holds after a change, when the tool knows (effects.stateDigest). */
   stateAfter?: string;
   /** true/false when the call stated a hypothesis that did / did not match; undefined without one. */
@@ -262,7 +258,7 @@ interface TurnContext {
 export { GuardAction, GuardName, type GuardDecision } from './guard-decisions';
 
 export function guardTurn(state: GuardsState, settings: GuardSettings, facts: TurnFacts): GuardDecision[] {
-  if (!settings.enabled) return [];
+  if (!settings.enabled) return turnWithGuardsOff(state.denied, facts.calls); // denials still recorded
   const context: TurnContext = { settings, modelTurns: facts.modelTurns, consequence: facts.consequence };
   const decisions: GuardDecision[] = [];
   const add = (decision: GuardDecision | undefined) => {
@@ -274,10 +270,19 @@ export function guardTurn(state: GuardsState, settings: GuardSettings, facts: Tu
   for (const call of facts.calls) {
     const waits =
       call.effect === CallEffect.Denied ? undefined : declaredWaitSeconds(call.toolName, call.input);
+    const key = waitKey(call.toolName, call.input);
+    const progress = judgeProgress(state.memory, {
+      effect: call.effect,
+      key,
+      resultText: call.resultText,
+      ...(call.stateAfter === undefined ? {} : { stateAfter: call.stateAfter }),
+      targets: intentOf(call.toolName, call.input).targets,
+      readsNamedPathsOnly: READS_OF_NAMED_PATHS.has(call.toolName),
+    });
     if (call.effect === CallEffect.Denied) add(denialDecision(state, context, call));
     else if (waits !== undefined) {
-      const key = callKey(call.toolName, call.input);
-      add(waitDecision(state, context, { ...call, key, declaredSeconds: waits }));
+      const brought = progress !== ProgressKind.Nothing; // output that moved begins the wait again
+      add(waitDecision(state, context, { ...call, key, declaredSeconds: waits, brought }));
     } else {
       // A repeat with a new lasting state in between is a re-run (tests after an edit), not a loop.
       const since = Math.max(lastChange ?? 0, state.exploration?.atToolCall ?? 0);
@@ -285,14 +290,6 @@ export function guardTurn(state: GuardsState, settings: GuardSettings, facts: Tu
       add(cycleDecision(state, context, call));
       add(hypothesisDecision(state, context, call));
     }
-    const progress = judgeProgress(state.memory, {
-      effect: call.effect,
-      key: callKey(call.toolName, call.input),
-      resultText: call.resultText,
-      ...(call.stateAfter === undefined ? {} : { stateAfter: call.stateAfter }),
-      targets: intentOf(call.toolName, call.input).targets,
-      readsNamedPathsOnly: READS_OF_NAMED_PATHS.has(call.toolName),
-    });
     // A wait is bounded by the time it waits (waiting.ts), not by stagnation's count.
     const brought = progress !== ProgressKind.Nothing || waits !== undefined;
     state.recentProgress = [...state.recentProgress, brought].slice(-settings.stagnation.window);
@@ -321,7 +318,7 @@ function loopDecision(
 ): GuardDecision | undefined {
   const { settings } = context;
   const remembered = {
-    key: callKey(call.toolName, call.input),
+    key: waitKey(call.toolName, call.input),
     result: resultFingerprint(call.resultText),
     summary: call.summary,
     atToolCall: call.atToolCall,
@@ -466,11 +463,8 @@ function denialDecision(
 ): GuardDecision | undefined {
   const { settings } = context;
   const aboutIntent = (intent: CallIntent) => `denial ${intentText(intent)}`;
-  const verdict = observeDenial(
-    state.denied,
-    intentOf(call.toolName, call.input),
-    settings.denials,
-    (intent) => warnedAndRead(state, aboutIntent(intent), context.modelTurns),
+  const verdict = observeDenial(state.denied, deniedIntentOf(call), settings.denials, (intent) =>
+    warnedAndRead(state, aboutIntent(intent), context.modelTurns),
   );
   if (verdict.kind === 'none') return undefined;
   const about = aboutIntent(verdict.intent);

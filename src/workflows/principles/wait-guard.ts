@@ -6,7 +6,7 @@ import {
   type GuardDecision,
   type WarningMemory,
 } from './guard-decisions';
-import { observeWait, waitPrompt, type Waiting } from './waiting';
+import { observeWait, waitPrompt, waitStart, type Waiting, type WaitingCall } from './waiting';
 
 /** The guards' state as the wait guard sees it. */
 export interface WaitState extends WarningMemory {
@@ -14,15 +14,16 @@ export interface WaitState extends WarningMemory {
 }
 
 /**
- * One call that declares a wait (waiting.ts): its time joins the wait on the same call, and a wait
- * that went on too long is warned about, then stopped. Warnings are per waiting call.
+ * One call that declares a wait (waiting.ts): its time joins the wait, and a wait that went on too
+ * long without anything new is warned about, then stopped. Warnings are per wait (by the call it
+ * began at), so polls that alternate are one wait and a wait begun again is warned afresh.
  */
 export function waitDecision(
   state: WaitState,
   context: { modelTurns: number; consequence: string },
-  call: { key: string; summary: string; resultText: string; atToolCall: number; declaredSeconds: number },
+  call: Omit<WaitingCall, 'atTurn'> & { summary: string },
 ): GuardDecision | undefined {
-  const about = `wait ${call.key}`;
+  const about = `wait from call ${waitStart(state.waiting, call)}`;
   const warned = state.warnings.some((warning) => warning.about === about);
   const observed = observeWait(
     state.waiting,
