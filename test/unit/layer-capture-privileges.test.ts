@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, lchownSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, lchownSync, lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { applyOperations } from '../../src/activities/tools/layers/apply-layer';
 import { captureLayer } from '../../src/activities/tools/layers/layer-capture';
-import { tempDirectory } from '../support/temp-directory';
+import { layerLayout, mergeLayer } from '../support/layer-layout';
 
 /**
  * The layer's side of issue 43 without a kernel overlay: an upper directory, the workspace below
@@ -15,27 +15,10 @@ import { tempDirectory } from '../support/temp-directory';
 const WORKER = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 const root = WORKER.uid === 0;
 
-function layout(): { upper: string; workspace: string; merged: string } {
-  const base = tempDirectory('keel-layer-privileges-');
-  const directories = {
-    upper: path.join(base, 'upper'),
-    workspace: path.join(base, 'workspace'),
-    merged: path.join(base, 'merged'),
-  };
-  for (const directory of Object.values(directories)) mkdirSync(directory);
-  return directories;
-}
-
-/** The merged view: the workspace with the upper laid over it. */
-function merge(directories: { upper: string; workspace: string; merged: string }): void {
-  cpSync(directories.workspace, directories.merged, { recursive: true });
-  cpSync(directories.upper, directories.merged, { recursive: true, force: true });
-}
-
 const modeOf = (file: string): number => lstatSync(file).mode & 0o7777;
 
 test('cp /bin/dash helper && chmod 4755 helper && chmod 2777 shared: applied without s-bits, each reported', async () => {
-  const directories = layout();
+  const directories = layerLayout('keel-layer-privileges-');
   mkdirSync(path.join(directories.workspace, 'shared'));
   chmodSync(path.join(directories.workspace, 'shared'), 0o755);
   writeFileSync(path.join(directories.upper, 'helper'), '#!/bin/sh\n');
@@ -46,7 +29,7 @@ test('cp /bin/dash helper && chmod 4755 helper && chmod 2777 shared: applied wit
   chmodSync(path.join(directories.upper, 'tree'), 0o3775);
   writeFileSync(path.join(directories.upper, 'tree', 'inner'), 'x');
   chmodSync(path.join(directories.upper, 'tree', 'inner'), 0o6711);
-  merge(directories);
+  mergeLayer(directories);
 
   const capture = await captureLayer({ ...directories, worker: WORKER });
   assert.deepEqual(capture.refusals, [], 'no approval is needed: nothing is granted');
@@ -66,7 +49,7 @@ test('cp /bin/dash helper && chmod 4755 helper && chmod 2777 shared: applied wit
 });
 
 test('a setuid file that was in the workspace before keeps its bit when the call only touched it', async () => {
-  const directories = layout();
+  const directories = layerLayout('keel-layer-privileges-');
   for (const base of [directories.workspace, directories.upper]) {
     mkdirSync(path.join(base, 'bin'));
     writeFileSync(path.join(base, 'bin', 'tool'), 'same bytes');
@@ -77,7 +60,7 @@ test('a setuid file that was in the workspace before keeps its bit when the call
   chmodSync(path.join(directories.workspace, 'bin', 'other'), 0o4755);
   writeFileSync(path.join(directories.upper, 'bin', 'other'), 'new bytes!');
   chmodSync(path.join(directories.upper, 'bin', 'other'), 0o4755);
-  merge(directories);
+  mergeLayer(directories);
 
   const capture = await captureLayer({ ...directories, worker: WORKER });
   assert.deepEqual(capture.privilegeNotes, ['setuid bit removed from bin/other']);
@@ -95,14 +78,14 @@ test(
   'a chown in the layer is not applied: new entries become the worker’s, old ones keep their owner',
   { skip: !root && 'needs root to chown' },
   async () => {
-    const directories = layout();
+    const directories = layerLayout('keel-layer-privileges-');
     writeFileSync(path.join(directories.workspace, 'kept.txt'), 'a');
     lchownSync(path.join(directories.workspace, 'kept.txt'), 501, 20);
     writeFileSync(path.join(directories.upper, 'kept.txt'), 'b');
     lchownSync(path.join(directories.upper, 'kept.txt'), 0, 0);
     writeFileSync(path.join(directories.upper, 'given.txt'), 'c');
     lchownSync(path.join(directories.upper, 'given.txt'), 65534, 65534);
-    merge(directories);
+    mergeLayer(directories);
 
     const capture = await captureLayer({ ...directories, worker: WORKER });
     await applyOperations({ ...directories, operations: capture.operations });
@@ -115,7 +98,7 @@ test(
 );
 
 test('HEAD, objects/, refs/ and config made at the root or in a subfolder are held for a human', async () => {
-  const directories = layout();
+  const directories = layerLayout('keel-layer-privileges-');
   mkdirSync(path.join(directories.workspace, 'sub'));
   mkdirSync(path.join(directories.workspace, 'sub', 'objects'));
   mkdirSync(path.join(directories.workspace, 'sub', 'refs'));
@@ -128,7 +111,7 @@ test('HEAD, objects/, refs/ and config made at the root or in a subfolder are he
   mkdirSync(path.join(directories.upper, 'objects'));
   mkdirSync(path.join(directories.upper, 'refs'));
   writeFileSync(path.join(directories.upper, 'notes.txt'), 'ordinary');
-  merge(directories);
+  mergeLayer(directories);
 
   const capture = await captureLayer({ ...directories, worker: WORKER });
   const refused = capture.refusals.map((refusal) => refusal.path).sort();
@@ -141,12 +124,12 @@ test('HEAD, objects/, refs/ and config made at the root or in a subfolder are he
 });
 
 test('a file the workspace repository includes as config, written by a command, is held for a human', async () => {
-  const directories = layout();
+  const directories = layerLayout('keel-layer-privileges-');
   mkdirSync(path.join(directories.workspace, '.git'));
   writeFileSync(path.join(directories.workspace, '.git', 'config'), '[include]\n\tpath = ../shared.cfg\n');
   writeFileSync(path.join(directories.upper, 'shared.cfg'), '[core]\n\tfsmonitor = touch /tmp/pwned\n');
   writeFileSync(path.join(directories.upper, 'other.cfg'), 'x');
-  merge(directories);
+  mergeLayer(directories);
   const capture = await captureLayer({ ...directories, worker: WORKER });
   assert.deepEqual(
     capture.refusals.map((refusal) => refusal.path),
