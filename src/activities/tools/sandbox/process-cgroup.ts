@@ -4,10 +4,22 @@ import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * RLIMIT_NPROC does not hold for a worker running as root (the kernel exempts uid 0), so with
- * KEEL_PROCESS_CGROUP=on, where this worker may make cgroups of the v1 pids controller, each call
- * gets one whose pids.max is the process limit, and the confine script moves itself into it before
- * bwrap. Undefined elsewhere
+ * Whether each call gets a pids cgroup, from KEEL_PROCESS_CGROUP: `on`, `off`, or by default
+ * (unset, empty or `auto`) only where RLIMIT_NPROC cannot hold, a worker running as root (the
+ * kernel exempts uid 0 from it). Elsewhere the rlimit binds for free. Any other value throws one
+ * clear line, as the other limits' variables do.
+ */
+export function wantsProcessCgroup(setting: string | undefined, uid: number | undefined): boolean {
+  if (setting === 'on') return true;
+  if (setting === 'off') return false;
+  if (setting === undefined || setting === '' || setting === 'auto') return uid === 0;
+  throw new Error(`KEEL_PROCESS_CGROUP must be on, off or auto, got "${setting}"`);
+}
+
+/**
+ * RLIMIT_NPROC does not hold for a worker running as root, so there (wantsProcessCgroup), where
+ * this worker may make cgroups of the v1 pids controller, each call gets one whose pids.max is the
+ * process limit, and the confine script moves itself into it before bwrap. Undefined elsewhere
  * (cgroup v2 without delegation, read-only /sys/fs/cgroup): then only RLIMIT_NPROC holds.
  */
 export function probeProcessCgroup(processId = process.pid): string | undefined {
