@@ -53,6 +53,8 @@ export function callLines(input: unknown, indent = CALL_INDENT): string[] {
 export function approvalLines(
   approval: {
     input: unknown;
+    /** Absent in views from workers before it: read as a tool keel holds to its tier. */
+    toolName?: string;
     reason?: string;
     heldChanges?: WorkspaceEffects;
     reversibility?: string;
@@ -84,7 +86,9 @@ export function approvalLines(
       : [`${indent}# why it waits: ${visibleText(approval.reason, { oneLine: true })}`]),
     // What a mutating call's decision covers, so its approver never believes they decided more:
     // an irreversible call's approval decides everything it does, as it always did.
-    ...(reversibility === 'mutating' ? [`${indent}# ${decisionCoverage(reversibility)}`] : []),
+    ...(reversibility === 'mutating'
+      ? [`${indent}# ${decisionCoverage(reversibility, approval.toolName ?? 'run_command')}`]
+      : []),
   ];
 }
 
@@ -96,6 +100,8 @@ export interface PendingEntry {
   reversibility: string;
   summary: string;
   deadline: string;
+  /** Approvals only: the tool asked for. */
+  toolName?: string;
   /** Approvals only: the whole call (callText) and the input it is rendered from. */
   call?: string;
   input?: unknown;
@@ -119,6 +125,7 @@ export function pendingEntries(
   }
   for (const {
     callId,
+    toolName,
     reversibility,
     summary,
     deadline,
@@ -129,6 +136,7 @@ export function pendingEntries(
     entries.push({
       workflowId,
       callId,
+      toolName,
       reversibility,
       summary,
       deadline,
@@ -144,13 +152,25 @@ export function pendingEntries(
 export function pendingLines(entries: readonly PendingEntry[]): string[] {
   if (entries.length === 0) return ['no tool calls or outputs are awaiting a human'];
   return entries.flatMap(
-    ({ workflowId, callId, reversibility, summary, deadline, input, reason, heldChanges, hostLoss }) => [
+    ({
+      workflowId,
+      callId,
+      toolName,
+      reversibility,
+      summary,
+      deadline,
+      input,
+      reason,
+      heldChanges,
+      hostLoss,
+    }) => [
       ...(callId === 'review'
         ? [`${workflowId}  review  ${summary}  (keel review ${workflowId} --accept | --reject)`]
         : [
             `${workflowId}  ${callId}  ${reversibility}  ${labelText(summary)}  (until ${deadline})`,
             ...approvalLines({
               input,
+              ...(toolName === undefined ? {} : { toolName }),
               reversibility,
               workflowId,
               callId,

@@ -80,6 +80,7 @@ test('keel pending --json entries carry the whole call and the input; reviews ha
       {
         workflowId: 'goal-1',
         callId: 'toolu_01',
+        toolName: 'run_command',
         reversibility: 'irreversible',
         summary: 'run_command: make deploy',
         deadline: '2030-01-02T00:00:00.000Z',
@@ -141,4 +142,29 @@ test("keel pending: a mutating call's approver reads that the decision covers it
     '    # why it waits: the goal asks',
     "    # approving decides this mutating call only: a deletion, a replacement, or a change to git's configuration or hooks it makes is held, not applied, and waits for an approver of irreversible calls",
   ]);
+});
+
+test('keel pending: a mutating MCP call is not promised that its deletions wait for another approver (issue 43)', () => {
+  const lines = pendingLines(
+    pendingEntries('goal-1', {
+      awaitingReview: false,
+      pendingApprovals: [
+        approval('ignored', {
+          toolName: 'files__delete_tree',
+          input: { path: 'build' },
+          summary: 'files__delete_tree: build',
+          reversibility: 'mutating',
+        }),
+      ],
+    }),
+  );
+  assert.equal(
+    lines.at(-1),
+    '    # approving lets this call do all it does: files__delete_tree is not a tool whose changes keel sees before they happen, so none of them waits for another approver',
+  );
+  const [entry] = pendingEntries('goal-1', {
+    awaitingReview: false,
+    pendingApprovals: [approval('x', { toolName: 'files__delete_tree' })],
+  });
+  assert.equal(entry?.toolName, 'files__delete_tree', '--json names the tool');
 });

@@ -47,17 +47,31 @@ test('an approved mutating call, by a human or by a rule, is held to its tier; s
 });
 
 test("the approver reads what the decision covers: a mutating approval sends deletions and git's configuration to the irreversible tier", () => {
-  const mutating = decisionCoverage('mutating');
-  assert.match(mutating, /^approving decides this mutating call only: /);
-  for (const held of [
-    'a deletion',
-    'a replacement',
-    "git's configuration or hooks",
-    'approver of irreversible calls',
-  ])
-    assert.ok(mutating.includes(held), held);
-  assert.equal(
-    decisionCoverage('irreversible'),
-    'approving decides this irreversible call and everything it changes',
-  );
+  for (const toolName of ['run_command', 'write_file', 'edit_file']) {
+    const mutating = decisionCoverage('mutating', toolName);
+    assert.match(mutating, /^approving decides this mutating call only: /, toolName);
+    for (const held of [
+      'a deletion',
+      'a replacement',
+      "git's configuration or hooks",
+      'approver of irreversible calls',
+    ])
+      assert.ok(mutating.includes(held), `${toolName}: ${held}`);
+  }
+  for (const toolName of ['run_command', 'create_issue'])
+    assert.equal(
+      decisionCoverage('irreversible', toolName),
+      'approving decides this irreversible call and everything it changes',
+    );
+});
+
+test('a mutating MCP or user tool is not promised a hold keel cannot make: approving it lets it do all it does', () => {
+  for (const toolName of ['github__create_branch', 'deploy_preview']) {
+    const coverage = decisionCoverage('mutating', toolName);
+    assert.equal(
+      coverage,
+      `approving lets this call do all it does: ${toolName} is not a tool whose changes keel sees before they happen, so none of them waits for another approver`,
+    );
+    assert.ok(!coverage.includes('is held'), toolName);
+  }
 });

@@ -29,10 +29,26 @@ export function approvedBeyondMutating(call: {
   return call.approval?.decision?.approved === true && decisionTier(call.reversibility) === 'irreversible';
 }
 
-/** What approving a call of this tier decides, in the words its approver reads before deciding. */
-export function decisionCoverage(tier: ApprovalTier): string {
+/**
+ * The tools keel itself holds to their tier: run_command on a copy-on-write layer (or asking
+ * first where there is none), and the file tools path by path. Any other tool (MCP, the user's
+ * own) gets only the goal's "may it start": keel sees none of its changes, so holds none.
+ */
+const TOOLS_HELD_TO_THEIR_TIER: ReadonlySet<string> = new Set(['run_command', 'write_file', 'edit_file']);
+
+/**
+ * What approving a call of this tier decides, in the words its approver reads before deciding:
+ * true for every tool, so no approver believes they decided less than they did.
+ */
+export function decisionCoverage(tier: ApprovalTier, toolName: string): string {
   if (tier === 'irreversible') {
     return 'approving decides this irreversible call and everything it changes';
+  }
+  if (!TOOLS_HELD_TO_THEIR_TIER.has(toolName)) {
+    return (
+      `approving lets this call do all it does: ${toolName} is not a tool whose changes keel sees ` +
+      'before they happen, so none of them waits for another approver'
+    );
   }
   return (
     "approving decides this mutating call only: a deletion, a replacement, or a change to git's " +
