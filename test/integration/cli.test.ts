@@ -191,6 +191,7 @@ test('run, pending, approve and status work end to end from the command line', a
     assert.deepEqual(entry, {
       workflowId,
       callId,
+      toolName: 'run_command',
       reversibility: 'irreversible',
       summary: 'run_command: echo from-cli > cli.txt',
       call: 'echo from-cli > cli.txt',
