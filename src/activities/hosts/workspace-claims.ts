@@ -1,4 +1,4 @@
-import { mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +19,7 @@ const registrySchema = z.object({
       workflowId: z.string().min(1),
       workspace: z.string().min(1),
       stateRoot: z.string().min(1),
+      links: z.array(z.string().min(1)).optional(),
       claimedAt: z.string(),
     }),
   ),
@@ -56,13 +57,41 @@ export function registryDirectory(hostId: string, workspaceRoots: readonly strin
   return path.join(base, `keel-workspace-claims-${encodeURIComponent(hostId)}`);
 }
 
-/** The claim of a workspace as given: its real path, and the real path of its state beside it. */
+/**
+ * The claim of a workspace as given: its real path, the real path of its state beside it, and
+ * where the symbolic links lie that either path as given passes through.
+ */
 export async function claimOf(workflowId: string, workspace: string): Promise<WorkspaceClaim> {
-  const [real, stateRoot] = await Promise.all([
+  const state = workspaceStateRoot(workspace);
+  const [real, stateRoot, workspaceLinks, stateLinks] = await Promise.all([
     resolvedPath(workspace),
-    resolvedPath(workspaceStateRoot(workspace)),
+    resolvedPath(state),
+    linksOnTheWay(workspace),
+    linksOnTheWay(state),
   ]);
-  return { workflowId, workspace: real, stateRoot };
+  const links = [...new Set([...workspaceLinks, ...stateLinks])];
+  return { workflowId, workspace: real, stateRoot, ...(links.length > 0 ? { links } : {}) };
+}
+
+/**
+ * The real location of every symbolic link met while following `target` as given, component by
+ * component: `/w/a/link/sub` with `link` a link gives `<real /w/a>/link`, and so on below it.
+ */
+export async function linksOnTheWay(target: string): Promise<string[]> {
+  const links: string[] = [];
+  const parts = path
+    .resolve(target)
+    .split(path.sep)
+    .filter((part) => part !== '');
+  let walked: string = path.sep;
+  for (const part of parts) {
+    const next = path.join(walked, part);
+    const stat = await lstat(next).catch(() => undefined);
+    if (stat === undefined) break; // nothing further exists to be a link
+    if (stat.isSymbolicLink()) links.push(path.join(await resolvedPath(walked), part));
+    walked = next;
+  }
+  return links;
 }
 
 export type ClaimOutcome = { ok: true } | { ok: false; line: string };

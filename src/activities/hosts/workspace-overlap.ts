@@ -10,6 +10,13 @@ export interface WorkspaceClaim {
   workspace: string;
   /** The real path of its state (held layers, journal, backups), beside it. */
   stateRoot: string;
+  /**
+   * Where the symbolic links lie that the workspace's path as given (and its state's) passes
+   * through: each link's own real location. The goal keeps using the path as given, so whoever may
+   * change such a link may point the goal's tools, and its held changes, elsewhere. Absent in
+   * claims recorded before.
+   */
+  links?: string[];
 }
 
 /**
@@ -40,6 +47,7 @@ export type ClaimConflict =
   | { kind: 'inside' | 'contains'; other: WorkspaceClaim }
   | { kind: 'state-inside'; other: WorkspaceClaim }
   | { kind: 'holds-state'; other: WorkspaceClaim }
+  | { kind: 'through-link' | 'holds-link'; other: WorkspaceClaim; link: string }
   | { kind: 'in-state-directory' }
   | { kind: 'own-state-inside' }
   | { kind: 'holds-keel-state'; directory: string }
@@ -98,6 +106,11 @@ export function claimConflict(
     if (isWithin(other.workspace, claim.workspace)) return { kind: 'contains', other };
     if (isWithin(other.stateRoot, claim.workspace)) return { kind: 'holds-state', other };
     if (isWithin(claim.stateRoot, other.workspace)) return { kind: 'state-inside', other };
+    // A link on the way to one goal's workspace, inside another's, is that other goal's to change.
+    const through = (claim.links ?? []).find((link) => isWithin(link, other.workspace));
+    if (through !== undefined) return { kind: 'through-link', other, link: through };
+    const held = (other.links ?? []).find((link) => isWithin(link, claim.workspace));
+    if (held !== undefined) return { kind: 'holds-link', other, link: held };
   }
   return undefined;
 }
@@ -121,6 +134,10 @@ export function conflictLine(claim: WorkspaceClaim, conflict: ClaimConflict): st
       return `workspace ${claim.workspace} contains ${conflict.other.workspace}, the workspace of running goal ${conflict.other.workflowId}: workspaces never nest${reason}`;
     case 'holds-state':
       return `workspace ${claim.workspace} contains ${conflict.other.stateRoot}, the state of running goal ${conflict.other.workflowId}${reason}`;
+    case 'through-link':
+      return `workspace ${claim.workspace} is reached through the symbolic link ${conflict.link}, inside ${conflict.other.workspace}, the workspace of running goal ${conflict.other.workflowId}, which that goal could point elsewhere: give the workspace by its real path${reason}`;
+    case 'holds-link':
+      return `workspace ${claim.workspace} contains the symbolic link ${conflict.link}, through which running goal ${conflict.other.workflowId} reaches its workspace ${conflict.other.workspace}: a goal here could point it elsewhere${reason}`;
     case 'state-inside':
       return `workspace ${claim.workspace} keeps its state in ${claim.stateRoot}, inside ${conflict.other.workspace}, the workspace of running goal ${conflict.other.workflowId}${reason}`;
   }
