@@ -19,7 +19,7 @@ import type { GoalVisibility } from './goal-visibility';
 import { LedgerEventKind } from '../common/ledger';
 import { observeDenial, observeToolCall } from '../principles/principles';
 import { reportStepInputSchema } from '../tools/report-step-spec';
-import type { Escalation, ToolOutcome } from '../tools/tool-outcome';
+import type { Escalation, ToolOutcome, WorkspaceEffects } from '../tools/tool-outcome';
 import { idempotencyKeyOf, type NamedCall } from './call-ids';
 import { formatToolResult } from '../tools/format-tool-result';
 import { callText } from '../tools/call-text';
@@ -37,6 +37,7 @@ import type { RuleVerdict } from '../approvals/rule-book';
 import { decisionByRule, namedRule } from '../approvals/rule-decisions';
 import { whyItWaits } from '../approvals/why-it-waits';
 import { approvedBeyondMutating } from '../approvals/decision-tier';
+import { heldAtOnceRefusal } from '../approvals/held-at-once';
 import { changeSetSummary } from '../approvals/change-set-digest';
 import { attemptsElsewhere, type EarlierAttempt } from '../tools/earlier-attempts';
 import { noteWrites } from '../hosts/workspace-writes';
@@ -480,17 +481,35 @@ export class GoalToolCalls {
     try {
       outcome = await this.runCall(call, entry, input);
       if (outcome.escalation !== undefined && !input.approved) {
-        this.escalate(call, outcome, outcome.escalation);
-        await this.runLane(call);
-        return;
-      }
-      this.recordResult(call, outcome);
+        const crowded = heldAtOnceRefusal(this.heldListsThisTurn(call), outcome.escalation.held?.changes);
+        if (crowded === undefined) {
+          this.escalate(call, outcome, outcome.escalation);
+          await this.runLane(call);
+          return;
+        }
+        // Too much already waits for approvers to see it all: discarded, like a denied layer.
+        await this.settleHeld(call, false);
+        outcome = undefined;
+        call.result = { content: crowded, isError: true };
+      } else this.recordResult(call, outcome);
     } catch (error) {
       if (wf.isCancellation(error)) throw error;
       call.result = this.failedCallResult(call, error);
     }
     call.status = 'done';
     this.afterCall(call, outcome, atToolCall);
+  }
+
+  /**
+   * The change lists this turn's other calls hold (held-at-once.ts): waiting for a human or
+   * settled, each stays in the goal's state until the turn ends.
+   */
+  private heldListsThisTurn(call: ToolCallRecord): WorkspaceEffects[] {
+    return (this.state.currentTurn ?? []).flatMap((other) =>
+      other.callId !== call.callId && other.escalation?.changes !== undefined
+        ? [other.escalation.changes]
+        : [],
+    );
   }
 
   /** The paths a human's denials cover, for a command's layer; absent when none (older inputs alike). */

@@ -1,4 +1,8 @@
+import { changeListBytes } from '../../../workflows/approvals/held-at-once';
 import type { WorkspaceEffects } from '../../../workflows/tools/tool-outcome';
+
+/** One count for the activity's bound and the workflow's total (held-at-once.ts). */
+export { changeListBytes };
 
 /**
  * The most a layer's change list may weigh, in bytes of its JSON (the form it travels in). A held
@@ -23,12 +27,6 @@ export function changeListOversize(
   if (bytes <= maxBytes) return undefined;
   const paths = effects.created.length + effects.modified.length + effects.deleted.length;
   return `its list of changes (${paths} paths, ${bytes} bytes) is longer than the ${maxBytes} bytes a call may hold: too many changes for a human to review, so make them in smaller steps`;
-}
-
-/** The UTF-8 bytes of the list's paths as JSON (quotes and escapes included: that is what travels). */
-export function changeListBytes(effects: WorkspaceEffects): number {
-  const text = JSON.stringify([effects.created, effects.modified, effects.deleted, effects.collapsed ?? {}]);
-  return new TextEncoder().encode(text).length;
 }
 
 /** Paths of each kind a call's result keeps for the model and the goal's state; the rest are counted. */
