@@ -72,7 +72,8 @@ test('ulimit gets memory in KiB, file size in 1 KiB blocks, processes and open f
   assert.deepEqual(ulimitArguments(limits), [String(256 * 1024), '5', '9', '10']);
   assert.equal(enforcedFileSizeBytes(limits), 5 * 1024);
   assert.match(CONFINE_SCRIPT, /ulimit -d "\$1" -f "\$2" -u "\$3" -n "\$4" \|\| exit 125; shift 5;/);
-  assert.match(CONFINE_SCRIPT, /^if \[ -n "\$5" \]; then echo \$\$ > "\$5\/cgroup.procs" \|\| exit 125; fi;/);
+  // Itself (0) into the v1 tasks file: moving one thread skips the lock an RCU grace period waits on.
+  assert.match(CONFINE_SCRIPT, /^if \[ -n "\$5" \]; then echo 0 > "\$5\/tasks" \|\| exit 125; fi;/);
 });
 
 test('the network launcher is fixed text; tools and blocked addresses are its arguments', () => {
