@@ -2,8 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { wantsProcessCgroup } from '../../src/activities/tools/sandbox/process-cgroup';
-import { resetSandboxStatus, sandboxStatus } from '../../src/activities/tools/sandbox/sandbox-status';
+import { probeProcessCgroup, wantsProcessCgroup } from '../../src/activities/tools/sandbox/process-cgroup';
+import {
+  describeSandbox,
+  resetSandboxStatus,
+  sandboxStatus,
+} from '../../src/activities/tools/sandbox/sandbox-status';
 
 /**
  * Issue 43: RLIMIT_NPROC never binds a worker running as root, so there a pids cgroup per call is
@@ -49,6 +53,33 @@ test("left at the default, a root worker makes the calls' pids cgroups under its
     assert.equal(readFileSync(path.join(status.processCgroup, 'pids.max'), 'utf8').trim(), 'max');
   } finally {
     if (before !== undefined) process.env.KEEL_PROCESS_CGROUP = before;
+    resetSandboxStatus();
+  }
+});
+
+test('probing again (a reset status, as the evaluation does per case) adds no second cleanup at exit', () => {
+  const first = probeProcessCgroup();
+  const listeners = process.listenerCount('exit');
+  for (let probe = 0; probe < 12; probe += 1) assert.equal(probeProcessCgroup(), first);
+  assert.equal(process.listenerCount('exit'), listeners);
+});
+
+test("the worker's first line says how the process limit holds, and warns where a root worker cannot hold it", () => {
+  const before = process.env.KEEL_PROCESS_CGROUP;
+  try {
+    for (const [setting, expected] of [
+      [undefined, /512 processes \(a pids cgroup per command\)$/],
+      ['off', /512 processes, WARNING not held: .* \(KEEL_PROCESS_CGROUP=off\); run it as another user$/],
+    ] as const) {
+      if (setting === undefined) delete process.env.KEEL_PROCESS_CGROUP;
+      else process.env.KEEL_PROCESS_CGROUP = setting;
+      resetSandboxStatus();
+      // As root here; another user's line names the limit alone (RLIMIT_NPROC holds it).
+      assert.match(describeSandbox(), process.getuid?.() === 0 ? expected : /512 processes$/);
+    }
+  } finally {
+    if (before === undefined) delete process.env.KEEL_PROCESS_CGROUP;
+    else process.env.KEEL_PROCESS_CGROUP = before;
     resetSandboxStatus();
   }
 });

@@ -32,6 +32,8 @@ export function probeProcessCgroup(processId = process.pid): string | undefined 
     const root = path.join('/sys/fs/cgroup/pids', own, `keel-${processId}`);
     mkdirSync(root, { recursive: true });
     writeFileSync(path.join(root, 'pids.max'), 'max');
+    if (cleanedAtExit.has(root)) return root; // probed again (a reset status): one cleanup is enough
+    cleanedAtExit.add(root);
     process.once('exit', () => {
       for (const directory of [...idle.splice(0), ...stragglers, root]) {
         try {
@@ -46,6 +48,9 @@ export function probeProcessCgroup(processId = process.pid): string | undefined 
     return undefined;
   }
 }
+
+/** The roots this process removes at its exit. */
+const cleanedAtExit = new Set<string>();
 
 /**
  * Empty cgroups kept for the next call: making and removing one costs about 15 ms in the kernel,

@@ -51,7 +51,13 @@ export function describeSandbox(status: SandboxStatus = sandboxStatus()): string
   const network = status.network.available
     ? 'no network unless a goal allows it, and then a network of its own (slirp4netns) that cannot reach this host'
     : `no network; WARNING a goal that allows network fails its commands (${status.network.reason})`;
-  const limits = `each command limited to ${status.limits.memoryBytes} bytes of memory, ${status.limits.fileSizeBytes} per file, ${status.limits.processes} processes`;
+  const processes =
+    status.processCgroup !== undefined
+      ? `${status.limits.processes} processes (a pids cgroup per command)`
+      : process.getuid?.() === 0
+        ? `${status.limits.processes} processes, WARNING not held: a worker running as root holds it only in a pids cgroup, and it makes none (${process.env.KEEL_PROCESS_CGROUP === 'off' ? 'KEEL_PROCESS_CGROUP=off' : 'no writable v1 pids controller'}); run it as another user`
+        : `${status.limits.processes} processes`;
+  const limits = `each command limited to ${status.limits.memoryBytes} bytes of memory, ${status.limits.fileSizeBytes} per file, ${processes}`;
   return `keel worker: run_command is sandboxed with bubblewrap (${status.executable}); read-only calls see the workspace read-only, ${layers}; ${network}; ${limits}`;
 }
 
