@@ -28,7 +28,7 @@ const mutate = [
   // Tiers: what a call no human approved may keep of what it changed in the workspace.
   'src/workflows/tools/workspace-change-policy.ts',
   // Approvals and history limits.
-  'src/workflows/goal/history-limits.ts',
+  'src/workflows/goal/lifecycle/history-limits.ts',
   'src/workflows/approvals/approval-authority.ts',
   // The codec's cipher.
   'src/codec/aes-gcm.ts',
@@ -62,11 +62,11 @@ const mutate = [
   'src/workflows/principles/budget.ts',
   // Goal decisions: a human's answer to an approval, denials remembered, why a goal stops, how
   // it ends, and the discipline notes the model is sent.
-  'src/workflows/goal/approval-decision.ts',
-  'src/workflows/goal/remembered-denials.ts',
-  'src/workflows/goal/stop-reasons.ts',
-  'src/workflows/goal/goal-ending.ts',
-  'src/workflows/goal/goal-discipline.ts',
+  'src/workflows/goal/tool-calls/approval-decision.ts',
+  'src/workflows/goal/tool-calls/remembered-denials.ts',
+  'src/workflows/goal/model-turn/stop-reasons.ts',
+  'src/workflows/goal/lifecycle/ending.ts',
+  'src/workflows/goal/oversight/discipline.ts',
   // The approval rules: the patterns a human approves with, the call text they match, the rule
   // book's verdict, rule changes and why a call waits.
   'src/workflows/approvals/approval-rule.ts',

@@ -418,28 +418,28 @@ const EQUIVALENT: readonly Equivalent[] = [
   },
   // Goal decisions (src/workflows/goal/).
   {
-    file: 'src/workflows/goal/approval-decision.ts',
+    file: 'src/workflows/goal/tool-calls/approval-decision.ts',
     line: 94,
     mutator: 'StringLiteral',
     replacement: '""',
     why: "the `?? 'invalid'` fallback of a malformed decision's message changed: zod never fails a parse without an issue, so it is never used",
   },
   {
-    file: 'src/workflows/goal/goal-discipline.ts',
+    file: 'src/workflows/goal/oversight/discipline.ts',
     line: 69,
     mutator: 'ConditionalExpression',
     replacement: 'false',
     why: 'the early return when there are no notes dropped: appendUserBlocks returns the transcript unchanged when given no blocks',
   },
   {
-    file: 'src/workflows/goal/remembered-denials.ts',
+    file: 'src/workflows/goal/tool-calls/remembered-denials.ts',
     line: 96,
     mutator: 'ConditionalExpression',
     replacement: 'false',
     why: "an empty list's own early return dropped (`remembered.length === 0` as false): the newest-first search over no entries finds nothing either",
   },
   {
-    file: 'src/workflows/goal/remembered-denials.ts',
+    file: 'src/workflows/goal/tool-calls/remembered-denials.ts',
     line: 98,
     mutator: 'ArithmeticOperator',
     replacement: 'remembered.length + 1',

@@ -16,8 +16,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { goalWorkflow } from '../src/workflows/goal/goal-workflow';
-import type { GoalInput } from '../src/workflows/goal/goal-input';
+import { goalWorkflow } from '../src/workflows/goal/workflow';
+import type { GoalInput } from '../src/workflows/goal/lifecycle/input';
 import { approveSignal, goalStatusQuery } from '../src/workflows/goal/messages';
 import type { ScenarioInput } from '../src/scripted-model/scenario';
 import { createHarness, stopOwnServer, tempDirectory } from '../test/support/temporal';

@@ -87,8 +87,8 @@ export {
   type GoalHandle,
 } from './client/goal-client';
 export { connectionSettings, type ConnectionSettings } from './connection-settings';
-export { parseGoalInput, type GoalConfig, type GoalInput } from './workflows/goal/goal-input';
-export type { GoalResult } from './workflows/goal/goal-result';
+export { parseGoalInput, type GoalConfig, type GoalInput } from './workflows/goal/lifecycle/input';
+export type { GoalResult } from './workflows/goal/lifecycle/result';
 
 // Signals, queries and updates: one definition each, shared by the workflow and every client
 export * from './workflows/goal/messages';

@@ -27,8 +27,8 @@ import {
   inputTokensOfAllKinds,
   type TokenUsage,
 } from '../../src/workflows/principles/cost';
-import { DEFAULT_MODEL } from '../../src/workflows/goal/goal-input';
-import { GoalStatus } from '../../src/workflows/goal/goal-state';
+import { DEFAULT_MODEL } from '../../src/workflows/goal/lifecycle/input';
+import { GoalStatus } from '../../src/workflows/goal/lifecycle/state';
 import type { BenchEnvironment } from './bench-environment';
 
 /** The targets: at least this share read from the cache, at most this cost ratio. */

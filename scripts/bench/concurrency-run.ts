@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { startGoal } from '../../src/client/goal-client';
 import { maxCachedWorkflows } from '../../src/config/workflow-cache';
-import type { GoalResult } from '../../src/workflows/goal/goal-result';
+import type { GoalResult } from '../../src/workflows/goal/lifecycle/result';
 import type { BenchEnvironment } from './bench-environment';
 import { ScenarioKind, scenarioPrompt } from './bench-scenario';
 import { prepareWorkspace } from './bench-workspace';

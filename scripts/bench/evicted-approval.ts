@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { decideApproval, goalHandle, goalStatus, startGoal } from '../../src/client/goal-client';
-import { GoalStatus } from '../../src/workflows/goal/goal-state';
-import { PARKED_HANDOVER_DELAY_MS, PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/history-limits';
+import { GoalStatus } from '../../src/workflows/goal/lifecycle/state';
+import { PARKED_HANDOVER_DELAY_MS, PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/lifecycle/history-limits';
 import type { BenchEnvironment } from './bench-environment';
 import { PARKING_CALLS, ScenarioKind, scenarioPrompt } from './bench-scenario';
 import { prepareWorkspace } from './bench-workspace';
@@ -81,7 +81,7 @@ export async function measureEvictedApproval(
 
 /**
  * A goal parked in a long run moves to a short one after PARKED_HANDOVER_DELAY_MS
- * (history-limits.ts); the decisions measured here come after that, as a human's do. A short run
+ * (goal/lifecycle/history-limits.ts); the decisions measured here come after that, as a human's do. A short run
  * stays as it is.
  */
 async function handedOverIfLong(goal: ReturnType<typeof goalHandle>): Promise<void> {

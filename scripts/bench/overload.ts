@@ -6,7 +6,7 @@ import { createMemoryReflectionStore } from '../../src/activities/reflection-sto
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startScriptedMessagesServer } from '../../src/scripted-model/scripted-messages-server';
 import { createKeelWorker } from '../../src/worker';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { tempDirectory } from '../../test/support/temp-directory';
 import { workflowBundle } from '../../test/support/temporal';
 import { spread, type Spread } from './stats';

@@ -7,7 +7,7 @@ import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@tem
 import { createMemoryReflectionStore } from '../../src/activities/reflection-store/memory-reflection-store';
 import { decideApproval, goalHandle, goalStatus, startGoal } from '../../src/client/goal-client';
 import { createKeelWorker, createToolRegistry } from '../../src/worker';
-import { GoalStatus } from '../../src/workflows/goal/goal-state';
+import { GoalStatus } from '../../src/workflows/goal/lifecycle/state';
 import { createBenchActivities } from './bench-activities';
 import type { BenchEnvironment } from './bench-environment';
 import { scenarioPrompt, type BenchScenario } from './bench-scenario';

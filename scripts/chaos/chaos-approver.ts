@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import type { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
 
 type GoalHandle = WorkflowHandle<typeof goalWorkflow>;

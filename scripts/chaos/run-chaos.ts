@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
 import { startApprover } from './chaos-approver';

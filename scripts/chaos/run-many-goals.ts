@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
 import { approvePending } from './chaos-approver';
 import {

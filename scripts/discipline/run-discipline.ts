@@ -10,7 +10,7 @@ import { startDevServer, type DevServer } from '../../src/dev-server/dev-server'
 import { startScriptedMessagesServer } from '../../src/scripted-model/scripted-messages-server';
 import { createKeelWorker } from '../../src/worker';
 import { goalResult } from '../../src/client/goal-client';
-import { goalWorkflow, type GoalResult } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow, type GoalResult } from '../../src/workflows/goal/workflow';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
 import { LedgerEventKind, type LedgerEvent } from '../../src/workflows/common/ledger';
 import type { Budget } from '../../src/workflows/principles/budget';

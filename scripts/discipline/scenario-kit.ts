@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 
 /**
  * What every discipline scenario is made of, shared by the scenario files (kept apart from the

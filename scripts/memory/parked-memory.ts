@@ -9,7 +9,7 @@
  */
 import { writeHeapSnapshot } from 'node:v8';
 import { readFileSync } from 'node:fs';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { goalStatusQuery } from '../../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory } from '../../test/support/temporal';
 import { heapClassesByName } from './heap-classes';

@@ -17,8 +17,8 @@ import { approversSchema, approverAllowed } from '../../src/workflows/approvals/
 import { ruleSpecSchema, RuleSource, type RuleSpecInput } from '../../src/workflows/approvals/approval-rule';
 import { addRule, emptyRules, ruleFor } from '../../src/workflows/approvals/rule-book';
 import { approvedBeyondMutating, decisionTier } from '../../src/workflows/approvals/decision-tier';
-import { requiresHumanApproval } from '../../src/workflows/goal/approval-policy';
-import { ApprovalPolicy } from '../../src/workflows/goal/goal-input';
+import { requiresHumanApproval } from '../../src/workflows/goal/tool-calls/approval-policy';
+import { ApprovalPolicy } from '../../src/workflows/goal/lifecycle/input';
 import { protectedPathReason } from '../../src/workflows/tools/workspace-change-policy';
 import type { ToolExecutor } from './tool-executor';
 import { describeChange, diffTrees, snapshotTree, type TreeChange } from './tree-snapshot';

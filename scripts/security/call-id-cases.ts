@@ -14,11 +14,11 @@ import { createToolActivities } from '../../src/activities/tools/tool-activities
 import { createToolRegistry } from '../../src/worker';
 import type { TranscriptMessage } from '../../src/workflows/common/transcript';
 import { canonicalDecisionText } from '../../src/workflows/approvals/approval-authority';
-import { judgeDecision } from '../../src/workflows/goal/approval-decision';
-import { idempotencyKeyOf, nameCalls } from '../../src/workflows/goal/call-ids';
-import { goalInputSchema } from '../../src/workflows/goal/goal-input';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
-import { planTurn } from '../../src/workflows/goal/turn';
+import { judgeDecision } from '../../src/workflows/goal/tool-calls/approval-decision';
+import { idempotencyKeyOf, nameCalls } from '../../src/workflows/goal/tool-calls/call-ids';
+import { goalInputSchema } from '../../src/workflows/goal/lifecycle/input';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
+import { planTurn } from '../../src/workflows/goal/tool-calls/turn';
 import { workflowEd25519Verify } from '../../src/workflows/common/ed25519';
 
 export interface CallIdCase {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ruleSpecSchema, type RuleSpec } from '../workflows/approvals/approval-rule';
-import { MAX_INPUT_RULES } from '../workflows/goal/goal-input';
+import { MAX_INPUT_RULES } from '../workflows/goal/lifecycle/input';
 
 /**
  * A team's approval rules for every goal a worker starts (KEEL_APPROVAL_RULES, `keel worker

@@ -1,4 +1,4 @@
-import type { GoalInput } from '../workflows/goal/goal-input';
+import type { GoalInput } from '../workflows/goal/lifecycle/input';
 
 /** The run flags about what a goal may cost and who judges its progress. */
 export interface CostFlags {

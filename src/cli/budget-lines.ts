@@ -1,4 +1,4 @@
-import { formatAmount } from '../workflows/goal/goal-details';
+import { formatAmount } from '../workflows/goal/views/details';
 import type { GoalStatusView } from '../workflows/goal/messages';
 
 /**

@@ -1,4 +1,4 @@
-import { endsWithReport } from '../workflows/goal/closing-report';
+import { endsWithReport } from '../workflows/goal/model-turn/closing-report';
 import type { GoalStatusView } from '../workflows/goal/messages';
 
 /**

@@ -1,6 +1,6 @@
 import type { GoalHandle } from '../client/goal-client';
 import { goalResult, goalStatus } from '../client/goal-client';
-import type { GoalResult } from '../workflows/goal/goal-workflow';
+import type { GoalResult } from '../workflows/goal/workflow';
 import type { GoalStatusView, PendingApprovalView } from '../workflows/goal/messages';
 import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
 import { finalTextLabel } from './final-text-label';

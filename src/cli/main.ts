@@ -7,7 +7,7 @@ import { budgetInput, judgeInput } from './budget-flags';
 import { generateApprovalKeyPair } from '../client/approval-keys';
 import { connectionSettings, type ConnectionSettings } from '../connection-settings';
 import { webUiBase, workflowPageUrl } from '../client/web-ui';
-import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
+import { parseGoalInput, type GoalInput } from '../workflows/goal/lifecycle/input';
 import { parseRuleText } from '../workflows/approvals/approval-rule';
 import { CliError, describeCliError } from './cli-error';
 import { parseDuration } from './duration';
@@ -25,7 +25,7 @@ import { registerWorkerCommand } from './worker-command';
 import { watchCommandAction } from './lazy-modules';
 import { assessNowSignal, ledgerQuery } from '../workflows/goal/messages';
 import { modelInput, toolChoiceFlag } from './model-flags';
-import type { ToolChoiceSetting } from '../workflows/goal/model-request-options';
+import type { ToolChoiceSetting } from '../workflows/goal/model-turn/request-options';
 
 interface GlobalOptions {
   address?: string;

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
-import type { GoalInput } from '../workflows/goal/goal-input';
-import type { ToolChoiceSetting } from '../workflows/goal/model-request-options';
+import type { GoalInput } from '../workflows/goal/lifecycle/input';
+import type { ToolChoiceSetting } from '../workflows/goal/model-turn/request-options';
 
 /** Room a thinking goal's answers get beyond the thinking budget, unless --answer-tokens says. */
 export const ANSWER_ROOM_AFTER_THINKING = 4096;

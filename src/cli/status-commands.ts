@@ -5,7 +5,7 @@ import { NO_WORKER_EXIT_CODE } from '../client/no-worker';
 import { planQuery, type GoalStatusView } from '../workflows/goal/messages';
 import type { ModelWait } from '../client/model-wait';
 import { renderPlan } from '../workflows/planning/plan';
-import { ignoredDetail, tokenUsageText } from '../workflows/goal/goal-details';
+import { ignoredDetail, tokenUsageText } from '../workflows/goal/views/details';
 import { workspaceLossLine } from '../workflows/hosts/workspace-writes';
 import { visibleJson } from '../workflows/tools/call-text';
 import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';

@@ -1,14 +1,14 @@
 import type { Client } from '@temporalio/client';
-import { tokenUsageText } from '../workflows/goal/goal-details';
+import { tokenUsageText } from '../workflows/goal/views/details';
 import { goalHandle, goalResult, goalStatus, type GoalHandle } from '../client/goal-client';
 import { formatElapsed } from '../workflows/principles/budget';
-import type { GoalResult } from '../workflows/goal/goal-workflow';
+import type { GoalResult } from '../workflows/goal/workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult } from './follow-goal';
 import { finalTextLabel } from './final-text-label';
 import { goalPatienceMs, modelActivity, type ModelActivityNow } from '../client/model-progress';
 import { modelWaitLogLine, type ModelWait } from '../client/model-wait';
-import type { StreamProgress } from '../workflows/goal/model-call';
+import type { StreamProgress } from '../workflows/goal/model-turn/call-settings';
 import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
 
 /**

@@ -18,9 +18,9 @@ import {
 import { dataConverterFromEnv } from '../codec/data-converter';
 import type { ConnectionSettings } from '../connection-settings';
 import { processTracing } from '../tracing/process-tracing';
-import { goalWorkflow } from '../workflows/goal/goal-workflow';
-import { asGoalResult, type GoalResult } from '../workflows/goal/goal-result';
-import { parseGoalInput, type GoalInput } from '../workflows/goal/goal-input';
+import { goalWorkflow } from '../workflows/goal/workflow';
+import { asGoalResult, type GoalResult } from '../workflows/goal/lifecycle/result';
+import { parseGoalInput, type GoalInput } from '../workflows/goal/lifecycle/input';
 import {
   addApprovalRuleUpdate,
   approvalRulesQuery,

@@ -1,5 +1,5 @@
 import type { Client, WorkflowExecutionDescription, WorkflowExecutionInfo } from '@temporalio/client';
-import { searchAttributeValuesFrom } from '../workflows/goal/search-attribute-values';
+import { searchAttributeValuesFrom } from '../workflows/goal/views/search-attribute-values';
 import { millisecondsOf } from './worker-heartbeats';
 import { goalPatienceMs, pendingModelCall } from './model-progress';
 import { modelWaitOf, type ModelWait } from './model-wait';
@@ -9,7 +9,7 @@ export { modelActivity } from './model-progress';
 
 /**
  * What the server holds of a goal without asking its worker: Temporal's own status and times, the
- * search attributes the goal upserts as it goes (search-attribute-values.ts: status, phase, tool
+ * search attributes the goal upserts as it goes (goal/views/search-attribute-values.ts: status, phase, tool
  * calls, plan attempt, pending approvals, priority, host), its summary and the activities Temporal
  * waits on. What the status query adds (the calls' ids, messages, the plan's steps) lives in the
  * goal's state, which only a worker replaying it can read.

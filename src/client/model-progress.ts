@@ -6,8 +6,8 @@ import {
   decodeOptionalFailureToOptionalError,
 } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
-import type { StreamProgress } from '../workflows/goal/model-call';
-import { DEFAULT_MODEL_PATIENCE_MS } from '../workflows/goal/goal-input';
+import type { StreamProgress } from '../workflows/goal/model-turn/call-settings';
+import { DEFAULT_MODEL_PATIENCE_MS } from '../workflows/goal/lifecycle/input';
 import type { GoalHandle } from './goal-client';
 import { modelWaitOf, type ModelWait, type PendingModelCall } from './model-wait';
 import { millisecondsOf } from './worker-heartbeats';
@@ -87,7 +87,7 @@ export async function pendingModelCall(
 
 /**
  * The goal's model.patienceMs, from this run's start (each run starts with the goal's config:
- * goal-workflow.ts continues as new with it): the status query does not carry it, and the call's
+ * goal/workflow.ts continues as new with it): the status query does not carry it, and the call's
  * own timeouts mix it with the time of one attempt. Undefined when the start cannot be read.
  */
 export async function goalPatienceMs(

@@ -19,7 +19,7 @@ export const scriptedToolCallSchema = z
     input: z.record(z.string(), z.unknown()).default({}),
     /**
      * The tool_use id to send instead of a fresh one: plays a model that repeats an id within a
-     * turn or reuses one from an earlier turn (keel names calls itself; see call-ids.ts).
+     * turn or reuses one from an earlier turn (keel names calls itself; see goal/tool-calls/call-ids.ts).
      */
     id: z
       .string()

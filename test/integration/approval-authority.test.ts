@@ -7,7 +7,7 @@ import { generateApprovalKeyPair, loadSigningKey, signDecision } from '../../src
 import { decideApproval } from '../../src/client/goal-client';
 import { FailureType } from '../../src/workflows/common/failure-types';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import {
   approveSignal,
   decideApprovalUpdate,

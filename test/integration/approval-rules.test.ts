@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import {
   addApprovalRuleUpdate,
   approvalRulesQuery,
@@ -15,7 +15,7 @@ import {
 } from '../../src/workflows/goal/messages';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
 import { approvalRuleSchema } from '../../src/workflows/approvals/approval-rule';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { rawPublicKey, signRuleChange } from '../../src/client/approval-keys';
 import {
   createHarness,

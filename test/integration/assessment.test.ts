@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { BELIEF_MARKER } from '../../src/workflows/planning/consolidation';
 import { denySignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { writeFileSync } from 'node:fs';

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { goalResult } from '../../src/client/goal-client';
 import { FailureType } from '../../src/workflows/common/failure-types';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

@@ -4,8 +4,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalResult } from '../../src/client/goal-client';
 import { modelTaskQueue } from '../../src/workflows/hosts/host-queues';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

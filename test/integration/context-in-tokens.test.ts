@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { RecordedRequest } from '../../src/scripted-model/scripted-messages-server';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
@@ -126,7 +126,7 @@ test(
       // Each trim leaves a quarter of the allowance free: the next comes turns later.
       assert.ok(trims.length <= 3, `trimmed rarely, in large steps: ${trims.length} trims in 11 turns`);
       // Without a fleet-wide request limit, model calls stay on the goal's own queue, where the
-      // SDK starts them without another poll (model-retry-policy.ts).
+      // SDK starts them without another poll (goal/model-turn/retry-policy.ts).
       const { events } = await handle.fetchHistory();
       const queues = (events ?? []).flatMap((event) => {
         const scheduled = event.activityTaskScheduledEventAttributes;

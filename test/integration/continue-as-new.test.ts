@@ -11,9 +11,9 @@ import {
   type ScriptedMessagesServer,
 } from '../../src/scripted-model/scripted-messages-server';
 import { createKeelWorker } from '../../src/worker';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
-import { KeelSearchAttributes } from '../../src/workflows/goal/search-attribute-values';
+import { KeelSearchAttributes } from '../../src/workflows/goal/views/search-attribute-values';
 import { eventually, tempDirectory, workflowBundle } from '../support/temporal';
 import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
 

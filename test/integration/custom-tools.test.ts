@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import {
   createHarness,

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { decideApprovalUpdate, goalStatusQuery } from '../../src/workflows/goal/messages';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { changeSetDigest } from '../../src/workflows/approvals/change-set-digest';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalResult } from '../../src/client/goal-client';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { denySignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

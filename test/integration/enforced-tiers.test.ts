@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, denySignal, goalStatusQuery } from '../../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

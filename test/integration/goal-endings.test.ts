@@ -5,9 +5,9 @@ import path from 'node:path';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { goalResult, goalStatus, resultOfFailure } from '../../src/client/goal-client';
 import { FailureType } from '../../src/workflows/common/failure-types';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
-import { KeelSearchAttributes } from '../../src/workflows/goal/search-attribute-values';
+import { KeelSearchAttributes } from '../../src/workflows/goal/views/search-attribute-values';
 import {
   createHarness,
   eventually,

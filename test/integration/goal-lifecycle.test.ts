@@ -4,7 +4,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { goalStatusQuery, userMessageSignal } from '../../src/workflows/goal/messages';
 import { FailureType } from '../../src/workflows/common/failure-types';
 import { resultOfFailure } from '../../src/client/goal-client';
@@ -137,7 +137,7 @@ test('the calls of one turn run together: its three reads as local activities in
     return [];
   });
   // After model turn 1, one workflow task runs the three reads: their markers follow it together,
-  // with no check before them (the workflow prepares reads itself, see workflow-prepared-calls.ts).
+  // with no check before them (the workflow prepares reads itself, see goal/tool-calls/prepared-calls.ts).
   const firstRead = kinds.indexOf('read');
   assert.deepEqual(kinds.slice(firstRead - 1, firstRead + 3), ['task', 'read', 'read', 'read']);
   assert.ok(!kinds.includes('prepareToolCalls'), 'reads and a write under auto need no check');

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalResult } from '../../src/client/goal-client';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { denySignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

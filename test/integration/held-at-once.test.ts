@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
 import { changeListBytes, HELD_AT_ONCE_MAX_BYTES } from '../../src/workflows/approvals/held-at-once';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';

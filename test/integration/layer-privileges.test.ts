@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { goalStatusQuery } from '../../src/workflows/goal/messages';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

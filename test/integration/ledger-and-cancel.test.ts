@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWebhookSink } from '../../src/activities/ledger-sinks';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { goalResult } from '../../src/client/goal-client';
-import { KeelSearchAttributes } from '../../src/workflows/goal/search-attribute-values';
+import { KeelSearchAttributes } from '../../src/workflows/goal/views/search-attribute-values';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 interface Delivered {

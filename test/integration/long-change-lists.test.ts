@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { decideApprovalUpdate, goalStatusQuery } from '../../src/workflows/goal/messages';
 import { changeSetDigest } from '../../src/workflows/approvals/change-set-digest';
 import { CONTINUATION_MARK } from '../../src/workflows/tools/call-text';

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { serveHttp } from '../support/mcp-http-server';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { RecordedRequest } from '../../src/scripted-model/scripted-messages-server';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { FailureType } from '../../src/workflows/common/failure-types';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

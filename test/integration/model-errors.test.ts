@@ -8,7 +8,7 @@ import {
   startScriptedMessagesServer,
   type ScriptedMessagesServer,
 } from '../../src/scripted-model/scripted-messages-server';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { FailureType, RetryableModelFailureType } from '../../src/workflows/common/failure-types';
 import { createHarness, historyText, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

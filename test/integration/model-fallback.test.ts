@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
 import { estimateUsd } from '../../src/workflows/principles/cost';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { READ_FILE_MAX_ATTACHMENT_BYTES } from '../../src/activities/tools/builtin/read-file-media';
 import type { RecordedRequest } from '../../src/scripted-model/scripted-messages-server';
 import { FailureType } from '../../src/workflows/common/failure-types';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { ONE_PIXEL_PNG, pdfWithPages, pngOfSize } from '../support/media-fixtures';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

@@ -19,8 +19,8 @@ import {
   type StoredRequest,
 } from '../../src/activities/model/request-store/model-request-store';
 import { FailureType } from '../../src/workflows/common/failure-types';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import type { ModelCallInput } from '../../src/workflows/goal/model-call';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import type { ModelCallInput } from '../../src/workflows/goal/model-turn/call-settings';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 import { findPostgresBinaries, startPostgresServer, type PostgresServer } from '../support/postgres-server';
 

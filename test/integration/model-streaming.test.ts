@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { modelProgress } from '../../src/client/model-progress';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import type { StreamProgress } from '../../src/workflows/goal/model-call';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import type { StreamProgress } from '../../src/workflows/goal/model-turn/call-settings';
 import {
   createHarness,
   eventually,

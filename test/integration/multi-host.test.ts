@@ -12,7 +12,7 @@ import {
   type ScriptedMessagesServer,
 } from '../../src/scripted-model/scripted-messages-server';
 import { ledgerQuery, rebindHostUpdate } from '../../src/workflows/goal/messages';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { hostIdOfIdentity, hostTaskQueue } from '../../src/workflows/hosts/host-queues';
 import {
   eventually,

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { goalStatus } from '../../src/client/goal-client';
 import { FailureType } from '../../src/workflows/common/failure-types';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import {
   createHarness,
   eventually,

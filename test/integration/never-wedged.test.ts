@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { ledgerQuery, planQuery } from '../../src/workflows/goal/messages';
 import { goalResult } from '../../src/client/goal-client';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';

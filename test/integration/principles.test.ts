@@ -2,12 +2,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { CHECKPOINT_MARKER } from '../../src/workflows/principles/cadence';
 import { HYPOTHESIS_MISMATCH_MARKER } from '../../src/workflows/principles/hypothesis';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
 import { goalResult } from '../../src/client/goal-client';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { createHarness, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 const list = { name: 'list_dir', input: { path: '.' } };

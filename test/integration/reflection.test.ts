@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createFileReflectionStore } from '../../src/activities/reflection-store/file-reflection-store';
 import { taskIdentity } from '../../src/activities/reflection-store/reflection-store';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { goalStatusQuery, ledgerQuery, submitReviewUpdate } from '../../src/workflows/goal/messages';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';

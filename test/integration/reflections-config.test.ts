@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { taskIdentity } from '../../src/activities/reflection-store/reflection-store';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import {
   createHarness,
   stopOwnServer,

@@ -9,8 +9,8 @@ import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { ensureKeelSearchAttributes } from '../../src/dev-server/search-attributes';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import { createToolRegistry } from '../../src/worker';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import { GoalStatus } from '../../src/workflows/goal/goal-state';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import { GoalStatus } from '../../src/workflows/goal/lifecycle/state';
 import { goalStatusQuery } from '../../src/workflows/goal/messages';
 import { hostTaskQueue, modelTaskQueue } from '../../src/workflows/hosts/host-queues';
 import {
@@ -22,7 +22,7 @@ import {
   type Harness,
 } from '../support/temporal';
 
-// Quick reads run as local activities (activity-proxies.ts, localReads). A local activity's result
+// Quick reads run as local activities (goal/lifecycle/activity-proxies.ts, localReads). A local activity's result
 // can reach the workflow one workflow task after its marker was recorded: a query that arrives
 // while it runs makes the task complete early. Replay hands the result over in the marker's own
 // task, so whatever the workflow decides on receiving it must not depend on which task it is in.
@@ -66,7 +66,7 @@ test(
     // The same goal as Temporal records it when the task that ran a turn's first local activity
     // completed before the workflow saw its answer, as in the bench's failed replay: its marker,
     // then a task of its own for what followed. Reads are not checked by a local activity
-    // (workflow-prepared-calls.ts), so that activity is the read itself.
+    // (goal/tool-calls/prepared-calls.ts), so that activity is the read itself.
     await assert.doesNotReject(
       replay({ events: withLocalAnswerInNextTask(events) }),
       'the history with the local activity answered in the next workflow task',

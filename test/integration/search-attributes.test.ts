@@ -4,10 +4,10 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import { GoalStatus } from '../../src/workflows/goal/goal-state';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import { GoalStatus } from '../../src/workflows/goal/lifecycle/state';
 import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/messages';
-import { KeelSearchAttributes } from '../../src/workflows/goal/search-attribute-values';
+import { KeelSearchAttributes } from '../../src/workflows/goal/views/search-attribute-values';
 import {
   createHarness,
   eventually,
@@ -139,7 +139,7 @@ test("keel's search attributes are written at most once per workflow task, not f
     assert.ok(keelUpsertsPerTask.size >= 4, 'the goal wrote its search attributes as it went');
     const repeated = [...keelUpsertsPerTask].filter(([, upserts]) => upserts > 1);
     assert.deepEqual(repeated, [], 'workflow tasks (completed event id, upserts) with more than one');
-    // The count lags (search-attribute-values.ts, dueFields): the reads wrote nothing, the first two rode along with the
+    // The count lags (goal/views/search-attribute-values.ts, dueFields): the reads wrote nothing, the first two rode along with the
     // write's phase change, and the end wrote the exact count.
     assert.deepEqual(toolCallsWritten, [0, 3, 5], 'KeelToolCalls as written, in order');
 

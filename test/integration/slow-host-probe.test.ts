@@ -7,7 +7,7 @@ import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createHostActivities } from '../../src/activities/hosts';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { hostTaskQueue } from '../../src/workflows/hosts/host-queues';
 import {

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../src/activities/tools/define-tool';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { denySignal, goalStatusQuery } from '../../src/workflows/goal/messages';
 import { hypothesisField } from '../../src/workflows/tools/hypothesis-field';
 import {

@@ -1,5 +1,5 @@
 import { inputTokensOfAllKinds } from '../../src/workflows/principles/cost';
-import { DEFAULT_MODEL } from '../../src/workflows/goal/goal-input';
+import { DEFAULT_MODEL } from '../../src/workflows/goal/lifecycle/input';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

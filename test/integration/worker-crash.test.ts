@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import type { JournalRecord } from '../../src/activities/tools/irreversible-journal';
 import {

@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { PARKED_HANDOVER_DELAY_MS, PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/history-limits';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
+import {
+  PARKED_HANDOVER_DELAY_MS,
+  PARKED_RUN_EVENTS_LIMIT,
+} from '../../src/workflows/goal/lifecycle/history-limits';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, goalStatusQuery, type GoalStatusView } from '../../src/workflows/goal/messages';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 

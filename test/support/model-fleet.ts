@@ -8,8 +8,8 @@ import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startRateLimitedEndpoint } from '../../src/scripted-model/rate-limit';
 import { startScriptedMessagesServer } from '../../src/scripted-model/scripted-messages-server';
 import { createKeelWorker } from '../../src/worker';
-import { goalWorkflow } from '../../src/workflows/goal/goal-workflow';
-import type { GoalInput } from '../../src/workflows/goal/goal-input';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { tempDirectory } from './temp-directory';
 import { workflowBundle } from './temporal';
 

@@ -10,7 +10,7 @@ import {
 } from '../../src/workflows/approvals/approval-authority';
 import type { Ed25519Verify } from '../../src/workflows/common/ed25519';
 import { decodeBase64 } from '../../src/workflows/common/base64';
-import { goalInputSchema } from '../../src/workflows/goal/goal-input';
+import { goalInputSchema } from '../../src/workflows/goal/lifecycle/input';
 
 /** A real Ed25519 verifier for the tests (Node's); the workflow gets a pure one injected. */
 const nodeVerify: Ed25519Verify = (signature, message, publicKey) =>

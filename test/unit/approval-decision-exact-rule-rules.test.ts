@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/approval-decision';
+import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/tool-calls/approval-decision';
 import { approversSchema } from '../../src/workflows/approvals/approval-authority';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
 
 /**
  * "Approve, and exactly this call from now on" must mean exactly it. A rule pattern has no escape

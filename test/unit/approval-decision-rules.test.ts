@@ -5,15 +5,15 @@ import {
   DecisionRefusalReason,
   judgeDecision,
   type DecisionAuthority,
-} from '../../src/workflows/goal/approval-decision';
+} from '../../src/workflows/goal/tool-calls/approval-decision';
 import { approversSchema, type SignedDecision } from '../../src/workflows/approvals/approval-authority';
 import { signedDecisionRule } from '../../src/workflows/approvals/approval-rule';
 import { rawPublicKey, signDecision } from '../../src/client/approval-keys';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
 import { nodeEd25519Verify } from '../support/node-ed25519';
 
 /**
- * The approval decision's rules (issue 27: mutation testing; src/workflows/goal/approval-decision.ts):
+ * The approval decision's rules (issue 27: mutation testing; src/workflows/goal/tool-calls/approval-decision.ts):
  * which approve/deny message may settle a waiting call, and the whole verdict it gets. Written as
  * an attacker would try it: a decision for an unknown, finished or already-decided call, an
  * approver outside a tier's list (or named `__proto__`), a signature moved to another call,

@@ -2,16 +2,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { nodeEd25519Verify } from '../support/node-ed25519';
-import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/approval-decision';
+import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/tool-calls/approval-decision';
 import { approversSchema, canonicalDecisionText } from '../../src/workflows/approvals/approval-authority';
 import { changeSetDigest } from '../../src/workflows/approvals/change-set-digest';
 import { rawPublicKey, signDecision } from '../../src/client/approval-keys';
 import { decideApprovals, type GoalHandle } from '../../src/client/goal-client';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
 import type { ApprovalUpdatePayload } from '../../src/workflows/goal/messages';
 
 /**
- * An escalated call is asked twice (goal-tool-calls.ts escalate): first at its own tier, then,
+ * An escalated call is asked twice (goal/tool-calls/tool-calls.ts escalate): first at its own tier, then,
  * irreversible, for what its layer held. A signature for the first ask must not decide the second.
  */
 

@@ -2,13 +2,13 @@ import { test } from 'node:test';
 import { nodeEd25519Verify } from '../support/node-ed25519';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/approval-decision';
+import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/tool-calls/approval-decision';
 import {
   approversSchema,
   canonicalDecisionText,
   type ApprovalSignatures,
 } from '../../src/workflows/approvals/approval-authority';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
 
 const waiting = (callId: string, reversibility: ToolCallRecord['reversibility']): ToolCallRecord => ({
   callId,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/approval-decision';
+import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/tool-calls/approval-decision';
 import { approversSchema, type ApprovalSignatures } from '../../src/workflows/approvals/approval-authority';
 import { judgeRuleAddition, judgeRuleRevocation } from '../../src/workflows/approvals/rule-changes';
 import { addRule, emptyRules } from '../../src/workflows/approvals/rule-book';
@@ -11,10 +11,10 @@ import { signedDecisionRule } from '../../src/workflows/approvals/approval-rule'
 import { rawPublicKey, signDecision, signRuleChange } from '../../src/client/approval-keys';
 import { readApprovalPolicyFile } from '../../src/activities/approval-policy-file';
 import { ruleLines, untilTime } from '../../src/cli/approval-commands';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
 import { nodeEd25519Verify } from '../support/node-ed25519';
 import { tempDirectory } from '../support/temp-directory';
-import { parseGoalInput } from '../../src/workflows/goal/goal-input';
+import { parseGoalInput } from '../../src/workflows/goal/lifecycle/input';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 

@@ -12,7 +12,7 @@ import {
 } from '../../src/workflows/principles/budget';
 import { budgetInput, judgeInput } from '../../src/cli/budget-flags';
 import { estimateUsd } from '../../src/workflows/principles/cost';
-import { parseGoalInput } from '../../src/workflows/goal/goal-input';
+import { parseGoalInput } from '../../src/workflows/goal/lifecycle/input';
 
 const budget = (input: Parameters<typeof budgetSchema.parse>[0]): Budget => budgetSchema.parse(input);
 

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
 import { deliverBulkDecision } from '../../src/client/decision-delivery';
 import type { GoalHandle } from '../../src/client/goal-client';
-import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/approval-decision';
+import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/tool-calls/approval-decision';
 import { approversSchema } from '../../src/workflows/approvals/approval-authority';
 import { changeSetDigest } from '../../src/workflows/approvals/change-set-digest';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
 import type {
   ApprovalUpdatePayload,
   GoalStatusView,

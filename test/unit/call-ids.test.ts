@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nameCalls } from '../../src/workflows/goal/call-ids';
+import { nameCalls } from '../../src/workflows/goal/tool-calls/call-ids';
 import type { TranscriptMessage } from '../../src/workflows/common/transcript';
 
 const use = (id: string, name = 'run_command') => ({ type: 'tool_use' as const, id, name, input: {} });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { intentOf, sameIntent } from '../../src/workflows/principles/call-intent';
-import { rememberDenial, rememberedDenialFor } from '../../src/workflows/goal/remembered-denials';
+import { rememberDenial, rememberedDenialFor } from '../../src/workflows/goal/tool-calls/remembered-denials';
 
 /**
  * Call intent and here-documents: the recorded trajectories write files with

@@ -8,9 +8,9 @@ import {
   checkChangeSet,
   unlistedChanges,
 } from '../../src/workflows/approvals/change-set-digest';
-import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/approval-decision';
+import { judgeDecision, type DecisionAuthority } from '../../src/workflows/goal/tool-calls/approval-decision';
 import { approversSchema } from '../../src/workflows/approvals/approval-authority';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
 import type { WorkspaceEffects } from '../../src/workflows/tools/tool-outcome';
 
 /**

@@ -9,8 +9,8 @@ import {
   closingReportPlan,
   closingReportPrompt,
   closingReportText,
-} from '../../src/workflows/goal/closing-report';
-import { GoalStatus } from '../../src/workflows/goal/goal-state';
+} from '../../src/workflows/goal/model-turn/closing-report';
+import { GoalStatus } from '../../src/workflows/goal/lifecycle/state';
 import type { TranscriptMessage } from '../../src/workflows/common/transcript';
 
 const model = { name: 'claude-sonnet-4-6', maxTokens: 4096 };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { denialAlternatives } from '../../src/workflows/tools/denial-alternatives';
-import { denialText } from '../../src/workflows/goal/turn';
+import { denialText } from '../../src/workflows/goal/tool-calls/turn';
 import type { ToolCatalogue, ToolCatalogueEntry } from '../../src/workflows/tools/tool-catalogue';
 
 const BUILTIN_NAMES = /\b(list_dir|read_file|search|write_file|edit_file|run_command)\b/;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deniedCallContent, HELD_REPORT_LABEL } from '../../src/workflows/goal/denied-call';
-import type { ApprovalDecision } from '../../src/workflows/goal/goal-state';
+import { deniedCallContent, HELD_REPORT_LABEL } from '../../src/workflows/goal/tool-calls/denied-call';
+import type { ApprovalDecision } from '../../src/workflows/goal/lifecycle/state';
 
 /**
  * Issue 44 item 2 in the goal's bookkeeping: a denied call is no failure of its tool, and a

@@ -4,10 +4,10 @@ import {
   deniedEffectFor,
   deniedEffectPaths,
   holdForDeniedEffects,
-} from '../../src/workflows/goal/denied-effects-check';
-import { newGoalState } from '../../src/workflows/goal/goal-start';
-import type { GoalState, ToolCallRecord } from '../../src/workflows/goal/goal-state';
-import { rememberDenial } from '../../src/workflows/goal/remembered-denials';
+} from '../../src/workflows/goal/tool-calls/denied-effects-check';
+import { newGoalState } from '../../src/workflows/goal/lifecycle/start';
+import type { GoalState, ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
+import { rememberDenial } from '../../src/workflows/goal/tool-calls/remembered-denials';
 import { intentOf } from '../../src/workflows/principles/call-intent';
 import { initialGuardsState } from '../../src/workflows/principles/guards';
 

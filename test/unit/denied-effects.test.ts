@@ -17,8 +17,8 @@ import {
 } from '../../src/workflows/principles/denial-guard';
 import { denialAlternatives } from '../../src/workflows/tools/denial-alternatives';
 import { assessmentNote } from '../../src/workflows/planning/assessment';
-import { systemPrompt } from '../../src/workflows/goal/prompts';
-import { newGoalState } from '../../src/workflows/goal/goal-start';
+import { systemPrompt } from '../../src/workflows/goal/model-turn/prompts';
+import { newGoalState } from '../../src/workflows/goal/lifecycle/start';
 
 /**
  * Issue 44: a denial is of effects. After `rm -rf build` was denied, the model emptied the files

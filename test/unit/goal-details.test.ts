@@ -5,8 +5,8 @@ import {
   inlineCode,
   renderGoalDetails,
   type GoalDetailsInput,
-} from '../../src/workflows/goal/goal-details';
-import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
+} from '../../src/workflows/goal/views/details';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal/lifecycle/state';
 import { callText } from '../../src/workflows/tools/call-text';
 import { shorten } from '../../src/workflows/tools/suggest-call';
 import type { PendingApprovalView } from '../../src/workflows/goal/messages';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GoalDiscipline } from '../../src/workflows/goal/goal-discipline';
-import type { GoalVisibility } from '../../src/workflows/goal/goal-visibility';
-import { newGoalState } from '../../src/workflows/goal/goal-start';
+import { GoalDiscipline } from '../../src/workflows/goal/oversight/discipline';
+import type { GoalVisibility } from '../../src/workflows/goal/views/visibility';
+import { newGoalState } from '../../src/workflows/goal/lifecycle/start';
 
 /**
  * The checkpoint's ledger line counts the task's tool calls in plain English: a custom cadence

@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GoalDiscipline } from '../../src/workflows/goal/goal-discipline';
-import type { GoalVisibility } from '../../src/workflows/goal/goal-visibility';
-import type { GoalState } from '../../src/workflows/goal/goal-state';
-import { newGoalState } from '../../src/workflows/goal/goal-start';
+import { GoalDiscipline } from '../../src/workflows/goal/oversight/discipline';
+import type { GoalVisibility } from '../../src/workflows/goal/views/visibility';
+import type { GoalState } from '../../src/workflows/goal/lifecycle/state';
+import { newGoalState } from '../../src/workflows/goal/lifecycle/start';
 import { checkpointPrompt } from '../../src/workflows/principles/cadence';
 import { budgetSchema } from '../../src/workflows/principles/budget';
 
 /**
- * The goal discipline's rules (issue 27: mutation testing; src/workflows/goal/goal-discipline.ts):
+ * The goal discipline's rules (issue 27: mutation testing; src/workflows/goal/oversight/discipline.ts):
  * a checkpoint once it is due, quoting the current (last) task, joined to the transcript and
  * recorded with the tool call it came at; budget warnings each recorded once, when first crossed;
  * an exhausted budget (the goal's own or the worker's) ending the goal with a reason that rounds

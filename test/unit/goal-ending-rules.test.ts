@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goalEnding } from '../../src/workflows/goal/goal-ending';
+import { goalEnding } from '../../src/workflows/goal/lifecycle/ending';
 
 /**
- * The goal ending's rules (issue 27: mutation testing; src/workflows/goal/goal-ending.ts): only
+ * The goal ending's rules (issue 27: mutation testing; src/workflows/goal/lifecycle/ending.ts): only
  * completed completes and only cancelled cancels; every other status fails with its own named
  * failure type (GoalFailed for a status with none), and the failure message names the status and
  * the reason, or says none was given.

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FailureType } from '../../src/workflows/common/failure-types';
-import { goalEnding } from '../../src/workflows/goal/goal-ending';
-import { asGoalResult } from '../../src/workflows/goal/goal-result';
-import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
+import { goalEnding } from '../../src/workflows/goal/lifecycle/ending';
+import { asGoalResult } from '../../src/workflows/goal/lifecycle/result';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal/lifecycle/state';
 
 test('only a completed goal completes its workflow; a cancelled one is cancelled; the rest fail by name', () => {
   assert.deepEqual(goalEnding({ status: 'completed', reason: 'final answer given' }), { kind: 'complete' });

@@ -6,7 +6,7 @@ import {
   PARKED_RUN_EVENTS_LIMIT,
   timeForNewRun,
   timeToHandOverParkedTurn,
-} from '../../src/workflows/goal/history-limits';
+} from '../../src/workflows/goal/lifecycle/history-limits';
 
 const quiet = { continueAsNewSuggested: false, historyLength: 100, historySize: 50_000 };
 

@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { chooseBinding, type HostAnswer } from '../../src/workflows/hosts/host-binding';
-import { isPending, unansweredOf, type AskedHost } from '../../src/workflows/goal/host-questions';
+import { isPending, unansweredOf, type AskedHost } from '../../src/workflows/goal/host/questions';
 
 // Issue 41: a host that has not answered yet is not a host that said "no". These are the rules
-// the start of a goal follows while it waits (goal-host.ts, host-questions.ts).
+// the start of a goal follows while it waits (goal/host/binding.ts, goal/host/questions.ts).
 
 const WORKSPACE = '/workspaces/app';
 type State = 'present' | 'missing' | 'not-a-directory' | 'outside-roots';

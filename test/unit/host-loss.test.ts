@@ -2,13 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { currentHostLoss, hostLivenessChange, hostLossText } from '../../src/workflows/hosts/host-loss';
 import { hostLivenessPayloadSchema } from '../../src/workflows/goal/messages';
-import { renderGoalDetails } from '../../src/workflows/goal/goal-details';
-import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
+import { renderGoalDetails } from '../../src/workflows/goal/views/details';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal/lifecycle/state';
 import { hostLossLines } from '../../src/cli/host-loss-lines';
 import { pendingLines } from '../../src/cli/approval-lines';
 import { unavailableActions } from '../../src/workflows/hosts/host-binding';
-import { newGoalState } from '../../src/workflows/goal/goal-start';
-import { hostView, searchAttributeValuesOf } from '../../src/workflows/goal/goal-view';
+import { newGoalState } from '../../src/workflows/goal/lifecycle/start';
+import { hostView, searchAttributeValuesOf } from '../../src/workflows/goal/views/status';
 
 const SINCE = '2030-01-01T00:00:00.000Z';
 const missing = { host: 'h-b', state: 'missing' as const, since: SINCE, by: 'watcher-1' };

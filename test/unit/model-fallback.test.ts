@@ -13,8 +13,8 @@ import {
   recordTurnModel,
   turnModelSettings,
   type ModelChoiceState,
-} from '../../src/workflows/goal/model-fallback';
-import { modelTroubleAtDeadline } from '../../src/workflows/goal/goal-failures';
+} from '../../src/workflows/goal/model-turn/fallback';
+import { modelTroubleAtDeadline } from '../../src/workflows/goal/lifecycle/failures';
 import { toModelFailure } from '../../src/activities/model/model-errors';
 import { estimateUsd } from '../../src/workflows/principles/cost';
 import { supportsExtendedThinking } from '../../src/workflows/common/model-limits';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { modelInput } from '../../src/cli/model-flags';
-import { parseGoalInput } from '../../src/workflows/goal/goal-input';
+import { parseGoalInput } from '../../src/workflows/goal/lifecycle/input';
 
 const base = { goal: 'g', workspace: '/w' };
 

@@ -4,8 +4,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { InvalidArgumentError } from 'commander';
 import { modelInput, toolChoiceFlag } from '../../src/cli/model-flags';
 import { requestHeaders, toolChoiceOf } from '../../src/activities/model/request-options';
-import { parseGoalInput } from '../../src/workflows/goal/goal-input';
-import { assertNamedToolOffered, namedToolProblem } from '../../src/workflows/goal/model-request-options';
+import { parseGoalInput } from '../../src/workflows/goal/lifecycle/input';
+import {
+  assertNamedToolOffered,
+  namedToolProblem,
+} from '../../src/workflows/goal/model-turn/request-options';
 import { FailureType } from '../../src/workflows/common/failure-types';
 
 // Issue 42 item 7: tool_choice, disable_parallel_tool_use, betas and extra headers, from goal

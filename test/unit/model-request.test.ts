@@ -5,7 +5,7 @@ import {
   nextModelRequest,
   resumedModelRequest,
   storedModelRequest,
-} from '../../src/workflows/goal/model-request';
+} from '../../src/workflows/goal/model-turn/request';
 import { appendUserBlocks, userText, type TranscriptMessage } from '../../src/workflows/common/transcript';
 import { fitToBudget } from '../../src/workflows/common/context-budget';
 import type { ModelToolDefinition } from '../../src/workflows/tools/harness-tools';

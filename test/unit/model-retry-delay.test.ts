@@ -11,10 +11,10 @@ import {
   modelActivityOptions,
   modelCallTimeouts,
   streamSilenceMs,
-} from '../../src/workflows/goal/model-retry-policy';
-import { parseGoalInput } from '../../src/workflows/goal/goal-input';
+} from '../../src/workflows/goal/model-turn/retry-policy';
+import { parseGoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { modelInput } from '../../src/cli/model-flags';
-import { formatWait } from '../../src/workflows/goal/goal-failures';
+import { formatWait } from '../../src/workflows/goal/lifecycle/failures';
 
 const highest = () => 0.999_999;
 const lowest = () => 0;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { duration, modelWaitLogLine, modelWaitOf, type PendingModelCall } from '../../src/client/model-wait';
 import { renderWatchView, type WatchableView } from '../../src/cli/watch-view';
-import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal/lifecycle/state';
 
 /** The model wait's line (issue 42 item 6): fixed times, the failures keel's model activity throws. */
 

@@ -9,8 +9,8 @@ import { capOutcome } from '../../src/activities/tools/outcome-cap';
 import { ONE_PIXEL_PNG, pdfWithPages, pngOfSize } from '../support/media-fixtures';
 import { makeWorkspace, toolContext } from './tools-test-helpers';
 import { fitToBudget } from '../../src/workflows/common/context-budget';
-import { toolResultBlocks } from '../../src/workflows/goal/turn';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
+import { toolResultBlocks } from '../../src/workflows/goal/tool-calls/turn';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
 import { userText, type TranscriptMessage } from '../../src/workflows/common/transcript';
 
 // read_file shows images and PDFs to the model (issue 42 item 7): attached as the API takes them,

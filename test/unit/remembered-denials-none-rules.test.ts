@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rememberedDenialFor } from '../../src/workflows/goal/remembered-denials';
+import { rememberedDenialFor } from '../../src/workflows/goal/tool-calls/remembered-denials';
 
 /**
  * A goal that has never been denied anything carries no list of remembered denials at all (state

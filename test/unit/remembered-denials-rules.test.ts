@@ -8,10 +8,10 @@ import {
   rememberedDenialSchema,
   rememberedDenialsSchema,
   type RememberedDenial,
-} from '../../src/workflows/goal/remembered-denials';
+} from '../../src/workflows/goal/tool-calls/remembered-denials';
 
 /**
- * The remembered denials' rules (issue 27: mutation testing; src/workflows/goal/remembered-denials.ts):
+ * The remembered denials' rules (issue 27: mutation testing; src/workflows/goal/tool-calls/remembered-denials.ts):
  * only a human's denial (by signal or Update) is remembered, whole; a denial of the very same
  * intent (same tool, same targets, same call) replaces the older one and any other intent is kept
  * beside it; the newest 50 are kept; a later call is matched against the newest entry first; and

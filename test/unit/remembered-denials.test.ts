@@ -6,14 +6,14 @@ import {
   rememberDenial,
   rememberedDenialFor,
   type RememberedDenial,
-} from '../../src/workflows/goal/remembered-denials';
+} from '../../src/workflows/goal/tool-calls/remembered-denials';
 import {
   approvalDecisionSchema,
   loadGoalState,
   type ApprovalDecision,
-} from '../../src/workflows/goal/goal-state';
-import { newGoalState } from '../../src/workflows/goal/goal-start';
-import { denialText } from '../../src/workflows/goal/turn';
+} from '../../src/workflows/goal/lifecycle/state';
+import { newGoalState } from '../../src/workflows/goal/lifecycle/start';
+import { denialText } from '../../src/workflows/goal/tool-calls/turn';
 import { intentOf } from '../../src/workflows/principles/call-intent';
 
 const shell = (command: string, callId = 'call-1') => ({

@@ -81,7 +81,7 @@ function scheduledActivities(events: readonly RecordedEvent[]): string[] {
   return events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
 }
 
-// Keel's call naming (src/workflows/goal/call-ids.ts): a tool_use id sent twice in one turn, and
+// Keel's call naming (src/workflows/goal/tool-calls/call-ids.ts): a tool_use id sent twice in one turn, and
 // a command whose deletion was held on its layer, approved, then applied by settleHeldChanges.
 // Guards the determinism of keel's call naming and of escalations.
 test('a goal recorded with a repeated tool_use id and a held escalation replays without nondeterminism', async () => {

@@ -11,7 +11,7 @@ import {
   searchAttributeValuesFrom,
   TOOL_CALLS_REFRESH_STEP,
   type SearchAttributeValues,
-} from '../../src/workflows/goal/search-attribute-values';
+} from '../../src/workflows/goal/views/search-attribute-values';
 
 const values: SearchAttributeValues = {
   status: 'running',

@@ -5,11 +5,11 @@ import {
   cutCallResult,
   judgeStop,
   moreRoomThan,
-} from '../../src/workflows/goal/stop-reasons';
+} from '../../src/workflows/goal/model-turn/stop-reasons';
 import type { ContentBlock } from '../../src/workflows/common/transcript';
 
 /**
- * The stop reasons' rules (issue 27: mutation testing; src/workflows/goal/stop-reasons.ts): what
+ * The stop reasons' rules (issue 27: mutation testing; src/workflows/goal/model-turn/stop-reasons.ts): what
  * each stop reason means (a cut answer is a cut call when any tool_use block is in it, even beside
  * text, and cut text otherwise, an empty answer included); the room a cut call is asked again
  * with; and the whole texts told to the model.

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cutCallResult, judgeStop, moreRoomThan } from '../../src/workflows/goal/stop-reasons';
+import { cutCallResult, judgeStop, moreRoomThan } from '../../src/workflows/goal/model-turn/stop-reasons';
 import type { ContentBlock } from '../../src/workflows/common/transcript';
-import { parseGoalInput } from '../../src/workflows/goal/goal-input';
+import { parseGoalInput } from '../../src/workflows/goal/lifecycle/input';
 
 const text: ContentBlock[] = [{ type: 'text', text: 'half an answ' }];
 const call: ContentBlock[] = [

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendUserBlocks, describeMessage, textOf, userText } from '../../src/workflows/common/transcript';
-import { parseGoalInput } from '../../src/workflows/goal/goal-input';
+import { parseGoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { parseDuration } from '../../src/cli/duration';
 import { connectionSettings } from '../../src/connection-settings';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goalInputSchema } from '../../src/workflows/goal/goal-input';
+import { goalInputSchema } from '../../src/workflows/goal/lifecycle/input';
 import {
   callsToPrepare,
   denialText,
@@ -8,11 +8,11 @@ import {
   planTurn,
   toolResultBlocks,
   wasCutByLimit,
-} from '../../src/workflows/goal/turn';
-import { requiresHumanApproval } from '../../src/workflows/goal/approval-policy';
-import type { GoalConfig } from '../../src/workflows/goal/goal-input';
-import type { ToolCallRecord } from '../../src/workflows/goal/goal-state';
-import type { NamedCall } from '../../src/workflows/goal/call-ids';
+} from '../../src/workflows/goal/tool-calls/turn';
+import { requiresHumanApproval } from '../../src/workflows/goal/tool-calls/approval-policy';
+import type { GoalConfig } from '../../src/workflows/goal/lifecycle/input';
+import type { ToolCallRecord } from '../../src/workflows/goal/lifecycle/state';
+import type { NamedCall } from '../../src/workflows/goal/tool-calls/call-ids';
 import { createToolActivities } from '../../src/activities/tools/tool-activities';
 import { createToolRegistry } from '../../src/worker';
 import { makeWorkspace } from './tools-test-helpers';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderWatchView, type WatchableView } from '../../src/cli/watch-view';
-import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal/lifecycle/state';
 
 function view(overrides: Partial<WatchableView> = {}): WatchableView {
   return {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { budgetFromEnv, workerDefaultsFromEnv } from '../../src/activities/worker-defaults';
 import { budgetLines } from '../../src/cli/budget-lines';
 import { buildProgram } from '../../src/cli/main';
-import { newGoalState } from '../../src/workflows/goal/goal-start';
-import { effectiveBudget } from '../../src/workflows/goal/goal-view';
+import { newGoalState } from '../../src/workflows/goal/lifecycle/start';
+import { effectiveBudget } from '../../src/workflows/goal/views/status';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_USD } from '../../src/workflows/principles/budget';
 
 test('KEEL_BUDGET_* make a default budget; unset makes none; bad values stop the worker', () => {

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { defineTool } from '../../src/activities/tools/define-tool';
 import { createToolActivities } from '../../src/activities/tools/tool-activities';
 import { createToolRegistry } from '../../src/worker';
-import { goalInputSchema } from '../../src/workflows/goal/goal-input';
-import { planTurn } from '../../src/workflows/goal/turn';
-import { splitPreparation } from '../../src/workflows/goal/workflow-prepared-calls';
+import { goalInputSchema } from '../../src/workflows/goal/lifecycle/input';
+import { planTurn } from '../../src/workflows/goal/tool-calls/turn';
+import { splitPreparation } from '../../src/workflows/goal/tool-calls/prepared-calls';
 import { makeWorkspace } from './tools-test-helpers';
 
 const sendInvoice = defineTool({

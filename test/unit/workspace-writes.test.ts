@@ -10,8 +10,8 @@ import {
   workspaceLossOf,
 } from '../../src/workflows/hosts/workspace-writes';
 import { describeResult } from '../../src/cli/follow-goal';
-import type { GoalResult } from '../../src/workflows/goal/goal-result';
-import { emptyCounters, emptyUsage } from '../../src/workflows/goal/goal-state';
+import type { GoalResult } from '../../src/workflows/goal/lifecycle/result';
+import { emptyCounters, emptyUsage } from '../../src/workflows/goal/lifecycle/state';
 
 const effects = (created: string[], modified: string[] = [], deleted: string[] = []) => ({
   created,

@@ -11,7 +11,7 @@ import { resolvedPath } from './workspace-roots';
  * The goal that asks a host for its workspace claims it there, in the same answer: the host's
  * registry (workspace-claims.ts) records it, or the answer carries the one line why it may not
  * run here (its workspace inside, or holding, a running goal's), which fails the goal at its
- * start (goal-host.ts). Asked in the probe because every goal asks it before anything else runs
+ * start (goal/host/binding.ts). Asked in the probe because every goal asks it before anything else runs
  * in its workspace, and without a new step in the goal's history.
  *
  * Only a present workspace, or a missing one the goal may clone, is claimed; a probe called

@@ -7,7 +7,7 @@ import type {
   RequestSegment,
   StructuredCallInput,
   StructuredCallResult,
-} from '../../workflows/goal/model-call';
+} from '../../workflows/goal/model-turn/call-settings';
 import type { ContentBlock } from '../../workflows/common/transcript';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
 import { capAnswer } from './answer-cap';
@@ -146,7 +146,7 @@ export function createModelActivities({ client, requestStore, random }: ModelAct
       if (context?.cancellationSignal.aborted) throw new CancelledFailure('the model call was cancelled');
       const failure = failureOf(error, watch.gaveUp, backoff);
       // The last error rides in the heartbeat details: Temporal keeps them across attempts, so
-      // a goal whose patience runs out can say what the API last answered (goal-failures.ts),
+      // a goal whose patience runs out can say what the API last answered (goal/lifecycle/failures.ts),
       // and the pending activity shows why it is waiting.
       if (!failure.nonRetryable) context?.heartbeat({ ...progress.snapshot(), lastError: failure.message });
       throw failure;

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ModelCallSettings } from '../../workflows/goal/model-call';
-import { RESERVED_HEADERS } from '../../workflows/goal/model-request-options';
+import type { ModelCallSettings } from '../../workflows/goal/model-turn/call-settings';
+import { RESERVED_HEADERS } from '../../workflows/goal/model-turn/request-options';
 
 /**
  * The request's tool_choice, from the goal's setting and the workflow's per-call override (the

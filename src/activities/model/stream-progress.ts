@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
-import type { StreamProgress } from '../../workflows/goal/model-call';
+import type { StreamProgress } from '../../workflows/goal/model-turn/call-settings';
 
 const LATEST_CHARS = 160;
 

@@ -208,7 +208,7 @@ export function createToolActivities(options: {
 
   /**
    * Runs an irreversible call unless an earlier attempt began it. Attempts are retried by
-   * Temporal (see activity-proxies.ts); this decides, from the journal, whether a retry may run:
+   * Temporal (see goal/lifecycle/activity-proxies.ts); this decides, from the journal, whether a retry may run:
    * never begun → run; begun and finished → its recorded outcome; begun and cut off → an
    * OutcomeUnknown failure, which is not retried.
    */

@@ -66,7 +66,7 @@ export interface SignedDecision {
   callId: string;
   approved: boolean;
   approver: string;
-  /** A denial that asks not to be asked again for this intent (remembered-denials.ts). */
+  /** A denial that asks not to be asked again for this intent (goal/tool-calls/remembered-denials.ts). */
   doNotAskAgain?: boolean;
   /** The rule made with the decision (approvals/approval-rule.ts): signed with it, or not at all. */
   rule?: SignedRule;

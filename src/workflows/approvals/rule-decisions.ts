@@ -4,7 +4,7 @@ import type { RuleVerdict } from './rule-book';
 /**
  * The decision keel records on a call a rule decided: approved or refused at once, by the rule's
  * maker, naming the rule, so the ledger, the details and the call's record say which rule and why.
- * A valid goal-state ApprovalDecision (structural: goal-state.ts imports this folder's schemas).
+ * A valid goal-state ApprovalDecision (structural: goal/lifecycle/state.ts imports this folder's schemas).
  */
 export interface RuleDecision {
   approved: boolean;

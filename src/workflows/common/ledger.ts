@@ -72,7 +72,7 @@ export const LedgerEventKind = {
   ModelThought: 'model.thought',
   /**
    * Turns go to another model from here on: a fallback after the model stayed overloaded or
-   * rate-limited (model.fallbacks), or the primary again after its cool-down (model-fallback.ts).
+   * rate-limited (model.fallbacks), or the primary again after its cool-down (goal/model-turn/fallback.ts).
    */
   ModelSwitched: 'model.switched',
   BudgetWarning: 'budget.warning',

@@ -1,15 +1,21 @@
 import type { WorkspaceEffects } from '../tools/tool-outcome';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { GoalCounters, GoalPhase, GoalStatus, IgnoredDecision, TokenUsageTotals } from './goal-state';
+import type {
+  GoalCounters,
+  GoalPhase,
+  GoalStatus,
+  IgnoredDecision,
+  TokenUsageTotals,
+} from './lifecycle/state';
 import type { LedgerEvent } from '../common/ledger';
-import type { GoalResult, GoalStats } from './goal-result';
+import type { GoalResult, GoalStats } from './lifecycle/result';
 import type { Plan } from '../planning/plan';
 import type { Reversibility } from '../tools/reversibility';
 import type { ToolCatalogue } from '../tools/tool-catalogue';
 import { hostIdSchema } from '../hosts/host-queues';
 import type { WorkspaceLoss } from '../hosts/workspace-writes';
-import type { ModelsView } from './model-fallback';
+import type { ModelsView } from './model-turn/fallback';
 import { decisionRuleSchema, type ApprovalRule } from '../approvals/approval-rule';
 import type { AddRulePayload, RevokeRulePayload } from '../approvals/rule-changes';
 
@@ -24,7 +30,7 @@ import type { AddRulePayload, RevokeRulePayload } from '../approvals/rule-change
  * `canonicalDecisionText` (approval-authority.ts); goals with `approvalSignatures` require it.
  * `doNotAskAgain` (denials only; an approval with it is refused, not silently stripped): the goal
  * remembers what the call was about and refuses later calls with that intent without asking
- * (remembered-denials.ts).
+ * (goal/tool-calls/remembered-denials.ts).
  */
 export const approvalSignalPayloadSchema = z
   .object({
@@ -113,7 +119,7 @@ export interface PendingApprovalView {
 }
 
 /** Numbers that show how the harness principles acted on this goal (defined with the result). */
-export type { GoalStats } from './goal-result';
+export type { GoalStats } from './lifecycle/result';
 
 /** The hard guards as the status query and the Web UI show them. */
 export interface GuardsView {

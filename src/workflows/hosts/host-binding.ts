@@ -62,7 +62,7 @@ export interface HostAnswer {
   hostId: string;
   probe: WorkspaceProbe | undefined;
   /**
-   * No answer yet, from a host that may still give one (goal-host.ts decides: a listed host,
+   * No answer yet, from a host that may still give one (goal/host/binding.ts decides: a listed host,
    * or a named one whose worker took the question): asked again, never taken for a "no".
    */
   pending?: boolean;

@@ -26,7 +26,7 @@ export function deniedIntentOf(call: RecordedCall): CallIntent {
 /**
  * A turn with the guards switched off: no decision, but each denied call is still remembered in
  * `denied`. That list is bookkeeping, not a guard: the approvals read it to hold a later call with
- * the same effect for a human (denied-effects-check.ts), so switching the guards off must not
+ * the same effect for a human (goal/tool-calls/denied-effects-check.ts), so switching the guards off must not
  * silently switch that protection off too.
  */
 export function turnWithGuardsOff(denied: DeniedIntent[], calls: readonly RecordedCall[]): GuardDecision[] {

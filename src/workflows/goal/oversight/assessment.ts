@@ -1,0 +1,193 @@
+import * as wf from '@temporalio/workflow';
+import { ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
+import { z } from 'zod';
+import {
+  assess,
+  assessmentDue,
+  assessmentNote,
+  BeliefSchema,
+  beliefPrompt,
+  lastProgressCycleOf,
+} from '../../planning/assessment';
+import { condensableThrough, condensedText, replaceWithBelief } from '../../planning/consolidation';
+import type { GoalContext } from './context';
+import { asGoalResult, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
+import { LedgerEventKind } from '../../common/ledger';
+
+const subGoalsSchema = z.lazy(() =>
+  z.object({
+    subGoals: z
+      .array(z.object({ goal: z.string().min(1), successCriteria: z.array(z.string()).default([]) }))
+      .min(1)
+      .max(5),
+  }),
+);
+
+function describeChildResult(result: GoalResult): string {
+  const detail = result.finalText ?? result.reason;
+  return `${result.status}${detail ? `: ${detail}` : ''}`;
+}
+
+/**
+ * Periodic self-assessment (seed 001): every N model turns the goal looks at its progress, its
+ * stagnation, its tools and its memory, and adjusts. Decisions come from the pure `assess`; this
+ * file applies them (priority, notes to the model, consolidation per seed 004).
+ */
+export class GoalAssessment {
+  constructor(private readonly goal: GoalContext) {}
+
+  due(): boolean {
+    const state = this.goal.state;
+    if (state.assessment.requested) return true;
+    const cycle = state.counters.modelTurns;
+    return (
+      cycle > state.assessment.lastAssessmentCycle &&
+      assessmentDue({ cycle, interval: state.config.assessment.interval })
+    );
+  }
+
+  async run(): Promise<void> {
+    const state = this.goal.state;
+    const cycle = state.counters.modelTurns;
+    const result = assess({
+      cycle,
+      lastAssessmentCycle: state.assessment.lastAssessmentCycle,
+      lastProgressCycle: lastProgressCycleOf({
+        recorded: state.assessment.lastProgressCycle,
+        broughtNew: state.guards?.progress.atTurn,
+      }),
+      progressSinceLastAssessment: false,
+      toolStats: state.assessment.toolStats,
+      transcriptChars: JSON.stringify(state.transcript).length,
+      contextBudgetChars: state.config.assessment.contextBudgetChars,
+      priority: state.assessment.priority,
+      hasSubGoals: state.assessment.subGoals.length > 0,
+    });
+    state.assessment.priority = result.priority;
+    state.assessment.lastAssessmentCycle = cycle;
+    state.assessment.requested = false;
+    state.assessment.count += 1;
+    for (const adjustment of result.adjustments) {
+      if (adjustment.kind === 'suggest-decomposition' && state.config.assessment.spawnSubGoals) {
+        await this.spawnSubGoals(adjustment.reason);
+      } else if (adjustment.kind === 'suggest-decomposition') {
+        this.goal.note(
+          `[Self-assessment] ${adjustment.reason}. Split the goal into smaller sub-goals and finish them one by one.`,
+        );
+      } else if (adjustment.kind === 'suggest-abandon') {
+        this.goal.note(
+          `[Self-assessment] ${adjustment.reason}. If no way forward is left, stop and explain what blocks the goal.`,
+        );
+      } else if (adjustment.kind === 'consolidate') {
+        await this.consolidate(adjustment.targetChars);
+      }
+    }
+    const note = assessmentNote(result, state.assessment.toolStats);
+    if (note !== undefined) this.goal.note(note);
+    this.goal.record(
+      LedgerEventKind.AssessmentCompleted,
+      `self-assessment at turn ${cycle}: priority ${result.priority}`,
+      {
+        cycle,
+        findings: result.findings,
+        adjustments: result.adjustments,
+        ...(note === undefined ? {} : { note }),
+      },
+    );
+  }
+
+  /**
+   * A stalled goal asks the model for sub-goals and pursues each as a child goal workflow (same
+   * workspace and settings, no further splitting), then tells the model how each ended.
+   */
+  private async spawnSubGoals(reason: string): Promise<void> {
+    const state = this.goal.state;
+    const answer = await this.goal.structured({
+      purpose: 'decomposition',
+      prompt: [
+        `The goal below has stalled (${reason}). Split it into 1 to 5 smaller sub-goals that can each be achieved on their own, in order.`,
+        `## Goal\n${state.config.goal}`,
+        `## Recent progress\n${condensedText(state.transcript, state.transcript.length - 1).slice(-4000)}`,
+      ].join('\n\n'),
+      toolName: 'submit_subgoals',
+      description: 'Submit the sub-goals, in the order to pursue them.',
+      schema: subGoalsSchema,
+    });
+    if (!answer.ok) {
+      this.goal.note(
+        `[Self-assessment] ${reason}. Split the goal into smaller sub-goals and finish them one by one.`,
+      );
+      return;
+    }
+    const { planning, assessment, reflection, ...inherited } = state.config;
+    const children = answer.value.subGoals.map((subGoal, index) => ({
+      workflowId: `${this.goal.workflowId}-sub-${index + 1}`,
+      input: {
+        ...inherited,
+        goal: subGoal.goal,
+        successCriteria: subGoal.successCriteria,
+        planning,
+        assessment: { ...assessment, spawnSubGoals: false },
+        reflection: { ...reflection, enabled: false },
+      },
+    }));
+    state.assessment.subGoals = children.map((child) => child.workflowId);
+    this.goal.record(LedgerEventKind.SubGoalsSpawned, `split into ${children.length} sub-goals`, {
+      subGoals: children.map((child) => ({ workflowId: child.workflowId, goal: child.input.goal })),
+    });
+    // One after another: sub-goals share the workspace, and later ones may build on earlier ones.
+    const outcomes: string[] = [];
+    for (const child of children) {
+      const result = await wf
+        .executeChild<GoalWorkflowFunction>('goalWorkflow', {
+          workflowId: child.workflowId,
+          args: [child.input],
+        })
+        .then(describeChildResult, (error: unknown) => {
+          // A child that did not complete carries its result in its failure's details.
+          const carried =
+            error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure
+              ? asGoalResult(error.cause.details?.[0])
+              : undefined;
+          return carried
+            ? describeChildResult(carried)
+            : `failed: ${error instanceof Error ? error.message : String(error)}`;
+        });
+      outcomes.push(`- ${child.input.goal} (${child.workflowId}) → ${result}`);
+    }
+    this.goal.note(
+      `[Self-assessment] The goal was split into sub-goals, pursued as child goals:\n${outcomes.join('\n')}\nContinue from here.`,
+    );
+  }
+
+  /** Condense the oldest turns into one belief that replaces them in the model's context. */
+  private async consolidate(targetChars: number): Promise<void> {
+    const state = this.goal.state;
+    const through = condensableThrough({
+      transcript: state.transcript,
+      keepLatestMessages: state.config.assessment.keepLatestMessages,
+      targetChars,
+    });
+    if (through === undefined) return;
+    const answer = await this.goal.structured({
+      purpose: 'consolidation',
+      prompt: beliefPrompt({
+        recentTurnsText: condensedText(state.transcript, through),
+        goal: state.config.goal,
+      }),
+      toolName: 'submit_belief',
+      description: 'Submit the one belief that replaces the condensed turns.',
+      schema: BeliefSchema,
+      fallbackKind: 'agent.reflected',
+    });
+    if (!answer.ok) return;
+    const before = state.transcript.length;
+    state.transcript = replaceWithBelief(state.transcript, through, answer.value.text);
+    state.assessment.consolidations += 1;
+    this.goal.record(LedgerEventKind.AgentReflected, answer.value.text, {
+      kind: 'agent.reflected',
+      text: answer.value.text,
+      condensedMessages: before - state.transcript.length,
+    });
+  }
+}

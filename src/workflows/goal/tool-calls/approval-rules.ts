@@ -1,0 +1,89 @@
+import { LedgerEventKind } from '../../common/ledger';
+import { RuleSource, ruleText, type ApprovalRule, type RuleSpec } from '../../approvals/approval-rule';
+import { addRule, revokeRule, ruleFor, type RuleDraft, type RuleVerdict } from '../../approvals/rule-book';
+import type { GoalState, ToolCallRecord } from '../lifecycle/state';
+import type { GoalVisibility } from '../views/visibility';
+
+/**
+ * The goal's approval rules as the workflow keeps them: which rule decides a call, and every change
+ * to the list, each recorded in the ledger. Runs in lanes and in Update handlers: deterministic
+ * state and workflow time only. A goal without rules holds no `approvalRules` at all, so histories
+ * from before rules replay exactly as they ran.
+ */
+export class GoalApprovalRules {
+  constructor(
+    private readonly state: () => GoalState,
+    private readonly visibility: GoalVisibility,
+  ) {}
+
+  verdictFor(call: ToolCallRecord): RuleVerdict | undefined {
+    const state = this.state();
+    if (state.approvalRules === undefined) return undefined;
+    return ruleFor(state.approvalRules, call, {
+      nowMs: Date.now(),
+      workspace: state.config.workspace,
+      approvers: state.config.approvers,
+    });
+  }
+
+  /** Every rule, in force or not, oldest first (the `approvalRules` query). */
+  list(): ApprovalRule[] {
+    return this.state().approvalRules?.rules ?? [];
+  }
+
+  /** Adds a rule and records it; an error (too many rules) comes back as text. */
+  add(draft: Omit<RuleDraft, 'createdAt'>): { ok: true; rule: ApprovalRule } | { ok: false; error: string } {
+    const state = this.state();
+    const added = addRule(state.approvalRules, { ...draft, createdAt: new Date().toISOString() });
+    if (!added.ok) return added;
+    state.approvalRules = added.state;
+    const { rule } = added;
+    this.visibility.record(
+      LedgerEventKind.ApprovalRuleAdded,
+      `rule ${rule.id} added by ${rule.by} (${rule.source}): ${ruleText(rule)}`,
+      { rule },
+    );
+    return { ok: true, rule };
+  }
+
+  revoke(revocation: { id: string; by: string; reason: string }) {
+    const state = this.state();
+    const revoked = revokeRule(state.approvalRules, { ...revocation, at: new Date().toISOString() });
+    if (!revoked.ok) return revoked;
+    state.approvalRules = revoked.state;
+    this.visibility.record(
+      LedgerEventKind.ApprovalRuleRevoked,
+      `rule ${revoked.rule.id} revoked by ${revocation.by}: ${ruleText(revoked.rule)}`,
+      { rule: revoked.rule },
+    );
+    return revoked;
+  }
+
+  /**
+   * At the goal's start: the rules of its input, then the worker's policy. A goal that requires
+   * signed decisions takes no unsigned rule, so the policy's are recorded as not applied there.
+   */
+  seed(input: readonly RuleSpec[] | undefined, policy: readonly RuleSpec[] | undefined): void {
+    for (const spec of input ?? []) this.seedOne(spec, RuleSource.GoalInput, 'goal input');
+    if ((policy ?? []).length === 0) return;
+    if (this.state().config.approvalSignatures !== undefined) {
+      this.visibility.record(
+        LedgerEventKind.ApprovalRuleNotApplied,
+        `the worker's ${policy?.length} policy rules were not applied: this goal requires signed decisions`,
+        { rules: policy },
+      );
+      return;
+    }
+    for (const spec of policy ?? []) this.seedOne(spec, RuleSource.WorkerPolicy, 'worker policy');
+  }
+
+  private seedOne(spec: RuleSpec, source: RuleSource, by: string): void {
+    const { effect, reason, ...scope } = spec;
+    const added = this.add({ ...scope, effect, source, by, reason: reason ?? '' });
+    if (!added.ok) {
+      this.visibility.record(LedgerEventKind.ApprovalRuleNotApplied, `rule not applied: ${added.error}`, {
+        rule: spec,
+      });
+    }
+  }
+}
