@@ -9,7 +9,7 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
-# One bundle for each combination of encryption and tracing (src/workflow-bundle-file.ts): what a
+# One bundle for each combination of encryption and tracing (src/worker/bundle-file.ts): what a
 # bundle holds depends on both, and the container's environment decides them, not the image.
 RUN node -e "require('./dist/workflow-bundle-file').writeWorkflowBundles('/app/workflow-bundles')"
 

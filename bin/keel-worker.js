@@ -3,7 +3,7 @@
 // (see load-keel.js). Its workflow bundle is built from the workflows next to the loaded worker
 // module, so compiled worker and compiled workflows (or source and source) always go together.
 //
-// It starts from a bundle built ahead (src/workflow-bundle-file.ts), not by bundling the workflows
+// It starts from a bundle built ahead (src/worker/bundle-file.ts), not by bundling the workflows
 // at every start (seconds; docs/performance.md): KEEL_WORKFLOW_BUNDLE as given (set but empty:
 // bundle at start, as before); else the bundle in KEEL_WORKFLOW_BUNDLE_DIR (the image's) for this
 // worker's encryption and tracing; else one cached under node_modules/.cache, built by the first
@@ -24,7 +24,7 @@ async function main() {
 /** The prebuilt bundle's path, or undefined: then the worker bundles at start, as it always could. */
 async function prebuiltBundle() {
   try {
-    const { prebuiltWorkflowBundle } = loadKeel('workflow-bundle-file');
+    const { prebuiltWorkflowBundle } = loadKeel('worker/bundle-file');
     return await prebuiltWorkflowBundle({ env: process.env, log: (line) => console.log(line) });
   } catch (error) {
     // A read-only install, a full disk, a malformed setting (the worker reports that one itself).

@@ -19,7 +19,7 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../src/codec/data-converter';
 import { WORKFLOWS_PATH } from '../src/worker';
-import { workflowBundlerOptions } from '../src/workflow-bundle-options';
+import { workflowBundlerOptions } from '../src/worker/bundle-options';
 import { quietLogger } from '../test/support/quiet-logger';
 import { ScenarioKind } from './bench/bench-scenario';
 import { startBenchEnvironment } from './bench/bench-environment';

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDevServer } from '../src/dev-server/dev-server';
-import type * as BundleFileModule from '../src/workflow-bundle-file';
+import type * as BundleFileModule from '../src/worker/bundle-file';
 
 const REPOSITORY = path.resolve(__dirname, '..');
 // The launcher's own choice of dist/ or src/, asked rather than copied (it is plain JavaScript).
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const server = await startDevServer({ ephemeral: true });
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'keel-worker-start-'));
   // The cache the worker will use: the module it loads (dist/ or src/) names it.
-  const cache = (loadKeel('workflow-bundle-file') as typeof BundleFileModule).defaultCacheDirectory();
+  const cache = (loadKeel('worker/bundle-file') as typeof BundleFileModule).defaultCacheDirectory();
   const ways = {
     bundlingAtStart: [] as number[],
     firstStartBuildsBundle: [] as number[],

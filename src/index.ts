@@ -20,9 +20,9 @@ export {
   type KeelWorkerOptions,
   type RunWorkerOptions,
 } from './worker';
-export { WorkerOptionsError, type WorkerConnectionOptions } from './worker-connection';
-export { TemporalCopiesError } from './temporal-copies';
-export { HostClaimError } from './host-claim/host-claim-error';
+export { WorkerOptionsError, type WorkerConnectionOptions } from './worker/connection';
+export { TemporalCopiesError } from './worker/temporal-copies';
+export { HostClaimError } from './worker/host-claim/host-claim-error';
 export { HostSettingsError } from './config/host-settings';
 
 // Tools
@@ -86,7 +86,7 @@ export {
   type DecisionOptions,
   type GoalHandle,
 } from './client/goal-client';
-export { connectionSettings, type ConnectionSettings } from './connection-settings';
+export { connectionSettings, type ConnectionSettings } from './client/connection-settings';
 export { parseGoalInput, type GoalConfig, type GoalInput } from './workflows/goal/lifecycle/input';
 export type { GoalResult } from './workflows/goal/lifecycle/result';
 

@@ -4,15 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { createActivities } from './activities';
 import { hostSettings, type HostSettings } from './config/host-settings';
-import { HostActivityWorker, keelHostOf, runWithHostWorker, type KeelHost } from './host-worker';
-import { watchHostsWhileRunning } from './host-watcher';
+import { HostActivityWorker, keelHostOf, runWithHostWorker, type KeelHost } from './worker/host-worker';
+import { watchHostsWhileRunning } from './worker/host-watcher';
 import { hostTaskQueue, workerIdentity } from './workflows/hosts/host-queues';
 import {
   createModelQueueWorker,
   modelQueueLine,
   modelRequestsPerMinute,
   runAlongside,
-} from './model-queue-worker';
+} from './worker/model-queue-worker';
 import { ledgerSinksFromEnv, type LedgerSink } from './activities/ledger-sinks';
 import { describeSandbox } from './activities/tools/sandbox/sandbox-status';
 import { createReflectionStore } from './activities/reflection-store/create-reflection-store';
@@ -31,21 +31,21 @@ import type { AnyToolDefinition, ToolLogger } from './activities/tools/define-to
 import { registeredFromDefinition } from './activities/tools/registered-tool';
 import { ToolRegistry } from './activities/tools/tool-registry';
 import type { ToolCatalogue } from './workflows/tools/tool-catalogue';
-import { workerToolsLine } from './cli/tool-lines';
+import { workerToolsLine } from './client/tool-lines';
 import { workerDefaultsFromEnv } from './activities/worker-defaults';
 import type { Budget } from './workflows/principles/budget';
 import { ruleSpecSchema, type RuleSpecInput } from './workflows/approvals/approval-rule';
 import { approvalPolicyFromEnv, readApprovalPolicyFile } from './activities/approval-policy-file';
 import { dataConverterFromEnv } from './codec/data-converter';
-import { connectionSettings, type ConnectionSettings } from './connection-settings';
-import { workerConnection, WorkerOptionsError, type WorkerConnectionOptions } from './worker-connection';
+import { connectionSettings, type ConnectionSettings } from './client/connection-settings';
+import { workerConnection, WorkerOptionsError, type WorkerConnectionOptions } from './worker/connection';
 import { ensureKeelSearchAttributes } from './dev-server/search-attributes';
 import type { KeelTracing } from './tracing';
 import { processTracing } from './tracing/process-tracing';
-import { workflowBundlerOptions } from './workflow-bundle-options';
-import { ensureWorkerHeartbeats, WORKER_INSTANCE_ID } from './worker-runtime';
+import { workflowBundlerOptions } from './worker/bundle-options';
+import { ensureWorkerHeartbeats, WORKER_INSTANCE_ID } from './worker/runtime';
 import { maxCachedWorkflows } from './config/workflow-cache';
-import { claimHost, recheckClaimWhenRunning, type HostClaimOptions } from './host-claim/host-claim';
+import { claimHost, recheckClaimWhenRunning, type HostClaimOptions } from './worker/host-claim/host-claim';
 import type * as ScenarioModule from './scripted-model/scenario';
 import type * as ScriptedServerModule from './scripted-model/scripted-messages-server';
 import type { ScriptedMessagesServer } from './scripted-model/scripted-messages-server';
@@ -82,7 +82,7 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
   replica?: boolean;
   /** Activities each of the worker's three queues runs at once; KEEL_MAX_CONCURRENT_ACTIVITIES, else 20. */
   maxConcurrentActivities?: number;
-  /** Model requests a minute for the whole fleet (model-queue-worker.ts); KEEL_MODEL_REQUESTS_PER_MINUTE, else none. */
+  /** Model requests a minute for the whole fleet (worker/model-queue-worker.ts); KEEL_MODEL_REQUESTS_PER_MINUTE, else none. */
   modelRequestsPerMinute?: number | false;
   /** Workflow tasks run at once; KEEL_MAX_CONCURRENT_WORKFLOWS, else 40 (at most the cache size). */
   maxConcurrentWorkflows?: number;
@@ -147,7 +147,7 @@ export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise
   const anthropic = options.anthropic ?? anthropicFromEnvironment(env);
   // Before the first connection: the process's runtime, which beats for every worker, is made with it.
   const heartbeatIntervalMs = ensureWorkerHeartbeats(env);
-  // Refuses a connection from another copy of Temporal before it is used (temporal-copies.ts).
+  // Refuses a connection from another copy of Temporal before it is used (worker/temporal-copies.ts).
   const target = await workerConnection(options, env);
   try {
     const worker = await createWorkerOn(target, {

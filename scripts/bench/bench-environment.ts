@@ -11,7 +11,7 @@ import {
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import { WORKFLOWS_PATH } from '../../src/worker';
-import { workflowBundlerOptions } from '../../src/workflow-bundle-options';
+import { workflowBundlerOptions } from '../../src/worker/bundle-options';
 import { startLoopbackModel, type LoopbackModel } from './loopback-model';
 import { quietLogger } from '../../test/support/quiet-logger';
 

@@ -1,4 +1,4 @@
-import { parseDuration } from '../cli/duration';
+import { parseDuration } from '../workflows/common/duration';
 import { budgetSchema, type Budget } from '../workflows/principles/budget';
 import type { RuleSpec } from '../workflows/approvals/approval-rule';
 import { approvalPolicyFromEnv } from './approval-policy-file';
@@ -18,7 +18,7 @@ export interface WorkerDefaults {
   approvalRules?: RuleSpec[];
   /**
    * The fleet holds a model request limit (KEEL_MODEL_REQUESTS_PER_MINUTE): model calls go to the
-   * model queue Temporal paces (model-queue-worker.ts). Without one they stay on the goal's queue,
+   * model queue Temporal paces (worker/model-queue-worker.ts). Without one they stay on the goal's queue,
    * where the SDK runs an activity its workflow task scheduled at once, without another poll: the
    * model queue cost about 45 ms a call (0.59 to 0.95 of the floor's time in npm run bench).
    */

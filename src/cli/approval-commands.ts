@@ -14,7 +14,7 @@ import type { PendingApprovalView } from '../workflows/goal/messages';
 import { visibleJson, visibleText } from '../workflows/tools/call-text';
 import { askGoal } from './ask-goal';
 import { CliError } from './cli-error';
-import { parseDuration } from './duration';
+import { parseDuration } from '../workflows/common/duration';
 import {
   addApprovalRule,
   approvalRules,

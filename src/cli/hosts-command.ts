@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
-import type { ConnectionSettings } from '../connection-settings';
+import type { ConnectionSettings } from '../client/connection-settings';
 import { hostsServing } from './lazy-modules';
 import type { HostLiveness } from '../client/host-liveness';
 import { hostsExitCode, HostsExitCode } from '../client/hosts-exit-code';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import type { ConnectionSettings } from '../connection-settings';
+import type { ConnectionSettings } from '../client/connection-settings';
 import { NO_WORKER_EXIT_CODE } from '../client/no-worker';
 import { planQuery, type GoalStatusView } from '../workflows/goal/messages';
 import type { ModelWait } from '../client/model-wait';

@@ -1,12 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Client } from '@temporalio/client';
-import type { ConnectionSettings } from '../connection-settings';
+import type { ConnectionSettings } from '../client/connection-settings';
 import type { ToolCatalogue } from '../workflows/tools/tool-catalogue';
 import { goalToolsQuery } from '../workflows/goal/messages';
 import { CliError } from './cli-error';
-import { parseDuration } from './duration';
+import { parseDuration } from '../workflows/common/duration';
 import { goalHandle, hostsToAsk, workerTools } from './lazy-modules';
-import { approvalRule, toolLines } from './tool-lines';
+import { approvalRule, toolLines } from '../client/tool-lines';
 import { askGoal } from './ask-goal';
 
 type WithClient = <T>(

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import path from 'node:path';
-import type { ConnectionSettings } from '../connection-settings';
+import type { ConnectionSettings } from '../client/connection-settings';
 import { hostIdSchema } from '../workflows/hosts/host-queues';
 import { runWorker } from './lazy-modules';
 

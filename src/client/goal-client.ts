@@ -16,7 +16,7 @@ import {
   type RuleScope,
 } from '../workflows/approvals/approval-rule';
 import { dataConverterFromEnv } from '../codec/data-converter';
-import type { ConnectionSettings } from '../connection-settings';
+import type { ConnectionSettings } from './connection-settings';
 import { processTracing } from '../tracing/process-tracing';
 import { goalWorkflow } from '../workflows/goal/workflow';
 import { asGoalResult, type GoalResult } from '../workflows/goal/lifecycle/result';

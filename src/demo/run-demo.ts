@@ -16,7 +16,7 @@ import {
   connectionSettings,
   DEFAULT_TEMPORAL_ADDRESS,
   type ConnectionSettings,
-} from '../connection-settings';
+} from '../client/connection-settings';
 import { startDevServer, type DevServer } from '../dev-server/dev-server';
 import { ensureKeelSearchAttributes } from '../dev-server/search-attributes';
 import { loadScenarioFile } from '../scripted-model/scenario';

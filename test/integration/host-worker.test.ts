@@ -14,7 +14,7 @@ import { startGoal } from '../../src/client/goal-client';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { startScriptedMessagesServer } from '../../src/scripted-model/scripted-messages-server';
 import { createKeelWorker, keelHostOf } from '../../src/worker';
-import { WORKER_INSTANCE_ID } from '../../src/worker-runtime';
+import { WORKER_INSTANCE_ID } from '../../src/worker/runtime';
 import { hostTaskQueue, workerIdentity } from '../../src/workflows/hosts/host-queues';
 import {
   eventually,

@@ -100,7 +100,7 @@ async function runGoalWithoutCache(): Promise<JsonHistory> {
       dataConverter: dataConverterFromEnv(),
       activities,
     });
-    // Model calls go to the model queue when the fleet holds a request limit (model-queue-worker.ts).
+    // Model calls go to the model queue when the fleet holds a request limit (worker/model-queue-worker.ts).
     const modelWorker = await Worker.create({
       connection,
       namespace: 'default',

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleFileName, writeWorkflowBundle } from '../../src/workflow-bundle-file';
+import { bundleFileName, writeWorkflowBundle } from '../../src/worker/bundle-file';
 import { stopOwnServer, tempDirectory, temporalAddress } from '../support/temporal';
 
 after(stopOwnServer);

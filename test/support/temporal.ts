@@ -20,7 +20,7 @@ import {
 } from '../../src/scripted-model/scripted-messages-server';
 import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import { createKeelWorker, WORKFLOWS_PATH } from '../../src/worker';
-import { workflowBundlerOptions } from '../../src/workflow-bundle-options';
+import { workflowBundlerOptions } from '../../src/worker/bundle-options';
 import type { McpServersConfig } from '../../src/activities/mcp';
 import type { AnyToolDefinition } from '../../src/activities/tools/define-tool';
 import type { LedgerSink } from '../../src/activities/ledger-sinks';

@@ -7,8 +7,8 @@ import {
   type HostClaimInput,
   type KeelWorkerPoll,
   type LocalMachine,
-} from '../../src/host-claim/claim-decision';
-import { processRunning } from '../../src/host-claim/local-process';
+} from '../../src/worker/host-claim/claim-decision';
+import { processRunning } from '../../src/worker/host-claim/local-process';
 
 /** issue 41: a second worker of one host id on one machine is told at once, before it polls. */
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeWorkflowBundles } from '../../src/workflow-bundle-file';
+import { writeWorkflowBundles } from '../../src/worker/bundle-file';
 
 // No Docker engine runs where keel is tested, so the Dockerfile's structure is checked instead
 // (docker-compose.test.ts does the same for the compose file).
@@ -28,7 +28,7 @@ test('the image is a build stage and a runtime stage', () => {
 
 test('the workflow bundles are built with the image, after the TypeScript, and the worker is told where', () => {
   const compile = build?.findIndex((line) => line === 'RUN npm run build') ?? -1;
-  // dist/workflow-bundle-file.js is src/workflow-bundle-file.ts compiled: the function is its own.
+  // dist/worker/bundle-file.js is src/worker/bundle-file.ts compiled: the function is its own.
   const writes =
     /^RUN node -e "require\('\.\/dist\/workflow-bundle-file'\)\.writeWorkflowBundles\('([^']+)'\)"$/;
   const bundle = build?.findIndex((line) => writes.test(line)) ?? -1;

@@ -5,9 +5,13 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import type { WorkerListingConnection } from '../../src/client/worker-heartbeats';
-import { claimHost, recheckClaimWhenRunning, type HostClaimOptions } from '../../src/host-claim/host-claim';
-import { DISK_MARKER_NAME } from '../../src/host-claim/disk-marker';
-import { HostClaimError } from '../../src/host-claim/host-claim-error';
+import {
+  claimHost,
+  recheckClaimWhenRunning,
+  type HostClaimOptions,
+} from '../../src/worker/host-claim/host-claim';
+import { DISK_MARKER_NAME } from '../../src/worker/host-claim/disk-marker';
+import { HostClaimError } from '../../src/worker/host-claim/host-claim-error';
 import { tempDirectory } from '../support/temp-directory';
 
 const { WorkerStatus } = temporal.api.enums.v1;

@@ -9,9 +9,9 @@ import {
   liveOthersExpireAtMs,
   type HostClaimant,
   type HostClaimDecision,
-} from '../../src/host-claim/claim-decision';
-import { DISK_MARKER_NAME, ensureDiskMarker, readDiskMarker } from '../../src/host-claim/disk-marker';
-import { HostClaimError } from '../../src/host-claim/host-claim-error';
+} from '../../src/worker/host-claim/claim-decision';
+import { DISK_MARKER_NAME, ensureDiskMarker, readDiskMarker } from '../../src/worker/host-claim/disk-marker';
+import { HostClaimError } from '../../src/worker/host-claim/host-claim-error';
 import { tempDirectory } from '../support/temp-directory';
 
 const NOW = 1_000_000;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Worker } from '@temporalio/worker';
-import { keelHostOf, runWithHostWorker } from '../../src/host-worker';
+import { keelHostOf, runWithHostWorker } from '../../src/worker/host-worker';
 
 /** Enough of a Worker: run() until shutdown() (or fail()), with the SDK's states. */
 function fakeWorker(name: string, log: string[]) {

@@ -8,8 +8,8 @@ import {
   copyResolvedFrom,
   packageRootOf,
   TemporalCopiesError,
-} from '../../src/temporal-copies';
-import { workerConnection, WorkerOptionsError } from '../../src/worker-connection';
+} from '../../src/worker/temporal-copies';
+import { workerConnection, WorkerOptionsError } from '../../src/worker/connection';
 import { runWorker } from '../../src/worker';
 import { tempDirectory } from '../support/temp-directory';
 

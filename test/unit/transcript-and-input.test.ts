@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendUserBlocks, describeMessage, textOf, userText } from '../../src/workflows/common/transcript';
 import { parseGoalInput } from '../../src/workflows/goal/lifecycle/input';
-import { parseDuration } from '../../src/cli/duration';
-import { connectionSettings } from '../../src/connection-settings';
+import { parseDuration } from '../../src/workflows/common/duration';
+import { connectionSettings } from '../../src/client/connection-settings';
 
 test('user blocks merge into a trailing user message with tool results first', () => {
   const transcript = [

@@ -8,7 +8,7 @@ import {
   bundleFileName,
   bundleVariantOf,
   prebuiltWorkflowBundle,
-} from '../../src/workflow-bundle-file';
+} from '../../src/worker/bundle-file';
 import { tempDirectory } from '../support/temp-directory';
 
 const KEY = `k:${randomBytes(32).toString('base64')}`;

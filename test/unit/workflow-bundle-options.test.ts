@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundlerOptions } from '../../src/workflow-bundle-options';
+import { workflowBundlerOptions } from '../../src/worker/bundle-options';
 import { quietLogger } from '../support/quiet-logger';
 
 const WORKFLOWS = path.resolve(__dirname, '../fixtures/bundle-target/workflows.ts');

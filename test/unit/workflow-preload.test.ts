@@ -7,13 +7,13 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { WORKFLOWS_PATH } from '../../src/worker';
-import { workflowBundlerOptions } from '../../src/workflow-bundle-options';
+import { workflowBundlerOptions } from '../../src/worker/bundle-options';
 import { quietLogger } from '../support/quiet-logger';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const ED25519 = path.resolve(__dirname, '../../src/workflows/common/ed25519.ts');
-/** Packages a preloaded module may import: their module state was read (workflow-bundle-options.ts). */
+/** Packages a preloaded module may import: their module state was read (worker/bundle-options.ts). */
 const READ_PACKAGES = ['@noble/curves/'];
 
 // Issue 41: the modules every goal of a reusable V8 context shares instead of evaluating them anew.

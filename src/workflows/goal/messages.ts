@@ -215,7 +215,7 @@ export const rebindHostUpdate = defineUpdate<RebindReceipt, [RebindPayload]>('re
 
 /**
  * A keel worker's host watcher saw a host turn missing (its workers stopped beating) or come
- * back (src/host-watcher.ts). The goal only records and shows it: nothing moves, nothing runs
+ * back (src/worker/host-watcher.ts). The goal only records and shows it: nothing moves, nothing runs
  * elsewhere. Several watchers may say it: a repeat changes nothing.
  */
 export const hostLivenessPayloadSchema = z

@@ -278,7 +278,7 @@ export const goalStateSchema = z.lazy(() =>
       budget: budgetSchema.optional(),
       /** The worker's approval policy file (KEEL_APPROVAL_RULES), as the goal read it at its start. */
       approvalRules: z.array(ruleSpecSchema).optional(),
-      /** The fleet holds a model request limit: model calls go to the model queue (model-queue-worker.ts). */
+      /** The fleet holds a model request limit: model calls go to the model queue (worker/model-queue-worker.ts). */
       sharedModelQueue: z.boolean().optional(),
     }),
     principles: principlesStateSchema,

@@ -43,7 +43,7 @@ export function modelCallTimeouts(
 
 /**
  * Where a goal's model calls go: the fleet's model queue, whose dispatch Temporal's server paces
- * (model-queue-worker.ts), when its workers hold a model request limit (`shared`, as the goal read
+ * (worker/model-queue-worker.ts), when its workers hold a model request limit (`shared`, as the goal read
  * the worker's defaults at its start); the goal's own queue otherwise, where the SDK runs an
  * activity its workflow task scheduled without another poll (about 45 ms a call less). Replay
  * compares an activity's id and type, never its queue, so running goals move safely.

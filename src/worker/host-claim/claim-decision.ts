@@ -1,12 +1,12 @@
-import { HEARTBEAT_GRACE_MS, workerLiveness, type KeelWorkerBeat } from '../client/worker-heartbeats';
-import type { KeelWorkerIdentity } from '../workflows/hosts/host-queues';
+import { HEARTBEAT_GRACE_MS, workerLiveness, type KeelWorkerBeat } from '../../client/worker-heartbeats';
+import type { KeelWorkerIdentity } from '../../workflows/hosts/host-queues';
 
 /**
  * Whether a worker process may serve its host id (issue 23). Two machines started with one id
  * would split a goal's tool calls between two disks without anyone noticing, so a process claims
  * the id at start against the live workers of the host's queue: nobody else live, it is the
  * host; someone else live, it is refused, unless it asked to be a replica and proves, by the
- * marker in its workspace root (disk-marker.ts), that it sees the same disk. Pure: the listing
+ * marker in its workspace root (worker/host-claim/disk-marker.ts), that it sees the same disk. Pure: the listing
  * and the clock come in.
  */
 

@@ -6,10 +6,10 @@ import {
   ARRIVAL_MARKING_PAYLOAD_CONVERTER_PATH,
   dataConverterFromEnv,
   ENCRYPTING_FAILURE_CONVERTER_PATH,
-} from './codec/data-converter';
-import type * as TracingModule from './tracing/tracing';
-import { tracingExporters } from './tracing/tracing-settings';
-import { workflowBundlerOptions } from './workflow-bundle-options';
+} from '../codec/data-converter';
+import type * as TracingModule from '../tracing/tracing';
+import { tracingExporters } from '../tracing/tracing-settings';
+import { workflowBundlerOptions } from './bundle-options';
 
 /**
  * Workflow bundles built ahead, as files, so a worker started by `npm run worker` or the Docker
@@ -26,9 +26,9 @@ export interface BundleVariant {
 }
 
 /** Next to this module, like the worker's: compiled workflows for a compiled worker, source for source. */
-const WORKFLOWS_PATH = require.resolve('./workflows');
+const WORKFLOWS_PATH = require.resolve('../workflows');
 /** The tree the bundle is built from (src/ or dist/): a file newer than the bundle makes it stale. */
-const SOURCE_ROOT = __dirname;
+const SOURCE_ROOT = path.resolve(__dirname, '..');
 
 export const ALL_BUNDLE_VARIANTS: readonly BundleVariant[] = [
   { encrypted: false, traced: false },
@@ -129,7 +129,7 @@ export function defaultCacheDirectory(): string {
 function tracingPlugins() {
   // require: OpenTelemetry is loaded only for a traced bundle (see process-tracing.ts).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { createTracing } = require('./tracing/tracing') as typeof TracingModule;
+  const { createTracing } = require('../tracing/tracing') as typeof TracingModule;
   return [...createTracing({ spanProcessors: [] }).plugins];
 }
 

@@ -1,5 +1,5 @@
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
-import { connectionSettings } from './connection-settings';
+import { connectionSettings } from '../client/connection-settings';
 import { assertOneTemporalCopy } from './temporal-copies';
 
 /**

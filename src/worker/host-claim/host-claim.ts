@@ -4,8 +4,8 @@ import {
   listKeelWorkers,
   type KeelWorkerBeat,
   type WorkerListingConnection,
-} from '../client/worker-heartbeats';
-import { hostTaskQueue } from '../workflows/hosts/host-queues';
+} from '../../client/worker-heartbeats';
+import { hostTaskQueue } from '../../workflows/hosts/host-queues';
 import {
   decideAfterStart,
   decideHostClaim,
@@ -16,7 +16,7 @@ import {
 import { ensureDiskMarker, readDiskMarker } from './disk-marker';
 import { HostClaimError } from './host-claim-error';
 import { localMachine } from './local-process';
-import type { PollerListingConnection } from '../client/task-queue-pollers';
+import type { PollerListingConnection } from '../../client/task-queue-pollers';
 import { listKeelPollers } from './queue-pollers';
 
 export interface HostClaimOptions {
@@ -36,7 +36,7 @@ export interface HostClaimOptions {
   heartbeatIntervalMs: number;
   warn: (line: string) => void;
   info: (line: string) => void;
-  /** This machine and its processes (local-process.ts); tests give their own. */
+  /** This machine and its processes (worker/host-claim/local-process.ts); tests give their own. */
   local?: LocalMachine;
   now?: () => number;
   sleep?: (milliseconds: number) => Promise<void>;
@@ -52,7 +52,7 @@ export interface HostClaim {
 }
 
 /**
- * Claims the host id before the worker polls (see claim-decision.ts): refused with a
+ * Claims the host id before the worker polls (see worker/host-claim/claim-decision.ts): refused with a
  * HostClaimError, one line, when another live machine holds it (and still beats after its
  * beat would have aged: a crashed worker's restart waits for that). A holder on this machine whose
  * process runs is refused at once, even before its first beat: its poll is listed the moment it

@@ -6,10 +6,10 @@ import {
   watcherLeader,
   type HostServing,
   type HostTransition,
-} from './client/host-liveness';
-import { goalsBoundTo } from './client/host-goals';
-import { listKeelWorkers } from './client/worker-heartbeats';
-import { hostLivenessSignal } from './workflows/goal/messages';
+} from '../client/host-liveness';
+import { goalsBoundTo } from '../client/host-goals';
+import { listKeelWorkers } from '../client/worker-heartbeats';
+import { hostLivenessSignal } from '../workflows/goal/messages';
 
 /**
  * Every keel worker runs a host watcher, so a goal parked on an approval — which makes no calls

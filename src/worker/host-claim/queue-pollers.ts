@@ -1,6 +1,6 @@
-import { taskQueuePollers, type PollerListingConnection } from '../client/task-queue-pollers';
-import { millisecondsOf } from '../client/worker-heartbeats';
-import { parseWorkerIdentity } from '../workflows/hosts/host-queues';
+import { taskQueuePollers, type PollerListingConnection } from '../../client/task-queue-pollers';
+import { millisecondsOf } from '../../client/worker-heartbeats';
+import { parseWorkerIdentity } from '../../workflows/hosts/host-queues';
 import type { KeelWorkerPoll } from './claim-decision';
 
 /**

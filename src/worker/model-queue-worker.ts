@@ -1,7 +1,7 @@
 import type { Worker, WorkerOptions } from '@temporalio/worker';
 import { HostActivityWorker } from './host-worker';
-import { WorkerOptionsError } from './worker-connection';
-import { modelTaskQueue } from './workflows/hosts/host-queues';
+import { WorkerOptionsError } from './connection';
+import { modelTaskQueue } from '../workflows/hosts/host-queues';
 
 /**
  * Rate limits shared by the fleet (issue 42): a goal sends its model calls to its queue's model

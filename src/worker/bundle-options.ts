@@ -46,5 +46,5 @@ export const workflowBundlerOptions = {
    * zod is not here: it installs its default locale and members on its prototypes at the first
    * construction of each schema type, which the freeze makes throw (docs/performance.md).
    */
-  preloadModules: [require.resolve('./workflows/common/ed25519')],
+  preloadModules: [require.resolve('../workflows/common/ed25519')],
 };
