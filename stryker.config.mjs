@@ -83,9 +83,17 @@ const mutate = [
   'src/workflows/principles/cost.ts',
   'src/workflows/principles/checkpoint-escalation.ts',
   'src/workflows/principles/checkpoint-parrot.ts',
-  // Principles: the guards that turn those verdicts into warnings and stops, turn by turn, and
+  // Principles: the guards that turn those verdicts into warnings and stops, turn by turn (guards.ts
+  // combines them; their settings, their state and each guard's decisions in guards-*.ts), and
   // the principles' state around them (budgets, reflection and the meta notes).
   'src/workflows/principles/guards.ts',
+  'src/workflows/principles/guards-settings.ts',
+  'src/workflows/principles/guards-state.ts',
+  'src/workflows/principles/guards-loop.ts',
+  'src/workflows/principles/guards-hypothesis.ts',
+  'src/workflows/principles/guards-denial.ts',
+  'src/workflows/principles/guards-stagnation.ts',
+  'src/workflows/principles/guards-checkpoint.ts',
   'src/workflows/principles/principles.ts',
   // Planning: the plan prompt, earlier turns condensed into one belief (seed 004), and the
   // hypervector encoding of texts that strategy selection compares.

@@ -743,17 +743,17 @@ const EQUIVALENT: readonly Equivalent[] = [
       [266, 'EqualityOperator', 'words.length >= 0'],
     ],
   ),
-  // The guards and the principles' state.
+  // The guards (guards.ts and its guards-*.ts) and the principles' state.
   {
     file: 'src/workflows/principles/guards.ts',
-    line: 301,
+    line: 62,
     mutator: 'ConditionalExpression',
     replacement: 'false',
     why: 'progress is judged with `stateAfter: undefined` instead of no stateAfter: judgeProgress reads it with `??`, which treats both alike',
   },
   {
-    file: 'src/workflows/principles/guards.ts',
-    line: 422,
+    file: 'src/workflows/principles/guards-loop.ts',
+    line: 79,
     mutator: 'ConditionalExpression',
     replacement: 'false',
     why: 'the cycle check no longer returns early for a longest cycle under 2: detectCycle tries lengths 2 to the longest, so it finds none either',
