@@ -13,7 +13,7 @@ const { loadKeel } = require('./load-keel');
 async function main() {
   if (process.env.KEEL_WORKFLOW_BUNDLE === undefined) {
     const file = await prebuiltBundle();
-    // worker.ts reads it: the one way a bundle reaches runWorker from the environment.
+    // src/worker/run-worker.ts reads it: the one way a bundle reaches runWorker from the environment.
     if (file !== undefined) process.env.KEEL_WORKFLOW_BUNDLE = file;
   }
   await loadKeel('worker').runWorker({
