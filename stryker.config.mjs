@@ -60,6 +60,8 @@ const mutate = [
   'src/workflows/common/context-tokens.ts',
   // The budgets: warnings at their fractions, exhaustion at the limit, and the notes' numbers.
   'src/workflows/principles/budget.ts',
+  // The budget ahead of a model request: a request that alone would cross the token limit.
+  'src/workflows/principles/budget-ahead.ts',
   // Goal decisions: a human's answer to an approval, denials remembered, why a goal stops, how
   // it ends, and the discipline notes the model is sent.
   'src/workflows/goal/tool-calls/approval-decision.ts',

@@ -36,7 +36,7 @@ const GROUPS: ReadonlyArray<readonly [string, RegExp]> = [
   ['Principles: hypotheses', /^src\/workflows\/principles\/hypothesis(-guard)?\.ts$/],
   ['Principles: stagnation and loops', /^src\/workflows\/principles\/(stagnation|loop)-guard\.ts$/],
   ['Principles: denials', /^src\/workflows\/principles\/denial-guard\.ts$/],
-  ['Principles: budgets', /^src\/workflows\/principles\/budget\.ts$/],
+  ['Principles: budgets', /^src\/workflows\/principles\/budget(-ahead)?\.ts$/],
   ['Principles: cadence', /^src\/workflows\/principles\/(dynamic-)?cadence\.ts$/],
   ['Principles: call intents', /^src\/workflows\/principles\/call-intent\.ts$/],
   ['Principles: progress and cost', /^src\/workflows\/principles\/(progress|cost)\.ts$/],

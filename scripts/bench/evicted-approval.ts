@@ -1,7 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { decideApproval, goalHandle, goalStatus, startGoal } from '../../src/client/goal-client';
 import { GoalStatus } from '../../src/workflows/goal/lifecycle/state';
-import { PARKED_HANDOVER_DELAY_MS, PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/lifecycle/history-limits';
+import {
+  PARKED_HANDOVER_DELAY_MS,
+  PARKED_RUN_EVENTS_LIMIT,
+} from '../../src/workflows/goal/lifecycle/history-limits';
 import type { BenchEnvironment } from './bench-environment';
 import { PARKING_CALLS, ScenarioKind, scenarioPrompt } from './bench-scenario';
 import { prepareWorkspace } from './bench-workspace';

@@ -157,6 +157,8 @@ export function disciplineRow(
   scenario: DisciplineScenario,
   events: readonly LedgerEvent[],
   outcome: ScenarioOutcome,
+  /** The token budget the goal ran under (the worker's default: scenarios set none of their own). */
+  budgetTokens?: number,
 ): DisciplineRow {
   const firings = firingsOf(events, scenario.goodCallsBefore);
   const first = firings[0];
@@ -207,6 +209,9 @@ export function disciplineRow(
         `${stoppedBy === 'guard' ? 'stopped' : 'not stopped'} after ${humanDenialsBeforeStop} human denials, ${humanDenialsBeforeStop - STOP_WITHIN_DENIALS} past ${STOP_WITHIN_DENIALS}`,
       );
   }
+  // With no budget of its own, no runaway spends more than the default budget (issue 44).
+  if (scenario.kind === 'misbehaving' && budgetTokens !== undefined && outcome.tokens > budgetTokens)
+    missed.push(`spent ${outcome.tokens} tokens, past the budget of ${budgetTokens}`);
   missed.push(...unwarnedStops.map((reason) => `unwarned stop: ${reason}`));
   for (const [check, held] of Object.entries(outcome.checks))
     if (!held) missed.push(`check failed: ${check}`);

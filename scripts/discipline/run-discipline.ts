@@ -154,7 +154,7 @@ async function runScenario(
     checks: checksFor(scenario, workspace, result),
   };
   options.log(judgeLine(scenario.name, ledger, outcome.tokens));
-  return disciplineRow(scenario, ledger, outcome);
+  return disciplineRow(scenario, ledger, outcome, EVAL_WORKER_BUDGET.maxTokens);
 }
 
 /** What must hold in the workspace afterwards, beyond the ledger. */

@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { CHECKPOINT_MARKER } from '../../src/workflows/principles/cadence';
+import { totalTokens } from '../../src/workflows/principles/cost';
 import { HYPOTHESIS_MISMATCH_MARKER } from '../../src/workflows/principles/hypothesis';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
 import { goalResult } from '../../src/client/goal-client';
@@ -52,6 +53,11 @@ before(async () => {
         ],
       },
       {
+        name: 'budget-ahead',
+        match: 'GOAL-AHEAD',
+        turns: [{ toolCalls: [{ name: 'read_file', input: { path: 'big.log' } }] }, { text: 'never asked' }],
+      },
+      {
         name: 'budget',
         match: 'GOAL-BUDGET',
         turns: [{ toolCalls: [list, list] }, { toolCalls: [list] }, { text: 'never asked' }],
@@ -68,6 +74,10 @@ after(async () => {
 function run(goal: string, extra: Partial<GoalInput> = {}) {
   const workspace = tempDirectory('keel-principles-');
   writeFileSync(path.join(workspace, 'notes.md'), 'nothing to do here\n');
+  writeFileSync(
+    path.join(workspace, 'big.log'),
+    'a long log line that says nothing at all, again\n'.repeat(1200),
+  );
   return harness.withWorker(async () => {
     const workflowId = `${goal.toLowerCase()}-${Date.now()}`;
     const handle = await harness.client.workflow.start(goalWorkflow, {
@@ -153,4 +163,25 @@ test('cost awareness: a warning rides on a tool result, and the budget ends the 
   assert.ok(ledger.some((event) => event.kind === 'budget.warning'));
   assert.ok(ledger.some((event) => event.kind === 'budget.exhausted'));
   assert.ok(result.stats.usdEstimate > 0, 'token cost is estimated from usage');
+});
+
+test('a model request that alone would cross the token budget is not sent: the goal ends ahead of it', async () => {
+  const maxTokens = 12_000;
+  const { result, ledger } = await run('GOAL-AHEAD', { principles: { budget: { maxTokens } } });
+  assert.equal(result.status, 'budget_exhausted');
+  assert.match(
+    result.reason ?? '',
+    /tokens budget exhausted ahead of the next model request \(\d+ spent and about \d+ to send, of 12000\)/,
+  );
+  // The first request was sent and answered; the second, with the 57 KB file in it, never was.
+  const sent = harness.scripted.requests.filter((request) => request.scenario === 'budget-ahead');
+  assert.deepEqual(
+    sent.map((request) => request.turnIndex),
+    [0],
+  );
+  const spent = totalTokens(result.usage);
+  assert.ok(spent <= maxTokens, `spent ${spent} of ${maxTokens}`);
+  const exhausted = ledger.find((event) => event.kind === 'budget.exhausted');
+  assert.equal(exhausted?.data.ahead, true);
+  assert.ok(Number(exhausted?.data.expected) > 12_000 - Number(exhausted?.data.spent));
 });

@@ -134,7 +134,9 @@ class GoalRun {
         return this.finish(GoalStatus.Limit, `model turn limit of ${config.limits.maxTurns} reached`);
       }
       if (assessment.due()) await assessment.run();
-      const { reply, stop, maxTokens } = await this.modelTurn();
+      const modelTurn = await this.modelTurn();
+      if ('ended' in modelTurn) return modelTurn.ended;
+      const { reply, stop, maxTokens } = modelTurn;
       const exhausted = await this.budgetExhausted();
       if (exhausted) return exhausted;
       const calls = this.nameCalls(reply);
@@ -211,10 +213,13 @@ class GoalRun {
     return named.calls;
   }
 
-  private async modelTurn(): Promise<ModelTurn> {
+  /** The model's turn, unless its request alone would exhaust the goal's budget: then the end. */
+  private async modelTurn(): Promise<ModelTurn | { ended: GoalResult }> {
     const { state, discipline, visibility, model } = this.stages;
     state.phase = GoalPhase.Thinking;
     discipline.giveNotes();
+    const ahead = discipline.exhaustedBudgetAhead(model.expectedRequestTokens());
+    if (ahead !== undefined) return { ended: await this.finish(GoalStatus.BudgetExhausted, ahead) };
     visibility.show();
     const turn = await model.turn();
     const thinking = thinkingOf(turn.reply);

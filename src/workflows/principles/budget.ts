@@ -132,7 +132,7 @@ export interface EvaluateBudgetOptions {
 // Sums of float USD drift (0.1 + 0.2 > 0.3): a tiny tolerance keeps "exactly at the limit" exact.
 const tolerance = 1e-9;
 
-function limitOf(budget: Budget, dimension: BudgetDimension, spent: BudgetSpent): number | undefined {
+export function limitOf(budget: Budget, dimension: BudgetDimension, spent: BudgetSpent): number | undefined {
   switch (dimension) {
     case BudgetDimension.Tokens:
       // A goal whose cost is priced is bounded by the cost: the backstop is for unpriced models.

@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import { z } from 'zod';
 import { parseStructuredOutput } from '../../common/structured-output';
+import { expectedTokens } from '../../common/context-tokens';
 import { LedgerEventKind } from '../../common/ledger';
 import type { TranscriptMessage } from '../../common/transcript';
 import { temporalPriorityKey } from '../../planning/assessment';
@@ -86,6 +87,8 @@ export class GoalModelCalls {
    */
   private stored: StoredModelRequest | undefined;
   private missedRequests = 0;
+  /** The transcript expectedRequestTokens fitted, which the turn right after sends as it is. */
+  private fittedTranscript: readonly TranscriptMessage[] | undefined;
   /** Which model each turn goes to (fallback models, goal/model-turn/fallback.ts). */
   private readonly models: TurnModels;
   /** The context budget, in characters and in tokens (goal/model-turn/context-fitting.ts). */
@@ -106,10 +109,21 @@ export class GoalModelCalls {
    * the model's whole output room before it is kept, and a request the model finds too long for
    * its context is trimmed harder and sent once more.
    */
+  /**
+   * The tokens the next turn's request is expected to hold, over the transcript fitted as the turn
+   * will send it (the turn does not fit it again unless it changed since).
+   */
+  expectedRequestTokens(): number {
+    this.fitContext();
+    this.fittedTranscript = this.state.transcript;
+    return expectedTokens(this.state.transcript, this.overhead(), this.state.contextMeasure);
+  }
+
   async turn(): Promise<ModelTurn> {
     const config = this.state.config;
     const turn = this.state.counters.modelTurns + 1;
-    this.fitContext();
+    if (this.fittedTranscript !== this.state.transcript) this.fitContext();
+    this.fittedTranscript = undefined;
     let sent = this.request();
     let maxTokens = config.model.maxTokens;
     // One large trim and one more request, for a refusal or an answer that ran out of window.

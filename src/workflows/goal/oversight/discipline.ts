@@ -1,10 +1,19 @@
+import * as wf from '@temporalio/workflow';
 import { LedgerEventKind } from '../../common/ledger';
 import { appendUserBlocks } from '../../common/transcript';
 import type { BudgetExhaustion } from '../../principles/budget';
+import { exhaustedAhead } from '../../principles/budget-ahead';
 import { checkBudget, checkpointAfterTurn } from '../../principles/principles';
 import type { GoalState } from '../lifecycle/state';
 import { effectiveBudget, goalCost } from '../views/status';
 import type { GoalVisibility } from '../views/visibility';
+
+/**
+ * Marks goals that end because a model request alone would cross their token limit
+ * (exhaustedBudgetAhead). Goals that started before the check replay without it and make the
+ * request, as they did; only a goal this check ends writes the marker.
+ */
+export const BUDGET_AHEAD_PATCH = 'budget-ahead-of-request';
 
 /**
  * The harness principles' hard side in the lifecycle: reflection checkpoints (principle 3),
@@ -44,6 +53,25 @@ export class GoalDiscipline {
     const reason = `${exhausted.dimension} budget exhausted (${Math.round(exhausted.spent * 1000) / 1000} of ${exhausted.limit})`;
     this.visibility.record(LedgerEventKind.BudgetExhausted, reason, {
       ...exhausted,
+      atToolCall: this.state.counters.toolCalls,
+    });
+    return reason;
+  }
+
+  /**
+   * Principle 4 before the spend (principles/budget-ahead.ts): when the next model request alone
+   * would take the goal past its token limit, the goal ends here instead of sending it. Returns the
+   * reason to end it with, after recording it.
+   */
+  exhaustedBudgetAhead(expectedTokens: number): string | undefined {
+    const budget = effectiveBudget(this.state);
+    if (budget === undefined) return undefined;
+    const ahead = exhaustedAhead(budget, goalCost(this.state, Date.now()).spent, expectedTokens);
+    if (ahead === undefined || !wf.patched(BUDGET_AHEAD_PATCH)) return undefined;
+    const reason = `${ahead.dimension} budget exhausted ahead of the next model request (${ahead.spent} spent and about ${ahead.expected} to send, of ${ahead.limit})`;
+    this.visibility.record(LedgerEventKind.BudgetExhausted, reason, {
+      ...ahead,
+      ahead: true,
       atToolCall: this.state.counters.toolCalls,
     });
     return reason;
