@@ -88,11 +88,9 @@ export function goalStages(state: GoalState): GoalStages {
     planning,
     guards,
     host,
-    priority: () => model.priority(),
-    checkBudget: () => discipline.checkBudget(),
-    continueAsNew: (stillValid: () => boolean) => handover.continueAsNew(stillValid),
-    timeForNewRun: () => handover.timeForNewRun(),
-    timeToHandOverParkedTurn: () => handover.timeToHandOverParkedTurn(),
+    model,
+    discipline,
+    handover,
   });
   return {
     ...core,

@@ -116,7 +116,7 @@ export class CallResults {
     }
     if (!denied) this.goal.planning.observeCall(ok, observed.prompt !== undefined);
     this.goal.guards.observeCall(call, outcome, atToolCall, observed.prompt !== undefined);
-    this.goal.checkBudget(); // warnings ride on this turn's results; exhaustion ends the goal at the turn's end
+    this.goal.discipline.checkBudget(); // warnings ride on this turn's results; exhaustion ends the goal at the turn's end
   }
 
   failedCallResult(call: ToolCallRecord, error: unknown): NonNullable<ToolCallRecord['result']> {

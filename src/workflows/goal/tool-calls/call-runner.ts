@@ -80,7 +80,7 @@ export class CallRunner {
         const elsewhere = attemptsElsewhere(earlier, this.goal.host.id);
         const onHost = this.onHost(input);
         return tools.executeTool.executeWithOptions(
-          { summary: call.summary, priority: this.goal.priority() },
+          { summary: call.summary, priority: this.goal.model.priority() },
           [elsewhere.length === 0 ? onHost : { ...onHost, earlierAttempts: elsewhere }],
         );
       },

@@ -76,7 +76,7 @@ export class HeldChanges {
           .tools.settleHeldChanges.executeWithOptions(
             {
               summary: `${keep ? 'apply' : 'discard'} held changes: ${call.summary}`,
-              priority: this.goal.priority(),
+              priority: this.goal.model.priority(),
             },
             [
               {

@@ -18,15 +18,15 @@ import { isQuietForContinueAsNew } from './turn';
 export async function parkedLongEnough(goal: ToolCallsHost, turn: ToolCallRecord[]): Promise<void> {
   for (;;) {
     await wf.condition(() => canContinueAsNewMidTurn(goal, turn));
-    if (goal.timeForNewRun()) return;
+    if (goal.handover.timeForNewRun()) return;
     const moved = await wf.condition(
-      () => !canContinueAsNewMidTurn(goal, turn) || goal.timeForNewRun(),
+      () => !canContinueAsNewMidTurn(goal, turn) || goal.handover.timeForNewRun(),
       PARKED_HANDOVER_DELAY_MS,
     );
-    if (!moved || goal.timeForNewRun()) return;
+    if (!moved || goal.handover.timeForNewRun()) return;
   }
 }
 
 export function canContinueAsNewMidTurn(goal: ToolCallsHost, turn: ToolCallRecord[]): boolean {
-  return goal.timeToHandOverParkedTurn() && isQuietForContinueAsNew(turn);
+  return goal.handover.timeToHandOverParkedTurn() && isQuietForContinueAsNew(turn);
 }

@@ -1,5 +1,6 @@
 /**
- * What the tool calls of a turn need from the goal (goal/workflow.ts gives it). In its own file
+ * What the tool calls of a turn need from the goal: its core and the stages they use (goal/stages.ts
+ * gives it). In its own file
  * so the parts of GoalToolCalls (lanes, approvals, held changes, …) share it without importing
  * tool-calls.ts, which imports them.
  */
@@ -10,6 +11,9 @@ import type { GoalPlanning } from '../oversight/planning';
 import type { GoalState } from '../lifecycle/state';
 import type { GoalVisibility } from '../views/visibility';
 import type { GoalApprovalRules } from './approval-rules';
+import type { GoalHandover } from '../lifecycle/handover';
+import type { GoalModelCalls } from '../model-turn/model-calls';
+import type { GoalDiscipline } from '../oversight/discipline';
 
 export interface ToolCallsHost {
   readonly state: GoalState;
@@ -20,12 +24,10 @@ export interface ToolCallsHost {
   readonly visibility: GoalVisibility;
   readonly host: GoalHost;
   readonly rules: GoalApprovalRules;
-  priority(): { priorityKey: number };
-  checkBudget(): unknown;
-  /** Continues as new unless `stillValid` says no once the hand-over is ready (then returns). */
-  continueAsNew(stillValid: () => boolean): Promise<void>;
-  /** Whether the run's history is at keel's limits: hand over now (goal/lifecycle/history-limits.ts). */
-  timeForNewRun(): boolean;
-  /** Whether the run is long enough to hand a turn parked on humans over (goal/lifecycle/history-limits.ts). */
-  timeToHandOverParkedTurn(): boolean;
+  /** The goal's priority, which every tool activity carries. */
+  readonly model: Pick<GoalModelCalls, 'priority'>;
+  /** Budget warnings ride on a turn's results (the exhaustion ends the goal at the turn's end). */
+  readonly discipline: Pick<GoalDiscipline, 'checkBudget'>;
+  /** Continue-as-new, and when: a turn parked on humans may hand over mid-turn. */
+  readonly handover: Pick<GoalHandover, 'continueAsNew' | 'timeForNewRun' | 'timeToHandOverParkedTurn'>;
 }

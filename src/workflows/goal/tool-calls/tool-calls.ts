@@ -73,7 +73,7 @@ export class GoalToolCalls {
       if (first === 'done') return;
       // Handing over takes awaits, during which a decision may arrive and a lane move on: the
       // goal then checks again and, if the turn is no longer quiet, goes on in this run.
-      await this.goal.continueAsNew(() => canContinueAsNewMidTurn(this.goal, turn));
+      await this.goal.handover.continueAsNew(() => canContinueAsNewMidTurn(this.goal, turn));
     }
   }
 
