@@ -1,6 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { ApprovalDecision, GoalState, ToolCallRecord } from './lifecycle/state';
+import type { GoalState } from './lifecycle/state';
 import { statusView } from './views/status';
 import { eventsAfter } from '../common/ledger';
 import {
@@ -36,29 +36,31 @@ import {
 } from './tool-calls/approval-decision';
 import { arrivedEncrypted } from '../common/arrival';
 import { judgeRuleAddition, judgeRuleRevocation } from '../approvals/rule-changes';
-import type { RuleScope } from '../approvals/approval-rule';
 import type { GoalApprovalRules } from './tool-calls/approval-rules';
 import { workflowEd25519Verify } from '../common/ed25519';
 import { FailureType } from '../common/failure-types';
 import type { GoalHost } from './host/binding';
-import type { z } from 'zod';
+import { recordHostLiveness } from './host/liveness';
+import type { HumanReviewWait } from './oversight/review-wait';
+import type { GoalToolCalls } from './tool-calls/tool-calls';
+import type { GoalVisibility } from './views/visibility';
 
 export interface HandlerTarget {
   state: GoalState;
   workflowId: string;
-  /** Records a human's decision, and adds the rule given with it. */
-  decide(call: ToolCallRecord, decision: Omit<ApprovalDecision, 'decidedAt'>, rule?: RuleScope): void;
   rules: GoalApprovalRules;
   /** The goal's payloads are encrypted: a decision in plain text is recorded (or refused) as such. */
   encryptedPayloads: boolean;
-  /** Decides, by the rules now in force, the calls still waiting for a human. */
-  applyRulesToWaiting(): void;
-  /** Records a signal that changed nothing (ledger `approval.ignored`, status, Web UI). */
-  ignore(refusal: DecisionRefusal): void;
-  isAwaitingReview(): boolean;
   host: GoalHost;
-  /** A host watcher says the goal's host is missing or back: recorded and shown, nothing moves. */
-  hostLiveness(signal: z.output<typeof hostLivenessPayloadSchema>): void;
+  visibility: GoalVisibility;
+  /**
+   * decide: records a human's decision, and adds the rule given with it; applyRulesToWaiting:
+   * decides, by the rules now in force, the calls still waiting for a human; ignore: records a
+   * signal that changed nothing (ledger `approval.ignored`, status, Web UI).
+   */
+  toolCalls: Pick<GoalToolCalls, 'decide' | 'applyRulesToWaiting' | 'ignore'>;
+  /** Whether the goal waits for a review of its output (only then is one accepted). */
+  review: Pick<HumanReviewWait, 'isAwaiting'>;
 }
 
 /**
@@ -102,10 +104,10 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     if (!verdict.ok) {
       // A signal's sender is told nothing, so the refusal goes where humans look.
       const { ok: _ok, ...refusal } = verdict;
-      target.ignore(refusal);
+      target.toolCalls.ignore(refusal);
       return;
     }
-    target.decide(
+    target.toolCalls.decide(
       verdict.call,
       {
         approved,
@@ -146,7 +148,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     },
   );
   const decideByUpdate = (verdict: AcceptedDecision, plainText: boolean): ApprovalReceipt => {
-    target.decide(
+    target.toolCalls.decide(
       verdict.call,
       {
         approved: verdict.approved,
@@ -228,7 +230,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       const { ok: _ok, scope, ...made } = judgeAddition(raw);
       const added = target.rules.add({ ...scope, ...made });
       if (!added.ok) throw ruleRefused(added.error);
-      target.applyRulesToWaiting();
+      target.toolCalls.applyRulesToWaiting();
       return added.rule;
     },
     { description: DESCRIPTIONS.addApprovalRule, validator: (raw) => void judgeAddition(raw) },
@@ -262,7 +264,8 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     hostLivenessSignal,
     (raw) => {
       const payload = hostLivenessPayloadSchema.safeParse(raw);
-      if (payload.success) target.hostLiveness(payload.data);
+      if (payload.success)
+        recordHostLiveness({ state: target.state, visibility: target.visibility }, payload.data);
       else wf.log.warn('ignored malformed host liveness signal', { error: payload.error.message });
     },
     { description: DESCRIPTIONS.hostLiveness },
@@ -290,7 +293,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       validator: (raw) => {
         const parsed = reviewPayloadSchema.safeParse(raw);
         if (!parsed.success) throw new Error(`invalid review: ${parsed.error.issues[0]?.message ?? ''}`);
-        if (!target.isAwaitingReview()) throw new Error('this goal is not waiting for a review');
+        if (!target.review.isAwaiting) throw new Error('this goal is not waiting for a review');
       },
     },
   );
@@ -319,7 +322,7 @@ export function registerGoalHandlers(target: HandlerTarget): void {
     () =>
       statusView(target.state, {
         nowMs: Date.now(),
-        awaitingReview: target.isAwaitingReview(),
+        awaitingReview: target.review.isAwaiting,
         workflowId: target.workflowId,
       }),
     { description: DESCRIPTIONS.status },

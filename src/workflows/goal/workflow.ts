@@ -13,7 +13,6 @@ import {
 import { judgeReplyAfterCheckpoint, takeMetaNote } from '../principles/principles';
 import { isHarnessTool } from '../tools/harness-tools';
 import { registerGoalHandlers } from './handlers';
-import { recordHostLiveness } from './host/liveness';
 import { goalEnding } from './lifecycle/ending';
 import { describeFailure, heldBack } from './lifecycle/failures';
 import { finishGoal } from './lifecycle/finish';
@@ -95,19 +94,7 @@ class GoalRun {
   }
 
   registerHandlers(): void {
-    const { state, toolCalls, rules, host, review, visibility } = this.stages;
-    registerGoalHandlers({
-      state,
-      workflowId: this.stages.workflowId,
-      decide: (call, decision, rule) => toolCalls.decide(call, decision, rule),
-      rules,
-      encryptedPayloads: this.encryptedPayloads,
-      applyRulesToWaiting: () => toolCalls.applyRulesToWaiting(),
-      ignore: (refusal) => toolCalls.ignore(refusal),
-      isAwaitingReview: () => review.isAwaiting,
-      host,
-      hostLiveness: (signal) => recordHostLiveness({ state, visibility }, signal),
-    });
+    registerGoalHandlers({ ...this.stages, encryptedPayloads: this.encryptedPayloads });
   }
 
   async run(): Promise<GoalResult> {
