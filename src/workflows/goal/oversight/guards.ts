@@ -29,15 +29,6 @@ export type GuardStop =
   | { kind: 'backtracked'; outcome: PlanningOutcome };
 
 /** What one executed call told the guards, kept until its turn ends. */
-interface CallObservation {
-  atToolCall: number;
-  candidates: readonly string[];
-  /** A successful mutating or irreversible call. */
-  changed: boolean;
-  /** What the changed files hold afterwards (effects.stateDigest), when the tool says. */
-  stateAfter: string | undefined;
-  hypothesisMismatch: boolean | undefined;
-}
 
 /** What the lifecycle needs to know of the reply after a checkpoint. */
 export interface CheckpointReply {
@@ -52,9 +43,6 @@ export interface CheckpointReply {
  * as notes, and say when the goal must stop. The decisions themselves are pure (principles/guards.ts).
  */
 export class GoalGuards {
-  /** Per call id, for the turn in progress (not state: a call's facts are re-observed on replay). */
-  private readonly observations = new Map<string, CallObservation>();
-
   constructor(
     private readonly state: GoalState,
     private readonly visibility: GoalVisibility,
@@ -96,9 +84,10 @@ export class GoalGuards {
     const hypothesis = (call.input as { hypothesis?: unknown } | null)?.hypothesis;
     const stated =
       this.state.config.principles.hypothesis && typeof hypothesis === 'string' && hypothesis.trim() !== '';
-    this.observations.set(call.callId, {
+    // On the call record, which continue-as-new carries with a turn parked mid-way.
+    call.guardObservation = {
       atToolCall,
-      candidates: outcome?.candidates ?? [],
+      candidates: [...(outcome?.candidates ?? [])],
       // "Workspace changes: none" is no change: a poll or a test run only brings information.
       changed:
         effectOfCall({
@@ -106,9 +95,9 @@ export class GoalGuards {
           reversibility: call.reversibility,
           ...(outcome?.effects === undefined ? {} : { effects: outcome.effects }),
         }) === CallEffect.Change,
-      stateAfter: outcome?.effects?.stateDigest,
-      hypothesisMismatch: stated ? mismatch : undefined,
-    });
+      ...(outcome?.effects?.stateDigest === undefined ? {} : { stateAfter: outcome.effects.stateDigest }),
+      ...(stated ? { hypothesisMismatch: mismatch } : {}),
+    };
   }
 
   /**
@@ -143,7 +132,6 @@ export class GoalGuards {
   /** After a turn's calls ran: loops, hypothesis streaks, stagnation. */
   async afterTurn(turn: readonly ToolCallRecord[]): Promise<GuardStop | undefined> {
     const calls = turn.flatMap((call) => this.guardedCall(call));
-    this.observations.clear();
     const planned = this.state.config.planning.enabled && this.planning.hasActiveStep();
     const consequence = planned ? 'fails the active plan step and plans again' : 'stops the goal as stuck';
     const decisions = guardTurn(this.guards, this.state.config.guards, {
@@ -196,7 +184,7 @@ export class GoalGuards {
   private guardedCall(call: ToolCallRecord): GuardedCall[] {
     if (isHarnessTool(call.toolName) || call.result === undefined) return [];
     if (call.summary.endsWith('(held back)')) return [];
-    const observed = this.observations.get(call.callId);
+    const observed = call.guardObservation;
     const denied = call.approval?.decision?.approved === false;
     return [
       {
