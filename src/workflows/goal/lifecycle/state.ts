@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { guardObservationSchema } from './guard-observation';
 import { goalInputSchema } from './input';
 import { LedgerSchema } from '../../common/ledger';
 import { PlanSchema } from '../../planning/plan';
@@ -121,22 +122,8 @@ export const toolCallRecordSchema = z.lazy(() =>
         decision: approvalDecisionSchema.optional(),
       })
       .optional(),
-    /**
-     * What the guards read of the call's outcome when it ran (oversight/guards.ts). Kept with the
-     * call, not in the run's memory: a turn parked on humans may hand over to a new run mid-turn,
-     * and the turn's end, in that run, judges every call of it.
-     */
-    guardObservation: z
-      .object({
-        atToolCall: z.number(),
-        candidates: z.array(z.string()),
-        /** A successful mutating or irreversible call. */
-        changed: z.boolean(),
-        /** What the changed files hold afterwards (effects.stateDigest), when the tool says. */
-        stateAfter: z.string().optional(),
-        hypothesisMismatch: z.boolean().optional(),
-      })
-      .optional(),
+    /** What the guards read of the call when it ran (guard-observation.ts). */
+    guardObservation: guardObservationSchema.optional(),
     result: z
       .object({
         content: z.string(),
