@@ -5,6 +5,7 @@ import type { GoalStatusView, PendingApprovalView } from '../workflows/goal/mess
 import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
 import { finalTextLabel } from './final-text-label';
 import { workspaceLossLine } from '../workflows/hosts/workspace-writes';
+import { tokenUsageText } from '../workflows/goal/views/details';
 
 export interface FollowOptions {
   print: (line: string) => void;
@@ -45,8 +46,10 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
       lastPhase = view.phase;
       print(`· ${view.phase} (turns ${view.counters.modelTurns}, tool calls ${view.counters.toolCalls})`);
     }
+    // The result that follows prints the final answer whole; its transcript preview would say it twice.
+    const answer = finalAnswerPreview(view);
     for (const line of view.latestMessages) {
-      if (seenMessages.has(line)) continue;
+      if (seenMessages.has(line) || line === answer) continue;
       seenMessages.add(line);
       print(`  ${line}`);
     }
@@ -77,6 +80,21 @@ export async function followGoal(handle: GoalHandle, options: FollowOptions): Pr
   return result;
 }
 
+/**
+ * The transcript line that previews the goal's final answer (the last message, the model's, once
+ * the goal has one), which the result printed after it shows whole; undefined when there is none,
+ * or while a human reviews the answer or the goal waits for a follow-up (then it is news now).
+ */
+export function finalAnswerPreview(
+  view: Pick<GoalStatusView, 'finalText' | 'phase' | 'latestMessages'>,
+): string | undefined {
+  if (view.finalText === undefined) return undefined;
+  if (view.phase === 'reviewing' || view.phase === 'awaiting-follow-up') return undefined;
+  const last = view.latestMessages.at(-1);
+  return last?.startsWith('assistant: ') ? last : undefined;
+}
+
+/** The lines that end a followed goal: how it ended, its answer, counters and tokens (as `keel status` counts them). */
 export function describeResult(result: GoalResult): string[] {
   const counters = result.counters;
   const byTier = counters.toolCallsByReversibility;
@@ -84,7 +102,7 @@ export function describeResult(result: GoalResult): string[] {
     `goal ${result.status}${result.reason ? `: ${result.reason}` : ''}`,
     ...(result.finalText ? [`${finalTextLabel(result.status)}: ${result.finalText}`] : []),
     `model turns ${counters.modelTurns}; tool calls ${counters.toolCalls} (read-only ${byTier['read-only']}, mutating ${byTier.mutating}, irreversible ${byTier.irreversible}); approvals granted ${counters.approvalsGranted}, denied ${counters.approvalsDenied}, timed out ${counters.approvalsTimedOut}${autoDeniedClause(counters)}`,
-    `tokens in ${result.usage.inputTokens}, out ${result.usage.outputTokens}`,
+    `tokens: ${tokenUsageText(result.usage)}`,
     ...(result.workspaceLoss ?? []).map((loss) => `lost writes: ${workspaceLossLine(loss)}`),
   ];
 }

@@ -4,7 +4,7 @@ import { goalHandle, goalResult, goalStatus, type GoalHandle } from '../client/g
 import { formatElapsed } from '../workflows/principles/budget';
 import type { GoalResult } from '../workflows/goal/workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
-import { describeResult } from './follow-goal';
+import { describeResult, finalAnswerPreview } from './follow-goal';
 import { finalTextLabel } from './final-text-label';
 import { goalPatienceMs, modelActivity, type ModelActivityNow } from '../client/model-progress';
 import { modelWaitLogLine, type ModelWait } from '../client/model-wait';
@@ -27,6 +27,11 @@ export interface WatchViewOptions {
   waiting?: ModelWait;
   /** When given, approval deadlines also say how long is left. */
   now?: Date;
+  /**
+   * The result's lines (describeResult) are printed after the view, as `keel watch` does: the final
+   * answer and how an ended goal ended are left to them, so that they are said once.
+   */
+  resultFollows?: boolean;
 }
 
 const TEXT_PREVIEW_CHARS = 120;
@@ -42,6 +47,9 @@ const STEP_MARKERS: Readonly<Record<string, string>> = {
 export function renderWatchView(view: WatchableView, options: WatchViewOptions): string[] {
   const { workflowId } = options;
   const counters = view.counters;
+  const leftToResult = options.resultFollows === true && view.status !== 'running';
+  const answer = options.resultFollows === true ? finalAnswerPreview(view) : undefined;
+  const messages = view.latestMessages.filter((message) => message !== answer);
   const byTier = counters.toolCallsByReversibility;
   const lines = [
     `keel watch ${workflowId}`,
@@ -64,9 +72,9 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
     }
   }
   if (options.forming && view.phase === 'thinking') lines.push(formingLine(options.forming));
-  if (view.latestMessages.length > 0) {
+  if (messages.length > 0) {
     lines.push('recent:');
-    for (const message of view.latestMessages) lines.push(`  ${preview(message)}`);
+    for (const message of messages) lines.push(`  ${preview(message)}`);
   }
   if (view.pendingApprovals.length > 0) {
     lines.push(`pending approvals (${view.pendingApprovals.length}):`);
@@ -78,6 +86,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
       lines.push(decisionHint(workflowId, approval.callId));
     }
   }
+  if (leftToResult) return lines;
   if (view.finalText) lines.push(`${finalTextLabel(view.status)}: ${preview(view.finalText)}`);
   if (view.status !== 'running')
     lines.push(`goal ${view.status}${view.endReason ? `: ${view.endReason}` : ''}`);
@@ -121,6 +130,8 @@ export interface WatchOptions {
   now?: () => Date;
   /** What the model call shows now: its stream, or its wait (see modelActivity); not asked when absent. */
   model?: () => Promise<ModelActivityNow>;
+  /** The caller prints the result's lines after the view (see WatchViewOptions.resultFollows). */
+  resultFollows?: boolean;
 }
 
 /** The phases in which the goal waits on a model call (a turn, or a plan). */
@@ -158,6 +169,7 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
     const forming = view.phase === 'thinking' ? model?.progress : undefined;
     const shape = {
       workflowId: handle.workflowId,
+      ...(options.resultFollows ? { resultFollows: true } : {}),
       ...(forming ? { forming } : {}),
       ...(model?.wait ? { waiting: model.wait } : {}),
     };
@@ -200,6 +212,8 @@ export async function watchCommandAction(options: WatchCommandOptions): Promise<
     write: options.write,
     isTTY: options.isTTY ?? process.stdout.isTTY === true,
     intervalMs: options.intervalMs,
+    // The summary below says how the goal ended and its answer, whole: the view leaves them to it.
+    resultFollows: true,
     model: async () => {
       // The goal's patience is read once per run, not once a second (one history event each).
       const description = await handle.describe();
