@@ -24,12 +24,8 @@ import {
   goalHandle,
   revokeApprovalRule,
 } from './lazy-modules';
-import {
-  bulkNotSentLine,
-  bulkSignalledLine,
-  NO_WORKER_EXIT_CODE,
-  signalledDecisionLine,
-} from '../client/no-worker';
+import { bulkNotSentLine, bulkSignalledLine, signalledDecisionLine } from '../client/no-worker';
+import { ExitCode } from './exit-codes';
 
 type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) => Promise<T>;
 
@@ -136,10 +132,10 @@ function registerDecisionCommand(
               `no pending call of ${workflowId}${options.match === undefined ? '' : ` matches ${options.match}`}`,
             );
           if (delivery.kind === 'not-listed')
-            throw new CliError(bulkNotSentLine(delivery.noWorker, approved), NO_WORKER_EXIT_CODE);
+            throw new CliError(bulkNotSentLine(delivery.noWorker, approved), ExitCode.NoWorker);
           if (delivery.kind === 'signalled') {
             print(bulkSignalledLine(delivery.noWorker, approved, delivery.callIds));
-            process.exitCode = NO_WORKER_EXIT_CODE;
+            process.exitCode = ExitCode.NoWorker;
             return;
           }
           for (const receipt of delivery.receipts)
@@ -162,7 +158,7 @@ function registerDecisionCommand(
         if (delivery.kind === 'signalled') {
           // Not judged yet: whether it is taken (and its rule added) shows once a worker runs the goal.
           print(signalledDecisionLine(delivery.noWorker, { approved, callId: callId ?? '' }));
-          process.exitCode = NO_WORKER_EXIT_CODE;
+          process.exitCode = ExitCode.NoWorker;
           return;
         }
         print(`${verb}: ${delivery.receipt.toolSummary}${remembered}${ruled}`);

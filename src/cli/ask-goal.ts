@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { NO_WORKER_EXIT_CODE, NO_WORKER_WAIT_MS, unreadLine, unsentLine } from '../client/no-worker';
+import { NO_WORKER_WAIT_MS, unreadLine, unsentLine } from '../client/no-worker';
 import { CliError } from './cli-error';
+import { ExitCode } from './exit-codes';
 import { askWorker, goalHandle } from './lazy-modules';
 
 /**
@@ -29,5 +30,5 @@ export async function askGoal<T>(
     'reads' in unanswered
       ? unreadLine(answer.noWorker, unanswered.reads)
       : unsentLine(answer.noWorker, unanswered.changes);
-  throw new CliError(line, NO_WORKER_EXIT_CODE);
+  throw new CliError(line, ExitCode.NoWorker);
 }

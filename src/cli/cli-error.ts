@@ -1,5 +1,6 @@
 import type * as TemporalClient from '@temporalio/client';
 import { EncryptionKeysError } from '../codec/encryption-keys-error';
+import { ExitCode } from './exit-codes';
 
 /** A problem the user can fix: printed as one line, exit code 2 (unless another is given), no stack trace. */
 export class CliError extends Error {
@@ -7,8 +8,8 @@ export class CliError extends Error {
 
   constructor(
     message: string,
-    /** 3 when the goal's worker did not answer (no-worker.ts), so scripts can tell it from a mistake. */
-    readonly exitCode = 2,
+    /** ExitCode.NoWorker when the goal's worker did not answer, so scripts can tell it from a mistake. */
+    readonly exitCode: ExitCode = ExitCode.BadInput,
   ) {
     super(message);
   }

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { assessNowSignal, ledgerQuery } from '../workflows/goal/messages';
 import { askGoal } from './ask-goal';
+import { ExitCode } from './exit-codes';
 import { goalHandle, sendUserMessage, watchCommandAction } from './lazy-modules';
 
 type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) => Promise<T>;
@@ -40,7 +41,7 @@ export function registerGoalCommands(
           write: (text) => process.stdout.write(text),
           isTTY: Boolean(process.stdout.isTTY),
         });
-        if (result.status !== 'completed') process.exitCode = 1;
+        if (result.status !== 'completed') process.exitCode = ExitCode.Failed;
       });
     });
 

@@ -5,6 +5,8 @@ import { hostsServing } from './lazy-modules';
 import type { HostLiveness } from '../client/host-liveness';
 import { hostsExitCode, HostsExitCode } from '../client/hosts-exit-code';
 import type { ServingHost } from '../client/hosts';
+import { ExitCode } from './exit-codes';
+import { queueNoWorkerLine } from './queue-no-worker';
 
 type WithClient = <T>(
   command: Command,
@@ -14,7 +16,8 @@ type WithClient = <T>(
 /**
  * `keel hosts`: the keel hosts of the task queue as Temporal's worker heartbeats show them (issue
  * 23): each live, missing or stopped, with its instances and the running goals bound to it. It
- * exits 3 when a host a running goal needs is missing, so a script or a monitor sees the loss.
+ * exits 3 when a host a running goal needs is missing, so a script or a monitor sees the loss,
+ * and 3 when no worker serves the queue at all, as every command does (exit-codes.ts).
  */
 export function registerHostsCommand(
   program: Command,
@@ -43,20 +46,37 @@ export function registerHostsCommand(
           return printPolling(listing.hosts, options.json === true, settings.taskQueue, print);
         }
         const hosts = listing.hosts;
-        process.exitCode = hostsExitCode(hosts);
+        process.exitCode = hostsCommandExitCode(hosts);
         if (options.json) print(JSON.stringify(hosts, null, 2));
         else for (const line of hostLines(hosts)) print(line);
-        if (hosts.length === 0)
-          process.stderr.write(`keel: no keel worker serves task queue ${settings.taskQueue}\n`);
+        if (hosts.length === 0) process.stderr.write(`keel: ${noHostsLine(settings.taskQueue)}\n`);
         for (const host of hosts)
           if (
-            process.exitCode === HostsExitCode.NeededHostMissing &&
+            hostsExitCode(hosts) === HostsExitCode.NeededHostMissing &&
             (host.runningGoals ?? 0) > 0 &&
             host.state !== 'live'
           )
             process.stderr.write(`keel: ${neededLine(host)}\n`);
       });
     });
+}
+
+/**
+ * `keel hosts`' exit code: 0 when a live host serves the queue; ExitCode.NoWorker (3) when none
+ * does, as every command says "no worker" (hosts-exit-code.ts has 1 for it, which read as a
+ * failed goal), and 3 too when a host a running goal is bound to is missing.
+ */
+export function hostsCommandExitCode(hosts: readonly HostLiveness[]): number {
+  const code = hostsExitCode(hosts);
+  return code === HostsExitCode.NoHosts ? ExitCode.NoWorker : code;
+}
+
+/** What `keel hosts` says when no keel host serves the task queue, in the shared words. */
+export function noHostsLine(taskQueue: string): string {
+  return queueNoWorkerLine(
+    { taskQueue, seen: 'no-poller' },
+    'start one (keel worker), or name its queue with --task-queue',
+  );
 }
 
 /** One line per host, and one under it per instance. Pure, so tests read what is printed. */
@@ -113,10 +133,9 @@ function printPolling(
   taskQueue: string,
   print: (line: string) => void,
 ): void {
-  if (hosts.length === 0) process.exitCode = HostsExitCode.NoHosts;
+  if (hosts.length === 0) process.exitCode = ExitCode.NoWorker;
   if (json) return print(JSON.stringify(hosts, null, 2));
-  if (hosts.length === 0)
-    return void process.stderr.write(`keel: no keel worker polls task queue ${taskQueue}\n`);
+  if (hosts.length === 0) return void process.stderr.write(`keel: ${noHostsLine(taskQueue)}\n`);
   const width = Math.max(...hosts.map((host) => host.hostId.length));
   for (const host of hosts) print(`${host.hostId.padEnd(width)}  queue "${host.hostTaskQueue}"`);
 }

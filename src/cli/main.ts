@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { connectionSettings } from '../client/connection-settings';
 import { CliError, describeCliError } from './cli-error';
+import { ExitCode } from './exit-codes';
 import { registerRunCommand } from './run-command';
 import { registerCancelCommand, registerGoalCommands } from './goal-commands';
 import { registerKeygenCommand } from './keygen-command';
@@ -57,15 +58,17 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.Ok;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // commander already printed its one-line message (help and version exit 0)
-      return error.exitCode;
+      // commander already printed its one-line message. Help and version exit 0; its own errors
+      // (an unknown option, a missing argument, a value a flag parser refused) exit 1 in
+      // commander, and are bad input here, like every other mistake keel reports.
+      return error.exitCode === 0 ? ExitCode.Ok : ExitCode.BadInput;
     }
     const address = connectionSettings(program.opts<GlobalOptions>()).address;
     process.stderr.write(`keel: ${describeCliError(error, { address })}\n`);
-    return error instanceof CliError ? error.exitCode : 1;
+    return error instanceof CliError ? error.exitCode : ExitCode.Failed;
   }
 }
 

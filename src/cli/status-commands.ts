@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { ConnectionSettings } from '../client/connection-settings';
-import { NO_WORKER_EXIT_CODE } from '../client/no-worker';
 import { planQuery, type GoalStatusView } from '../workflows/goal/messages';
 import type { ModelWait } from '../client/model-wait';
 import { renderPlan } from '../workflows/planning/plan';
@@ -11,6 +10,7 @@ import { visibleJson } from '../workflows/tools/call-text';
 import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
 import { changesPage, CHANGES_PAGE_SIZE } from './approval-changes-pages';
 import { CliError } from './cli-error';
+import { ExitCode } from './exit-codes';
 import { budgetLines } from './budget-lines';
 import { finalTextLabel } from './final-text-label';
 import { recordPendingLine, recordPlanLines, recordStatusJson, recordStatusLines } from './goal-record-lines';
@@ -60,7 +60,7 @@ export function registerStatusCommands(
         });
         if (!answer.answered) {
           const record = await goalRecordOf(client, description, describedAt);
-          process.exitCode = NO_WORKER_EXIT_CODE;
+          process.exitCode = ExitCode.NoWorker;
           if (options.json) return print(visibleJson(recordStatusJson(record, answer.noWorker)));
           for (const line of recordStatusLines(record, answer.noWorker)) print(line);
           return;
@@ -152,7 +152,7 @@ export function registerStatusCommands(
           ask: () => handle.query(planQuery),
         });
         if (!answer.answered) {
-          process.exitCode = NO_WORKER_EXIT_CODE;
+          process.exitCode = ExitCode.NoWorker;
           for (const line of recordPlanLines(await goalRecordOf(client, description), answer.noWorker))
             print(line);
           return;

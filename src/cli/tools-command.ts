@@ -3,11 +3,12 @@ import type { Client } from '@temporalio/client';
 import type { ConnectionSettings } from '../client/connection-settings';
 import type { ToolCatalogue } from '../workflows/tools/tool-catalogue';
 import { goalToolsQuery } from '../workflows/goal/messages';
-import { CliError } from './cli-error';
+import type { CliError } from './cli-error';
 import { parseDuration } from '../workflows/common/duration';
 import { goalHandle, hostsToAsk, workerTools } from './lazy-modules';
 import { approvalRule, toolLines } from '../client/tool-lines';
 import { askGoal } from './ask-goal';
+import { queueNoWorkerError } from './queue-no-worker';
 
 type WithClient = <T>(
   command: Command,
@@ -58,23 +59,32 @@ async function workerCatalogue(
   const { taskQueue, namespace } = settings;
   // Asked first: without a worker the answer is one line now, not a wait for the timeout.
   const hosts = await hostsToAsk({ connection: client.connection, namespace, taskQueue });
-  if (hosts.length === 0) {
-    throw new CliError(
-      `no keel worker polls task queue "${taskQueue}" (namespace ${namespace}): start one (keel worker), or name its queue with --task-queue`,
-    );
-  }
+  if (hosts.length === 0) throw noPollerError(taskQueue, namespace);
   try {
     return await workerTools(client, { taskQueue, timeoutMs });
   } catch (error) {
     // By name, not instanceof: the CLI loads the Temporal client only when a command needs it.
     const cause = (error as { cause?: Error }).cause;
-    if (error instanceof Error && error.name === 'WorkflowFailedError' && cause?.name === 'TimeoutFailure') {
-      throw new CliError(
-        `no keel worker on task queue "${taskQueue}" answered within ${timeoutMs / 1000} s (live hosts: ${hosts.join(', ')}; one older than keel tools cannot answer)`,
-      );
-    }
+    if (error instanceof Error && error.name === 'WorkflowFailedError' && cause?.name === 'TimeoutFailure')
+      throw noAnswerError(taskQueue, timeoutMs, hosts);
     throw error;
   }
+}
+
+/** `keel tools` when nothing polls the task queue: the shared words, exit 3. */
+export function noPollerError(taskQueue: string, namespace: string): CliError {
+  return queueNoWorkerError(
+    { taskQueue, seen: 'no-poller' },
+    `a worker's tools exist only in its process: start one (keel worker), or name its queue with --task-queue (namespace ${namespace})`,
+  );
+}
+
+/** `keel tools` when the queue's workers did not answer within --timeout: the shared words, exit 3. */
+export function noAnswerError(taskQueue: string, timeoutMs: number, hosts: readonly string[]): CliError {
+  return queueNoWorkerError(
+    { taskQueue, seen: 'no-answer', waitedMs: timeoutMs },
+    `live hosts: ${hosts.join(', ')}; one older than keel tools cannot answer`,
+  );
 }
 
 /** The tools a goal recorded at its start: in its state, so its worker is asked (ask-goal.ts). */
