@@ -1,6 +1,10 @@
 import { InvalidArgumentError } from 'commander';
+import { CliError } from './cli-error';
 import type { GoalInput } from '../workflows/goal/lifecycle/input';
 import type { ToolChoiceSetting } from '../workflows/goal/model-turn/request-options';
+
+/** The Messages API's least thinking budget (goal input checks it too, in its own words). */
+export const MIN_THINKING_TOKENS = 1024;
 
 /** Room a thinking goal's answers get beyond the thinking budget, unless --answer-tokens says. */
 export const ANSWER_ROOM_AFTER_THINKING = 4096;
@@ -41,6 +45,7 @@ export function toolChoiceFlag(value: string): ToolChoiceSetting {
  * (validated with the rest of the input, so a bad combination gets the schema's one line).
  */
 export function modelInput(flags: ModelFlags): Pick<GoalInput, 'model'> {
+  checkThinking(flags);
   const maxTokens =
     flags.answerTokens ??
     (flags.thinking === undefined ? undefined : flags.thinking + ANSWER_ROOM_AFTER_THINKING);
@@ -58,4 +63,18 @@ export function modelInput(flags: ModelFlags): Pick<GoalInput, 'model'> {
     ...(flags.parallelToolUse === false ? { disableParallelToolUse: true } : {}),
   };
   return Object.keys(model).length > 0 ? { model } : {};
+}
+
+/**
+ * The thinking rules in the flags' own names: the schema would name the input's path
+ * (model.thinking.budgetTokens), which is not what the person typed.
+ */
+function checkThinking({ thinking, answerTokens }: ModelFlags): void {
+  if (thinking === undefined) return;
+  if (thinking < MIN_THINKING_TOKENS)
+    throw new CliError(`--thinking must be at least ${MIN_THINKING_TOKENS} tokens, got ${thinking}`);
+  if (answerTokens !== undefined && thinking >= answerTokens)
+    throw new CliError(
+      `--thinking (${thinking}) must be below --answer-tokens (${answerTokens}): answers hold the thinking`,
+    );
 }
