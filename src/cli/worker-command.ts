@@ -2,6 +2,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import path from 'node:path';
 import type { ConnectionSettings } from '../client/connection-settings';
 import { hostIdSchema } from '../workflows/hosts/host-queues';
+import { isScenarioError } from '../scripted-model/scenario-error';
+import { CliError } from './cli-error';
 import { runWorker } from './lazy-modules';
 
 interface WorkerCommandOptions {
@@ -67,8 +69,13 @@ export function registerWorkerCommand(program: Command): void {
         ...(options.maxCachedWorkflows !== undefined
           ? { maxCachedWorkflows: options.maxCachedWorkflows }
           : {}),
-      });
+      }).catch(scenarioFileProblem);
     });
+}
+
+/** A --scripted file that cannot be used is the user's to fix: its one line, exit code 2. */
+function scenarioFileProblem(error: unknown): never {
+  throw isScenarioError(error) ? new CliError(error.message) : error;
 }
 
 function hostId(value: string): string {

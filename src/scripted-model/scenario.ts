@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { scriptedFaultSchema } from './bad-days';
+import { scenarioData, schemaProblem, unreadable } from './scenario-problems';
 
 /** An error the scripted endpoint answers with before a turn succeeds (Anthropic's statuses). */
 export const scriptedFailureSchema = z
@@ -132,19 +132,20 @@ export type ScriptedStructured = z.output<typeof scriptedStructuredSchema>;
 export type ScriptedFailure = z.output<typeof scriptedFailureSchema>;
 export type ScriptedReport = z.output<typeof scriptedReportSchema>;
 
+/** The scenario, or a ScenarioError naming the source and the field (`turns[2].toolCalls[0].name`). */
 export function parseScenario(raw: unknown, source = 'scenario'): Scenario {
   const result = scenarioSchema.safeParse(raw);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  throw new Error(`${source}: ${issue?.path.join('.') || 'scenario'}: ${issue?.message ?? 'invalid'}`);
+  throw schemaProblem(result.error, raw, source);
 }
 
+/** A scenario file, YAML or JSON (docs/scripted-scenarios.md); every problem is a one-line ScenarioError. */
 export function loadScenarioFile(file: string): Scenario {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
-  } catch {
-    throw new Error(`cannot read scenario file ${file}`);
+  } catch (error) {
+    throw unreadable(file, error);
   }
-  return parseScenario(parseYaml(text), file);
+  return parseScenario(scenarioData(text, file), file);
 }
