@@ -26,6 +26,7 @@ import {
 } from './lazy-modules';
 import { bulkNotSentLine, bulkSignalledLine, signalledDecisionLine } from '../client/no-worker';
 import { ExitCode } from './exit-codes';
+import { MAX_DURATION_MS } from './flag-parsers';
 
 type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) => Promise<T>;
 
@@ -289,6 +290,8 @@ function decisionRule(
 /** A duration from now (2h, 30m) or an ISO time, as the ISO time a rule keeps. */
 export function untilTime(text: string, nowMs = Date.now()): string {
   const duration = parseDuration(text);
+  if (duration !== undefined && duration > MAX_DURATION_MS)
+    throw new CliError(`--until takes a duration of at most 365d (or an ISO time), got ${text}`);
   if (duration !== undefined) return new Date(nowMs + duration).toISOString();
   const at = Date.parse(text);
   if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}T/.test(text))

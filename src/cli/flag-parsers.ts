@@ -32,8 +32,16 @@ export function positiveNumber(value: string): number {
   return number;
 }
 
+/**
+ * The longest duration a flag takes: a year. keel's durations are waits and deadlines of one goal
+ * (an approval, model patience, wall time, a host); one past a year is a typo (`99999999h` set a
+ * deadline in the year 13434), and it keeps timers far inside what Temporal and JS dates hold.
+ */
+export const MAX_DURATION_MS = 365 * 86_400_000;
+
 export function duration(value: string): number {
   const ms = parseDuration(value);
   if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 90s, 30m, 24h or 7d');
+  if (ms > MAX_DURATION_MS) throw new InvalidArgumentError('must be at most 365d');
   return ms;
 }

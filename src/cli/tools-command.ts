@@ -1,10 +1,10 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { ConnectionSettings } from '../client/connection-settings';
 import type { ToolCatalogue } from '../workflows/tools/tool-catalogue';
 import { goalToolsQuery } from '../workflows/goal/messages';
 import type { CliError } from './cli-error';
-import { parseDuration } from '../workflows/common/duration';
+import { duration } from './flag-parsers';
 import { goalHandle, hostsToAsk, workerTools } from './lazy-modules';
 import { approvalRule, toolLines } from '../client/tool-lines';
 import { askGoal } from './ask-goal';
@@ -100,10 +100,4 @@ function goalCatalogue(client: Client, goalId: string, timeoutMs: number): Promi
 
 function withApproval(entry: ToolCatalogue[number]) {
   return { ...entry, approval: approvalRule(entry) };
-}
-
-function duration(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined || ms <= 0) throw new InvalidArgumentError('must be a duration such as 5s or 1m');
-  return ms;
 }
