@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { ConnectionSettings } from '../client/connection-settings';
-import { webUiBase, workflowPageUrl } from '../client/web-ui';
+import { devServerUiGuess, WEB_UI_URL_VARIABLE, workflowPageUrl } from '../client/web-ui';
 import { parseGoalInput, type GoalInput } from '../workflows/goal/lifecycle/input';
 import { judgeInput } from './budget-flags';
 import { CliError } from './cli-error';
@@ -209,14 +209,24 @@ export function registerRunCommand(
       if (!parsed.ok) throw new CliError(parsed.message);
       await withClient(command, async (client, settings) => {
         if (options.host !== undefined) await mustBeServing(client, settings, options.host);
+        // Asked while the goal starts: a UI slow to answer under load costs no time of its own.
+        const ui = webUiOf(settings.address);
         const handle = await startGoal(client, {
           input,
           taskQueue: settings.taskQueue,
           workflowId: options.id,
         });
         print(`goal started: ${handle.workflowId}`);
-        const ui = await webUiBase({ address: settings.address });
-        if (ui) print(`web ui: ${workflowPageUrl(ui, settings.namespace, handle.workflowId)}`);
+        if (ui)
+          print(
+            webUiLine({
+              base: ui.base,
+              answering: await ui.answering,
+              namespace: settings.namespace,
+              workflowId: handle.workflowId,
+              runId: firstRunIdOf(handle),
+            }),
+          );
         const binding = await awaitHostBinding(handle, { timeoutMs: BIND_WAIT_MS });
         if (binding.kind === 'failed')
           throw new CliError(`goal ${handle.workflowId} cannot run: ${binding.message}`);
@@ -229,6 +239,99 @@ export function registerRunCommand(
         if (result.status !== 'completed') process.exitCode = 1;
       });
     });
+}
+
+/** Where the Web UI is, as far as keel can know without asking the server (the frontend does not know it). */
+export interface WebUiAddress {
+  base: string;
+  /** Whether the base was configured (KEEL_WEB_UI_URL), not guessed from a local dev server's address. */
+  configured: boolean;
+}
+
+/**
+ * KEEL_WEB_UI_URL when set (empty: no links); for a server on this machine, the dev server's UI
+ * (its port + 1000); otherwise none. Known, not probed: a UI slow to answer still gets its link.
+ */
+export function webUiAddress(
+  address: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): WebUiAddress | undefined {
+  const configured = env[WEB_UI_URL_VARIABLE];
+  if (configured !== undefined)
+    return configured.trim() === ''
+      ? undefined
+      : { base: configured.trim().replace(/\/+$/, ''), configured: true };
+  const guess = devServerUiGuess(address);
+  return guess === undefined ? undefined : { base: guess, configured: false };
+}
+
+/** The Web UI's "User Metadata" tab of a run: the goal's summary and its current details. */
+export const USER_METADATA_TAB = 'User Metadata';
+
+/**
+ * `web ui: <link>`, a link to the goal's "User Metadata" tab when the run is known (Temporal UI
+ * 2.40 and later: /namespaces/<ns>/workflows/<id>/<runId>/user-metadata), else to the goal (the UI
+ * opens its latest run), naming the tab either way. A guessed UI that did not answer keeps its
+ * link, said to be "not answering yet": a dev server's UI under load answers late, not never.
+ */
+export function webUiLine(
+  options: GoalPageOptions & {
+    /** Whether the UI answered (undefined: not asked, e.g. a configured address). */
+    answering?: boolean | undefined;
+  },
+): string {
+  const notes = [
+    ...(options.answering === false
+      ? [`not answering yet; ${WEB_UI_URL_VARIABLE} names the UI if it is elsewhere`]
+      : []),
+    `summary and details: the "${USER_METADATA_TAB}" tab`,
+  ];
+  return `web ui: ${goalPageUrl(options)} (${notes.join('; ')})`;
+}
+
+export interface GoalPageOptions {
+  base: string;
+  namespace: string;
+  workflowId: string;
+  runId?: string | undefined;
+}
+
+/** The goal's "User Metadata" tab when its run is known, else its page (see webUiLine). */
+export function goalPageUrl(options: GoalPageOptions): string {
+  const goalPage = workflowPageUrl(options.base, options.namespace, options.workflowId);
+  return options.runId === undefined
+    ? goalPage
+    : `${goalPage}/${encodeURIComponent(options.runId)}/user-metadata`;
+}
+
+/** How long `keel run` gives a guessed Web UI to answer; the link is printed either way. */
+export const WEB_UI_PROBE_MS = 3_000;
+
+/** The Web UI's address, and (for a guessed one) whether it answers, asked at once. */
+export function webUiOf(
+  address: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { base: string; answering: Promise<boolean | undefined> } | undefined {
+  const ui = webUiAddress(address, env);
+  if (ui === undefined) return undefined;
+  return { base: ui.base, answering: ui.configured ? Promise.resolve(undefined) : answersHttp(ui.base) };
+}
+
+/** The run a goal started with, which the handle `keel run` got from starting it knows. */
+export function firstRunIdOf(handle: object): string | undefined {
+  return 'firstExecutionRunId' in handle && typeof handle.firstExecutionRunId === 'string'
+    ? handle.firstExecutionRunId
+    : undefined;
+}
+
+async function answersHttp(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(WEB_UI_PROBE_MS) });
+    await response.body?.cancel();
+    return true; // any HTTP answer: a UI is there, whatever it says to HEAD /
+  } catch {
+    return false;
+  }
 }
 
 /** A named host must have a worker polling now; a typo should not start a goal that waits for nobody. */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { connectClient, decideApproval, startGoal } from '../client/goal-client';
 import { describeResult, followGoal } from '../cli/follow-goal';
-import { webUiBase, workflowPageUrl } from '../client/web-ui';
+import { firstRunIdOf, goalPageUrl, webUiLine, webUiOf } from '../cli/run-command';
 import {
   connectionSettings,
   DEFAULT_TEMPORAL_ADDRESS,
@@ -41,7 +41,12 @@ async function main(): Promise<void> {
   const { address, namespace } = settings;
   const server = await ensureDevServer(settings);
   await registerSearchAttributes(settings);
-  const uiBase = server ? server.uiUrl : await webUiBase({ address });
+  // The UI of a server the demo started is its own; another server's is asked while the goal starts.
+  const ui = server
+    ? server.uiUrl === undefined
+      ? undefined
+      : { base: server.uiUrl, answering: Promise.resolve(undefined) }
+    : webUiOf(address);
   const workspace = prepareWorkspace();
 
   const scripted = !process.env.ANTHROPIC_API_KEY;
@@ -77,8 +82,12 @@ async function main(): Promise<void> {
   const rl = interactive ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
   const prompts = new Map<string, AbortController>();
 
-  let workflowId = '';
-  const pageUrl = () => (uiBase && workflowId ? workflowPageUrl(uiBase, namespace, workflowId) : undefined);
+  let goal: { workflowId: string; runId: string | undefined } | undefined;
+  let answering: boolean | undefined;
+  // The goal's "User Metadata" tab, where the Web UI shows its summary and current details.
+  const pageUrl = () => (ui && goal ? goalPageUrl({ base: ui.base, namespace, ...goal }) : undefined);
+  const pageLine = () =>
+    ui && goal ? webUiLine({ base: ui.base, namespace, ...goal, answering }) : undefined;
   // In a terminal, with a server of its own, the demo keeps that server up after the goal for the
   // Web UI; its worker keeps serving the demo's queue meanwhile, because the page's Current Details
   // come from a query and only a worker answers queries (even for a closed goal).
@@ -96,10 +105,11 @@ async function main(): Promise<void> {
         approvalPolicy: 'auto',
       },
     });
-    workflowId = handle.workflowId;
+    goal = { workflowId: handle.workflowId, runId: firstRunIdOf(handle) };
+    answering = await ui?.answering;
     print(`goal started: ${handle.workflowId} (task queue ${TASK_QUEUE})`);
-    const page = pageUrl();
-    if (page) print(`web ui: ${page}`);
+    const page = pageLine();
+    if (page) print(page);
     const result = await followGoal(handle, {
       print,
       onPendingApproval: async (approval) => {
@@ -148,7 +158,7 @@ async function main(): Promise<void> {
     describeResult(result).forEach((line) => print(line));
     print(`workspace: ${workspace}`);
     if (linger) {
-      if (page) print(`web ui: ${page}`);
+      if (page) print(page);
       print(
         "The dev server and the demo's worker keep running so you can look around the Web UI; press Ctrl-C to stop them.",
       );
@@ -164,7 +174,8 @@ async function main(): Promise<void> {
   if (!server) {
     // Someone else's server: it stays as it was, and so does its UI.
     print(`temporal: the server on ${address} was already running; the demo leaves it running`);
-    if (page) print(`web ui: ${page}`);
+    const line = pageLine();
+    if (line) print(line);
   } else if (linger) {
     await server.stop();
     print('temporal: the dev server has stopped');
