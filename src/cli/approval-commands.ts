@@ -3,7 +3,6 @@ import type { Client } from '@temporalio/client';
 import type { KeyObject } from 'node:crypto';
 import { loadSigningKey } from '../client/approval-keys';
 import {
-  parseRuleText,
   ruleText,
   type ApprovalRule,
   type DecisionRule,
@@ -27,6 +26,7 @@ import {
 import { bulkNotSentLine, bulkSignalledLine, signalledDecisionLine } from '../client/no-worker';
 import { ExitCode } from './exit-codes';
 import { MAX_DURATION_MS } from './flag-parsers';
+import { ruleFlag } from './rule-flag';
 
 type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) => Promise<T>;
 
@@ -106,7 +106,7 @@ function registerDecisionCommand(
         throw new CliError("--changes names one call's held changes: name the call, not --all");
       if (options.all === true && options.signal === true)
         throw new CliError('--all sends one Update; it cannot be a signal');
-      const match = options.match === undefined ? undefined : ruleScope(options.match, '--match');
+      const match = options.match === undefined ? undefined : ruleFlag(options.match, '--match');
       const rule = decisionRule(approved ? options.rule : options.forbid, options);
       const signingKey = signingKeyOf(options.signKey);
       await withClient(command, async (client) => {
@@ -200,7 +200,7 @@ function registerRulesCommand(program: Command, withClient: WithClient, print: (
         text === undefined
           ? undefined
           : {
-              ...ruleScope(text, options.allow === undefined ? '--forbid' : '--allow'),
+              ...ruleFlag(text, options.allow === undefined ? '--forbid' : '--allow'),
               irreversible: options.irreversible === true,
               ...(options.until === undefined ? {} : { until: untilTime(options.until) }),
             };
@@ -263,12 +263,6 @@ function matchesText(scope: RuleScope, call: PendingApprovalView): boolean {
   if (!added.ok) return false;
   const anyone = { mutating: ['*'], irreversible: ['*'] };
   return ruleFor(added.state, call, { nowMs: 0, approvers: anyone }) !== undefined;
-}
-
-function ruleScope(text: string, flag: string): RuleScope {
-  const parsed = parseRuleText(text);
-  if (!parsed.ok) throw new CliError(`${flag}: ${parsed.error}`);
-  return parsed.scope;
 }
 
 function decisionRule(

@@ -3,10 +3,10 @@
  * rule flags (validated with the rest of the input).
  */
 import type { GoalInput } from '../workflows/goal/lifecycle/input';
-import { parseRuleText } from '../workflows/approvals/approval-rule';
 import type { ToolChoiceSetting } from '../workflows/goal/model-turn/request-options';
 import { budgetInput } from './budget-flags';
 import { CliError } from './cli-error';
+import { ruleFlag } from './rule-flag';
 
 export interface RunOptions {
   criteria: string[];
@@ -62,19 +62,14 @@ export function principlesInput(options: RunOptions): Pick<GoalInput, 'principle
 
 /** `--allow`, `--allow-irreversible` and `--forbid` as goal input approvalRules. */
 export function rulesInput(options: RunOptions): Pick<GoalInput, 'approvalRules'> {
-  const scope = (text: string, flag: string) => {
-    const parsed = parseRuleText(text);
-    if (!parsed.ok) throw new CliError(`${flag}: ${parsed.error}`);
-    return parsed.scope;
-  };
   const rules = [
-    ...options.allow.map((text) => ({ ...scope(text, '--allow'), effect: 'allow' as const })),
+    ...options.allow.map((text) => ({ ...ruleFlag(text, '--allow'), effect: 'allow' as const })),
     ...options.allowIrreversible.map((text) => ({
-      ...scope(text, '--allow-irreversible'),
+      ...ruleFlag(text, '--allow-irreversible'),
       irreversible: true,
       effect: 'allow' as const,
     })),
-    ...options.forbid.map((text) => ({ ...scope(text, '--forbid'), effect: 'forbid' as const })),
+    ...options.forbid.map((text) => ({ ...ruleFlag(text, '--forbid'), effect: 'forbid' as const })),
   ];
   return rules.length === 0 ? {} : { approvalRules: rules };
 }
