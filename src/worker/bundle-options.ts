@@ -26,12 +26,50 @@ const compileToTscTarget: WebpackConfigHook = (config) => {
   return config;
 };
 
+/** Set to 1, a worker that bundles at start logs webpack's whole report, as the SDK alone does. */
+export const BUNDLE_STATS_VARIABLE = 'KEEL_BUNDLE_STATS';
+
+type WebpackPlugin = NonNullable<NonNullable<Parameters<WebpackConfigHook>[0]['plugins']>[number]>;
+
+/**
+ * webpack's report, which the SDK logs at INFO when a worker bundles at start, as its summary line
+ * alone ("compiled successfully in 16971 ms"): the whole report is some fifteen lines of module
+ * statistics before the worker says anything of its own. Errors and warnings are still reported
+ * in full (the SDK logs an errored build's report at ERROR). The SDK passes its own options to
+ * `stats.toString`, so the report's options are changed where webpack normalises them.
+ */
+const summaryReportOnly: WebpackConfigHook = (config) => {
+  if (process.env[BUNDLE_STATS_VARIABLE] === '1') return config;
+  const name = 'keel-summary-report';
+  const plugin: WebpackPlugin = {
+    apply(compiler) {
+      compiler.hooks.compilation.tap(name, (compilation) => {
+        compilation.hooks.statsNormalize.tap(name, (options, context) => {
+          if (!context.forToString) return;
+          Object.assign(options, {
+            all: false,
+            timings: true,
+            errors: true,
+            errorDetails: true,
+            errorsCount: true,
+            warnings: true,
+            warningsCount: true,
+          });
+        });
+      });
+    },
+  };
+  config.plugins = [...(config.plugins ?? []), plugin];
+  return config;
+};
+
 /**
  * For every keel workflow bundle: `bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions })`
  * or a worker's `bundlerOptions` when it bundles at start.
  */
 export const workflowBundlerOptions = {
-  webpackConfigHook: compileToTscTarget,
+  webpackConfigHook: (config: Parameters<WebpackConfigHook>[0]) =>
+    summaryReportOnly(compileToTscTarget(config)),
   /**
    * Modules evaluated once per reusable V8 context and shared by every goal in it, instead of once
    * per goal each time a goal is created or rebuilt from history (issue 41). Only modules whose
