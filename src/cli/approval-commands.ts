@@ -61,7 +61,7 @@ function registerDecisionCommand(
     .argument('[callId]', 'the call to decide (omit with --all)')
     .option('--all', 'decide every pending call of the goal in one Update (all accepted, or none)')
     .option('--match <rule>', 'with --all: only calls this rule text matches, e.g. "run_command: npm test*"')
-    .option('--approver <name>', 'who decides (default $USER)')
+    .option('--approver <name>', 'who decides (default $USER, else the OS user)')
     .option('--reason <text>', 'why')
     .option('--signal', 'send a fire-and-forget signal instead of an Update')
     .option('--sign-key <file>', 'sign the decision with this Ed25519 private key (env KEEL_APPROVAL_KEY)');
@@ -178,7 +178,7 @@ function registerRulesCommand(program: Command, withClient: WithClient, print: (
     .addOption(new Option('--revoke <ruleId>', 'revoke a rule (rule-3)'))
     .option('--irreversible', 'with --allow: the rule covers irreversible calls too')
     .option('--until <time>', 'with --allow/--forbid: until when, a duration (2h) or an ISO time')
-    .option('--approver <name>', 'who adds or revokes it (default $USER)')
+    .option('--approver <name>', 'who adds or revokes it (default $USER, else the OS user)')
     .option('--reason <text>', 'why; the model reads it when a forbid rule refuses a call')
     .option('--sign-key <file>', 'sign the change with this Ed25519 private key (env KEEL_APPROVAL_KEY)')
     .option('--json', 'print the rules as one JSON array')

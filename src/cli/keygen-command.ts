@@ -6,13 +6,14 @@ import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { generateApprovalKeyPair } from '../client/approval-keys';
 import { CliError } from './cli-error';
+import { defaultUserName } from '../client/os-user';
 
 export function registerKeygenCommand(program: Command, print: (line: string) => void): void {
   program
     .command('keygen')
     .description('make an Ed25519 key pair for signed approvals; prints the public key for goal input')
     .requiredOption('--out <file>', 'where to write the private key (PEM, mode 0600; never overwritten)')
-    .option('--approver <name>', 'the name the key belongs to (default $USER)')
+    .option('--approver <name>', 'the name the key belongs to (default $USER, else the OS user)')
     .action((options: { out: string; approver?: string }) => {
       const pair = generateApprovalKeyPair();
       try {
@@ -21,7 +22,7 @@ export function registerKeygenCommand(program: Command, print: (line: string) =>
         const code = (error as NodeJS.ErrnoException).code ?? 'error';
         throw new CliError(`cannot write ${options.out} (${code === 'EEXIST' ? 'it exists' : code})`);
       }
-      const approver = options.approver ?? process.env.USER ?? 'me';
+      const approver = options.approver ?? defaultUserName();
       print(`private key: ${options.out} (keep it secret; use with keel approve --sign-key)`);
       print(`public key: ${pair.publicKey}`);
       print(

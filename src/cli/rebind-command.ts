@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { goalHandle, rebindHost } from './lazy-modules';
 import { askGoal } from './ask-goal';
 import { CliError } from './cli-error';
+import { defaultUserName } from '../client/os-user';
 import { hostIdSchema } from '../workflows/hosts/host-queues';
 
 const VIA_NOTE: Partial<Record<string, string>> = {
@@ -28,7 +29,7 @@ export function registerRebindCommand(
     .description('move a goal whose workspace host is unavailable to another host')
     .argument('<workflowId>')
     .requiredOption('--host <id>', 'the host to move to (`keel hosts` lists them)')
-    .option('--by <name>', 'who moves it (default $USER)')
+    .option('--by <name>', 'who moves it (default $USER, else the OS user)')
     .option(
       '--carry',
       'move it while its host is alive, carrying the workspace there (up to 4 MB packed; see docs/several-machines.md)',
@@ -45,7 +46,7 @@ export function registerRebindCommand(
         await withClient(command, async (client) => {
           const move = {
             host: host.data,
-            by: options.by ?? process.env.USER ?? 'unknown',
+            by: options.by ?? defaultUserName(),
             ...(options.carry === true ? { carry: true } : {}),
           };
           // A move may clone or carry the workspace: a worker that polls is waited for as long as it takes.

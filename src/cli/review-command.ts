@@ -22,7 +22,7 @@ export function registerReviewCommand(
     .argument('<workflowId>')
     .addOption(new Option('--accept', 'accept the output').conflicts('reject'))
     .addOption(new Option('--reject', 'reject the output (the goal ends as rejected)'))
-    .option('--reviewer <name>', 'who reviews (default $USER)')
+    .option('--reviewer <name>', 'who reviews (default $USER, else the OS user)')
     .option('--notes <text>', 'why; kept with the review and in the ledger')
     .action(async (workflowId: string, options: ReviewOptions, command: Command) => {
       if (options.accept === options.reject) throw new CliError('say --accept or --reject');

@@ -38,6 +38,7 @@ import {
   type PendingApprovalView,
 } from '../workflows/goal/messages';
 import { decisionTier } from '../workflows/approvals/decision-tier';
+import { defaultUserName } from './os-user';
 
 export type GoalHandle = WorkflowHandle<typeof goalWorkflow>;
 
@@ -321,7 +322,7 @@ export function sendUserMessage(handle: GoalHandle, text: string): Promise<void>
 }
 
 function defaultApprover(): string {
-  return process.env.USER ?? 'cli';
+  return defaultUserName();
 }
 
 /** Running keel goals on the task queue's namespace, newest first. */
