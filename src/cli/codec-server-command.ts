@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { startCodecServer, DEFAULT_CODEC_SERVER_HOST, DEFAULT_UI_ORIGIN } from '../codec/codec-server';
 import type * as EncryptionCodecModule from '../codec/encryption-codec';
 import { ENCRYPTION_KEYS_VARIABLE, encryptionKeysFromEnv } from '../codec/encryption-keys';
@@ -35,13 +35,18 @@ export function registerCodecServerCommand(program: Command, print: (line: strin
   program
     .command('codec-server')
     .description('serve the Web UI remote codec endpoint, so people see decrypted payloads in the UI')
-    .option('--port <port>', `port to listen on (default ${DEFAULT_PORT})`, port, DEFAULT_PORT)
+    .option('--port <port>', 'port to listen on', port, DEFAULT_PORT)
     .option(
       '--host <address>',
       'address to bind; anyone who can reach it can decrypt',
       DEFAULT_CODEC_SERVER_HOST,
     )
-    .option('--ui-origin <url>', `the Web UI's origin, repeatable (default ${DEFAULT_UI_ORIGIN})`, origin, [])
+    // The default is said once, in words: commander would add "(default: [])", the list's start.
+    .addOption(
+      new Option('--ui-origin <url>', "the Web UI's origin, repeatable")
+        .argParser(origin)
+        .default([], DEFAULT_UI_ORIGIN),
+    )
     .action(async (options: CodecServerOptions) => {
       const keyring = encryptionKeysFromEnv(process.env);
       if (!keyring)

@@ -10,7 +10,7 @@ interface WorkerCommandOptions {
   approvalRules?: string;
   scripted?: string;
   hostId?: string;
-  workspaceRoot: string[];
+  workspaceRoot?: string[];
   replica?: boolean;
   maxActivities?: number;
   maxWorkflows?: number;
@@ -30,8 +30,8 @@ export function registerWorkerCommand(program: Command): void {
     .option(
       '--workspace-root <dir>',
       'serve only workspaces under this directory (repeatable; env KEEL_WORKSPACE_ROOTS; default any path)',
-      (value: string, all: string[]) => [...all, path.resolve(value)],
-      [],
+      // No commander default: it would add "(default: [])" after the description's own.
+      (value: string, all: string[] | undefined) => [...(all ?? []), path.resolve(value)],
     )
     .option(
       '--replica',
@@ -62,7 +62,7 @@ export function registerWorkerCommand(program: Command): void {
         settings: command.optsWithGlobals<Partial<ConnectionSettings>>(),
         scriptedScenarioFile: options.scripted,
         ...(options.hostId !== undefined ? { hostId: options.hostId } : {}),
-        ...(options.workspaceRoot.length > 0 ? { workspaceRoots: options.workspaceRoot } : {}),
+        ...(options.workspaceRoot ? { workspaceRoots: options.workspaceRoot } : {}),
         ...(options.replica === true ? { replica: true } : {}),
         ...(options.maxActivities !== undefined ? { maxConcurrentActivities: options.maxActivities } : {}),
         ...(options.maxWorkflows !== undefined ? { maxConcurrentWorkflows: options.maxWorkflows } : {}),
