@@ -11,6 +11,7 @@ import { devServerUiGuess, WEB_UI_URL_VARIABLE, workflowPageUrl } from '../clien
 import { parseGoalInput, type GoalInput } from '../workflows/goal/lifecycle/input';
 import { judgeInput } from './budget-flags';
 import { CliError } from './cli-error';
+import { ExitCode } from './exit-codes';
 import { duration, positiveInteger, positiveNumber, toolGlobs, wholeNumber } from './flag-parsers';
 import { awaitHostBinding, describeResult, followGoal, hostsToAsk, startGoal } from './lazy-modules';
 import { modelInput, toolChoiceFlag } from './model-flags';
@@ -108,11 +109,13 @@ export function registerRunCommand(
       'the tools this goal may use, comma-separated globs, e.g. "read_file,search,github__*" (default: every tool the worker has)',
       toolGlobs,
     )
-    .option(
-      '--approvers <tier=names>',
-      'who may approve a tier, e.g. irreversible=alice,bob (repeatable; default anyone)',
-      (value: string, all: string[]) => [...all, value],
-      [],
+    .addOption(
+      new Option(
+        '--approvers <tier=names>',
+        'who may approve a tier, e.g. irreversible=alice,bob (repeatable)',
+      )
+        .argParser((value: string, all: string[]) => [...all, value])
+        .default([], 'anyone'),
     )
     .option(
       '--approval-key <name=publicKey>',
@@ -236,7 +239,7 @@ export function registerRunCommand(
         if (!options.wait) return;
         const result = await followGoal(handle, { print });
         describeResult(result).forEach((line) => print(line));
-        if (result.status !== 'completed') process.exitCode = 1;
+        if (result.status !== 'completed') process.exitCode = ExitCode.Failed;
       });
     });
 }

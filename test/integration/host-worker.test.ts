@@ -135,9 +135,9 @@ test(
           ['h-test'],
         );
         assert.deepEqual(await keel(['hosts', '--task-queue', `${taskQueue}-nobody`], address), {
-          code: 1,
+          code: 3,
           stdout: '',
-          stderr: `keel: no keel worker serves task queue ${taskQueue}-nobody\n`,
+          stderr: `keel: no worker polls task queue ${taskQueue}-nobody: start one (keel worker), or name its queue with --task-queue\n`,
         });
 
         // Goals still run on the shared queue.
