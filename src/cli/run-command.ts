@@ -220,16 +220,16 @@ export function registerRunCommand(
           workflowId: options.id,
         });
         print(`goal started: ${handle.workflowId}`);
-        if (ui)
-          print(
-            webUiLine({
-              base: ui.base,
-              answering: await ui.answering,
-              namespace: settings.namespace,
-              workflowId: handle.workflowId,
-              runId: firstRunIdOf(handle),
-            }),
-          );
+        const uiLine =
+          ui &&
+          webUiLine({
+            base: ui.base,
+            answering: await ui.answering,
+            namespace: settings.namespace,
+            workflowId: handle.workflowId,
+            runId: firstRunIdOf(handle),
+          });
+        if (uiLine) print(uiLine);
         const binding = await awaitHostBinding(handle, { timeoutMs: BIND_WAIT_MS });
         if (binding.kind === 'failed')
           throw new CliError(`goal ${handle.workflowId} cannot run: ${binding.message}`);
@@ -274,22 +274,18 @@ export const USER_METADATA_TAB = 'User Metadata';
 /**
  * `web ui: <link>`, a link to the goal's "User Metadata" tab when the run is known (Temporal UI
  * 2.40 and later: /namespaces/<ns>/workflows/<id>/<runId>/user-metadata), else to the goal (the UI
- * opens its latest run), naming the tab either way. A guessed UI that did not answer keeps its
- * link, said to be "not answering yet": a dev server's UI under load answers late, not never.
+ * opens its latest run), naming the tab either way. A configured UI (KEEL_WEB_UI_URL) is always
+ * linked; a guessed one only when it answered the probe (WEB_UI_PROBE_MS, long enough for a dev
+ * server's UI under load): a headless server has no UI, and a link to nothing would mislead.
  */
 export function webUiLine(
   options: GoalPageOptions & {
     /** Whether the UI answered (undefined: not asked, e.g. a configured address). */
     answering?: boolean | undefined;
   },
-): string {
-  const notes = [
-    ...(options.answering === false
-      ? [`not answering yet; ${WEB_UI_URL_VARIABLE} names the UI if it is elsewhere`]
-      : []),
-    `summary and details: the "${USER_METADATA_TAB}" tab`,
-  ];
-  return `web ui: ${goalPageUrl(options)} (${notes.join('; ')})`;
+): string | undefined {
+  if (options.answering === false) return undefined;
+  return `web ui: ${goalPageUrl(options)} (summary and details: the "${USER_METADATA_TAB}" tab)`;
 }
 
 export interface GoalPageOptions {
@@ -307,7 +303,7 @@ export function goalPageUrl(options: GoalPageOptions): string {
     : `${goalPage}/${encodeURIComponent(options.runId)}/user-metadata`;
 }
 
-/** How long `keel run` gives a guessed Web UI to answer; the link is printed either way. */
+/** How long `keel run` gives a guessed Web UI to answer (it was 500 ms, which a loaded machine missed). */
 export const WEB_UI_PROBE_MS = 3_000;
 
 /** The Web UI's address, and (for a guessed one) whether it answers, asked at once. */
