@@ -122,7 +122,7 @@ test('bad input: one clear line, non-zero exit, no stack trace', async () => {
   assertOneLineFailure(await keel(['frobnicate']), /^keel: unknown command 'frobnicate'/);
   assertOneLineFailure(
     await keel(['run', 'x', '--thinking', '500']),
-    /thinking\.budgetTokens must be at least 1024/,
+    /^keel: --thinking must be at least 1024 tokens, got 500$/,
   );
   assertOneLineFailure(
     await keel(['run', 'x', '--model', 'claude-haiku-4-5', '--answer-tokens', '100000']),
