@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Option, type Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import type { KeyObject } from 'node:crypto';
@@ -120,6 +121,7 @@ function registerDecisionCommand(
           ...(options.doNotAskAgain ? { doNotAskAgain: true } : {}),
           ...(rule === undefined ? {} : { rule }),
           ...(options.changes === undefined ? {} : { changesDigest: options.changes }),
+          origin: `keel cli on ${hostname()}`,
         };
         if (options.all === true) {
           const delivery = await deliverBulkDecision({

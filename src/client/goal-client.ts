@@ -183,6 +183,8 @@ export interface DecisionOptions {
    * decides (its tier and request time), so it cannot decide the call's escalated ask too.
    */
   listed?: Pick<PendingApprovalView, 'reversibility' | 'requestedAt'>;
+  /** Where the decision is made ("inbox 127.0.0.1, link"), recorded with it; not signed. */
+  origin?: string;
 }
 
 export async function decideApproval(
@@ -247,6 +249,7 @@ function decisionPayload(workflowId: string, options: Omit<DecisionOptions, 'via
     ...(options.rule === undefined ? {} : { rule: options.rule }),
     ...(options.changesDigest === undefined ? {} : { changesDigest: options.changesDigest }),
     ...(options.listed === undefined ? {} : { requestedAt: options.listed.requestedAt }),
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
   };
 }
 

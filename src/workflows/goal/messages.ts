@@ -51,6 +51,12 @@ export const approvalSignalPayloadSchema = z
      * ask of the call (it was escalated since) is refused, not applied to what nobody listed.
      */
     requestedAt: z.string().min(1).max(100).optional(),
+    /**
+     * Where the decision was made, as its sender says (the inbox: "inbox 127.0.0.1, token"; the CLI:
+     * "cli on HOST"): recorded with the decision and in the ledger. Not signed: the approver and
+     * the signature say who decided; this says from where.
+     */
+    origin: z.string().trim().min(1).max(200, 'origin is at most 200 characters').optional(),
   })
   .strict();
 export type ApprovalSignalPayload = z.input<typeof approvalSignalPayloadSchema>;

@@ -78,6 +78,8 @@ export const approvalDecisionSchema = z.lazy(() =>
     rule: z.object({ id: z.string(), text: z.string(), source: z.string() }).optional(),
     /** The human asked not to be asked again for this call's intent (denials only). */
     doNotAskAgain: z.boolean().optional(),
+    /** Where a human's decision was made, as its sender said (the inbox, the CLI). */
+    origin: z.string().optional(),
   }),
 );
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;

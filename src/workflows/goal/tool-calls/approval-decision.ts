@@ -67,6 +67,8 @@ export interface AcceptedDecision {
   doNotAskAgain: boolean;
   /** The rule to add with it (allow with an approval, forbid with a denial), defaults filled in. */
   rule?: RuleScope;
+  /** Where it was made, as the sender says (messages.ts). */
+  origin?: string;
 }
 
 export type DecisionVerdict = ({ ok: true } & AcceptedDecision) | ({ ok: false } & DecisionRefusal);
@@ -170,6 +172,7 @@ export function judgeDecision(
     reason: payload.reason,
     doNotAskAgain,
     ...(rule === undefined ? {} : { rule }),
+    ...(payload.origin === undefined ? {} : { origin: payload.origin }),
   };
 }
 

@@ -112,6 +112,7 @@ export class ToolCallApprovals {
         approver: decision.approver,
         reason: decision.reason,
         via: decision.via,
+        ...(decision.origin === undefined ? {} : { origin: decision.origin }),
         ...(decision.doNotAskAgain === true ? { doNotAskAgain: true } : {}),
         ...(decision.arrivedInPlainText === true ? { arrivedInPlainText: true } : {}),
         ...(rule === undefined ? {} : { rule }),
