@@ -1,10 +1,13 @@
-import type { GoalStatusView } from '../workflows/goal/messages';
 import { callText, visibleText } from '../workflows/tools/call-text';
+import type { PendingEntry } from '../client/pending-entries';
 import { heldChangesCut, heldChangesLines } from '../workflows/tools/held-changes-text';
 import { decisionCoverage } from '../workflows/approvals/decision-tier';
 import { changeSetDigest } from '../workflows/approvals/change-set-digest';
 import type { WorkspaceEffects } from '../workflows/tools/tool-outcome';
 import { changesCommand, PENDING_PATHS_SHOWN } from './approval-changes-pages';
+
+// Moved to the client room, shared with the inbox; re-exported for the CLI's own users.
+export { pendingEntries, type PendingEntry } from '../client/pending-entries';
 
 /**
  * How the terminal shows a call awaiting a human: its short label on one line, and under it the
@@ -90,62 +93,6 @@ export function approvalLines(
       ? [`${indent}# ${decisionCoverage(reversibility, approval.toolName ?? 'run_command')}`]
       : []),
   ];
-}
-
-/** One thing awaiting a human, as `keel pending` lists it and prints it with --json. */
-export interface PendingEntry {
-  workflowId: string;
-  /** The call's id, or "review" for an output awaiting a human review. */
-  callId: string;
-  reversibility: string;
-  summary: string;
-  deadline: string;
-  /** Approvals only: the tool asked for. */
-  toolName?: string;
-  /** Approvals only: the whole call (callText) and the input it is rendered from. */
-  call?: string;
-  input?: unknown;
-  /** Why it waits for a human, and the changes it holds (applied on approval), when it holds any. */
-  reason?: string;
-  heldChanges?: WorkspaceEffects;
-  /** The digest of heldChanges, to approve exactly them (`keel approve … --changes`). */
-  changesDigest?: string;
-  /** The goal's host is missing: the line saying so and the actions (host-loss-lines.ts). */
-  hostLoss?: string[];
-}
-
-export function pendingEntries(
-  workflowId: string,
-  view: Pick<GoalStatusView, 'awaitingReview' | 'pendingApprovals'>,
-): PendingEntry[] {
-  const entries: PendingEntry[] = [];
-  if (view.awaitingReview) {
-    const summary = 'awaiting a human review of its output';
-    entries.push({ workflowId, callId: 'review', reversibility: 'output', summary, deadline: '' });
-  }
-  for (const {
-    callId,
-    toolName,
-    reversibility,
-    summary,
-    deadline,
-    input,
-    reason,
-    heldChanges,
-  } of view.pendingApprovals)
-    entries.push({
-      workflowId,
-      callId,
-      toolName,
-      reversibility,
-      summary,
-      deadline,
-      call: callText(input),
-      input,
-      ...(reason === undefined ? {} : { reason }),
-      ...(heldChanges === undefined ? {} : { heldChanges, changesDigest: changeSetDigest(heldChanges) }),
-    });
-  return entries;
 }
 
 /** `keel pending`: a line per entry as before, and under each call the whole of it. */

@@ -3,6 +3,7 @@ import type * as GoalClient from '../client/goal-client';
 import type * as DecisionDelivery from '../client/decision-delivery';
 import type * as GoalRecord from '../client/goal-record';
 import type * as WorkerAnswer from '../client/worker-answer';
+import type * as PendingCalls from '../client/pending-calls';
 import type * as HostBindingClient from '../client/host-binding-client';
 import type * as Hosts from '../client/hosts';
 import type * as Worker from '../worker';
@@ -27,6 +28,7 @@ const goalClient = onFirstUse(() => require('../client/goal-client') as typeof G
 const decisionDelivery = onFirstUse(() => require('../client/decision-delivery') as typeof DecisionDelivery);
 const goalRecord = onFirstUse(() => require('../client/goal-record') as typeof GoalRecord);
 const workerAnswer = onFirstUse(() => require('../client/worker-answer') as typeof WorkerAnswer);
+const pendingCalls = onFirstUse(() => require('../client/pending-calls') as typeof PendingCalls);
 const hostBindingClient = onFirstUse(
   () => require('../client/host-binding-client') as typeof HostBindingClient,
 );
@@ -91,3 +93,7 @@ export const describeResult: typeof FollowGoal.describeResult = (...args) =>
 
 export const watchCommandAction: typeof WatchView.watchCommandAction = (...args) =>
   watchView().watchCommandAction(...args);
+export const runningGoals: typeof PendingCalls.runningGoals = (...args) =>
+  pendingCalls().runningGoals(...args);
+export const statusOfEach: typeof PendingCalls.statusOfEach = (...args) =>
+  pendingCalls().statusOfEach(...args);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { ConnectionSettings } from '../client/connection-settings';
 import { planQuery, type GoalStatusView } from '../workflows/goal/messages';
 import type { ModelWait } from '../client/model-wait';
@@ -23,7 +23,8 @@ import {
   goalStatus,
   hostSightings,
   modelActivity,
-  workersMayAnswer,
+  runningGoals,
+  statusOfEach,
 } from './lazy-modules';
 
 type WithClient = <T>(
@@ -249,60 +250,4 @@ function changesOf(
   const listed = changesPage({ workflowId, callId, changes: entry.heldChanges, page });
   if (!listed.ok) throw new CliError(listed.message);
   return listed.lines;
-}
-
-async function runningGoals(client: Client, workflowId?: string): Promise<WorkflowExecutionInfo[]> {
-  const goals: WorkflowExecutionInfo[] = [];
-  const query = `WorkflowType = 'goalWorkflow' AND ExecutionStatus = 'Running'`;
-  // Filtered here rather than in the query: an id is never spliced into the query's text.
-  for await (const execution of client.workflow.list({ query }))
-    if (workflowId === undefined || execution.workflowId === workflowId) goals.push(execution);
-  return goals;
-}
-
-/** Goals asked at once: each waits NO_WORKER_WAIT_MS at most, so a list of dead ones stays quick. */
-const PENDING_QUERY_CONCURRENCY = 8;
-
-/**
- * Each goal's status, a few at a time. Whether a worker may answer is judged once per task queue:
- * a goal on a queue nobody polls is not asked at all.
- */
-async function statusOfEach(client: Client, goals: readonly WorkflowExecutionInfo[]) {
-  const present = new Map<string, Promise<boolean>>();
-  const workersPresent = (taskQueue: string) => {
-    let known = present.get(taskQueue);
-    if (known === undefined) {
-      known = workersMayAnswer({
-        connection: client.connection,
-        namespace: client.options.namespace,
-        taskQueue,
-      });
-      present.set(taskQueue, known);
-    }
-    return known;
-  };
-  const results = [];
-  for (let start = 0; start < goals.length; start += PENDING_QUERY_CONCURRENCY) {
-    const batch = goals.slice(start, start + PENDING_QUERY_CONCURRENCY);
-    const answers = await Promise.all(
-      batch.map(async (goal) => {
-        try {
-          const answer = await askWorker({
-            client,
-            workflowId: goal.workflowId,
-            taskQueue: goal.taskQueue,
-            workersPresent: await workersPresent(goal.taskQueue),
-            ask: () => goalStatus(goalHandle(client, goal.workflowId)),
-          });
-          return { goal, answer };
-        } catch (error) {
-          // One goal that cannot answer (it ended meanwhile, its code fails) does not hide the others.
-          const message = error instanceof Error ? error.message : String(error);
-          return { goal, answer: undefined, error: message.split('\n')[0] ?? message };
-        }
-      }),
-    );
-    results.push(...answers);
-  }
-  return results;
 }
