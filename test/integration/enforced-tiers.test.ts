@@ -139,6 +139,12 @@ test("a mutating call's effects report is exactly what it changed, and a deletio
     });
     const pending = await eventually(async () => (await handle.query(goalStatusQuery)).pendingApprovals[0]);
     assert.equal(pending.reversibility, 'irreversible');
+    const whileHeld = (await handle.query(goalStatusQuery)).counters.toolCallsByReversibility;
+    assert.deepEqual(
+      whileHeld,
+      { 'read-only': 0, mutating: 0, irreversible: 1 },
+      'counted at the tier it is held at',
+    );
     assert.deepEqual(pending.heldChanges, {
       created: ['out/a.txt'],
       modified: ['notes.txt'],
@@ -150,6 +156,7 @@ test("a mutating call's effects report is exactly what it changed, and a deletio
     const result = await handle.result();
     assert.equal(result.status, 'completed');
     assert.equal(result.counters.toolCalls, 1, 'ran once: approval applied its layer, it did not run again');
+    assert.equal(result.counters.toolCallsByReversibility.irreversible, 1);
     assert.equal(readFileSync(path.join(workspace, 'out/a.txt'), 'utf8'), 'a\n');
     assert.equal(readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'notes\nmore\n');
     assert.equal(existsSync(path.join(workspace, 'old.txt')), false);

@@ -47,6 +47,11 @@ export class HeldChanges {
    */
   escalate(call: ToolCallRecord, outcome: ToolOutcome, escalation: Escalation): void {
     const nowMs = Date.now();
+    // It ran (and was counted) at its declared tier; it is held at irreversible, and the tier
+    // counters say the tier a call was held at, as the approval line beside them does (issue 46).
+    const byTier = this.state.counters.toolCallsByReversibility;
+    byTier[call.reversibility] -= 1;
+    byTier.irreversible += 1;
     call.reversibility = 'irreversible';
     call.tierReason = escalation.reason;
     call.escalation = {
