@@ -52,6 +52,10 @@ export const LedgerEventKind = {
   ApprovalRuleRevoked: 'approval.rule_revoked',
   /** A rule the goal could not take (a worker policy rule on a goal that requires signed decisions). */
   ApprovalRuleNotApplied: 'approval.rule_not_applied',
+  /** A notice to the approvers reached one channel (data: call id, notice, channel, where, when sent). */
+  NotificationSent: 'notification.sent',
+  /** A notice one channel did not take, after its retries (data: the error); the goal went on. */
+  NotificationFailed: 'notification.failed',
   /**
    * The goal's tool calls from this one on run on another worker process (instance) than before,
    * or on one for the first time: every call up to the next such event ran on it.
@@ -59,6 +63,10 @@ export const LedgerEventKind = {
   ToolInstance: 'tool.instance',
   /** An irreversible call may or may not have taken effect; `began` says what its journal knew. */
   ToolOutcomeUnknown: 'tool.outcome_unknown',
+  /** A call started running (data: call id, tool, what it does); views/turn-events.ts. */
+  ToolCalled: 'tool.called',
+  /** A call that ran has its result (data: call id, tool, error or not, the result abridged). */
+  ToolFinished: 'tool.finished',
   /** The transcript went over the goal's context budget; old blocks were elided (with the numbers). */
   ContextTrimmed: 'context.trimmed',
   /**
@@ -70,6 +78,8 @@ export const LedgerEventKind = {
   ModelPaused: 'model.paused',
   /** The model's extended thinking in a turn, abridged (never shown as its answer). */
   ModelThought: 'model.thought',
+  /** A model turn answered: its text abridged, the calls it asked for, the tokens used so far. */
+  ModelAnswered: 'model.answered',
   /**
    * Turns go to another model from here on: a fallback after the model stayed overloaded or
    * rate-limited (model.fallbacks), or the primary again after its cool-down (goal/model-turn/fallback.ts).

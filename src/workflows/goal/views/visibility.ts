@@ -6,6 +6,7 @@ import type { GoalState } from '../lifecycle/state';
 import { detailsInput, searchAttributeValuesOf } from './status';
 import { appendEvent, eventsAfter, type LedgerEventKind } from '../../common/ledger';
 import { SearchAttributeUpserts } from './search-attribute-upserts';
+import { TurnEvents } from './turn-events';
 
 /**
  * What humans and listeners see of a goal: the ledger and its sinks, the Web UI's current
@@ -17,6 +18,8 @@ export class GoalVisibility {
   private publishing: Promise<unknown> = Promise.resolve();
   /** Constructed with the run, before any await: it decides its patch there. */
   private readonly searchAttributes: SearchAttributeUpserts;
+  /** The turn's answer and calls, for the live event stream (views/turn-events.ts). */
+  private readonly turnEvents: TurnEvents;
 
   constructor(
     private readonly state: GoalState,
@@ -24,6 +27,7 @@ export class GoalVisibility {
     private readonly ledgerActivities: ActivityProxies['ledger'],
   ) {
     this.searchAttributes = new SearchAttributeUpserts(() => searchAttributeValuesOf(this.state));
+    this.turnEvents = new TurnEvents(state);
   }
 
   /**
@@ -31,6 +35,7 @@ export class GoalVisibility {
    * and waits: before closing or continuing as new.
    */
   async flush(): Promise<void> {
+    this.observeTurn();
     this.searchAttributes.flush();
     this.publishLedger();
     await this.publishing;
@@ -42,11 +47,22 @@ export class GoalVisibility {
   }
 
   record(kind: LedgerEventKind, summary: string, data: Record<string, unknown>): void {
+    // What the turn did comes first: the answer and results this event follows from.
+    this.observeTurn();
+    this.append({ kind, summary, data });
+  }
+
+  private append(event: { kind: LedgerEventKind; summary: string; data?: Record<string, unknown> }): void {
     this.state.ledger = appendEvent(
       this.state.ledger,
-      { at: new Date().toISOString(), kind, summary, data },
+      { at: new Date().toISOString(), ...event },
       { maxEvents: this.state.config.ledger.maxEvents },
     );
+  }
+
+  /** Records the turn's answer and calls seen since the last look (views/turn-events.ts). */
+  private observeTurn(): void {
+    for (const event of this.turnEvents.take()) this.append(event);
   }
 
   /**
@@ -80,6 +96,7 @@ export class GoalVisibility {
 
   /** Keeps what humans see current: Web UI details, search attributes, ledger listeners. */
   show(): void {
+    this.observeTurn();
     wf.setCurrentDetails(
       renderGoalDetails(detailsInput(this.state, { workflowId: this.workflowId, nowMs: Date.now() })),
     );
