@@ -12,6 +12,8 @@ import type { ToolRegistry } from './tools/tool-registry';
 import type { Budget } from '../workflows/principles/budget';
 import type { RuleSpec } from '../workflows/approvals/approval-rule';
 import { createWorkerDefaultsActivities } from './worker-defaults';
+import { createNotificationActivities } from './notifications/notification-activities';
+import { notificationDefaults, type NotifierSettings } from './notifications/notifier-settings';
 
 export interface ActivityDependencies {
   /** The Anthropic client, built by the worker from its environment. */
@@ -44,6 +46,8 @@ export interface ActivityDependencies {
   approvalRules?: RuleSpec[];
   /** The fleet holds a model request limit: goals send model calls to the model queue. */
   sharedModelQueue?: boolean;
+  /** The channels that tell approvers a call waits (KEEL_NOTIFY_*); none: goals send no notices. */
+  notifications?: NotifierSettings;
 }
 
 /** Every activity keel registers, with its dependencies injected. */
@@ -73,6 +77,8 @@ export function createActivities(dependencies: ActivityDependencies) {
       workspaceRoots: dependencies.workspaceRoots,
       ...(dependencies.hostListing ? { listing: dependencies.hostListing } : {}),
     }),
+    // Registered on every worker: a goal that learned of channels elsewhere is told none are here.
+    ...createNotificationActivities({ settings: dependencies.notifications }),
     ...createWorkerDefaultsActivities({
       ...(dependencies.reflectionCadence !== undefined
         ? { reflectionCadence: dependencies.reflectionCadence }
@@ -81,8 +87,14 @@ export function createActivities(dependencies: ActivityDependencies) {
       ...(dependencies.budget !== undefined ? { budget: dependencies.budget } : {}),
       ...(dependencies.approvalRules !== undefined ? { approvalRules: dependencies.approvalRules } : {}),
       ...(dependencies.sharedModelQueue ? { sharedModelQueue: true } : {}),
+      ...withNotifications(notificationDefaults(dependencies.notifications)),
     }),
   };
 }
 
 export type KeelActivities = ReturnType<typeof createActivities>;
+
+/** Only a worker with channels says so: goals of other workers record the defaults they always did. */
+function withNotifications(notifications: ReturnType<typeof notificationDefaults>) {
+  return notifications === undefined ? {} : { notifications };
+}

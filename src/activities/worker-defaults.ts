@@ -2,6 +2,7 @@ import { parseDuration } from '../workflows/common/duration';
 import { budgetSchema, type Budget } from '../workflows/principles/budget';
 import type { RuleSpec } from '../workflows/approvals/approval-rule';
 import { approvalPolicyFromEnv } from './approval-policy-file';
+import type { NotificationDefaults } from '../workflows/approvals/notifications';
 
 /**
  * Worker-level defaults a goal reads once at its start through an activity, so the choice is
@@ -23,6 +24,11 @@ export interface WorkerDefaults {
    * model queue cost about 45 ms a call (0.59 to 0.95 of the floor's time in npm run bench).
    */
   sharedModelQueue?: boolean;
+  /**
+   * The channels that tell approvers a call waits, and when to remind them (KEEL_NOTIFY_*): goals
+   * schedule notices only when the worker they started on has some.
+   */
+  notifications?: NotificationDefaults;
 }
 
 export function workerDefaultsFromEnv(env: NodeJS.ProcessEnv, ledgerSinks: boolean): WorkerDefaults {

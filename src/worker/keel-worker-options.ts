@@ -5,6 +5,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { LedgerSink } from '../activities/ledger-sinks';
+import type { NotifierSettings } from '../activities/notifications/notifier-settings';
 import type { ReflectionStore } from '../activities/reflection-store/reflection-store';
 import type { ModelRequestStore } from '../activities/model/request-store/create-model-request-store';
 import type { McpServersConfig } from '../activities/mcp';
@@ -71,6 +72,11 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
   /** Each of these falls back to the worker's environment (see docs/configuration.md). */
   reflectionStore?: ReflectionStore;
   ledgerSinks?: readonly LedgerSink[];
+  /**
+   * The channels that tell approvers a call waits (docs/approvals-and-security.md, Notifications);
+   * KEEL_NOTIFY_* otherwise, `false` for none.
+   */
+  notifications?: NotifierSettings | false;
   reflectionCadence?: number;
   /** A default budget for goals that leave a dimension open; KEEL_BUDGET_* otherwise. */
   budget?: Budget;

@@ -17,6 +17,7 @@ import { createReflectionStore } from '../activities/reflection-store/create-ref
 import { reflectionStoreSettings } from '../config/reflection-store-settings';
 import { modelRequestStoreFromEnv } from '../activities/model/request-store/create-model-request-store';
 import { workerDefaultsFromEnv } from '../activities/worker-defaults';
+import { notifierSettingsFromEnv } from '../activities/notifications/notifier-settings';
 import { dataConverterFromEnv } from '../codec/data-converter';
 import { workerConnection } from './connection';
 import { processTracing } from '../tracing/process-tracing';
@@ -96,6 +97,9 @@ async function createWorkerOn(
   };
   const claim = await claimHost(claimOptions);
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
+  // A bad KEEL_NOTIFY_* value stops the worker here, in one line that repeats no secret.
+  const notifications =
+    options.notifications === false ? undefined : (options.notifications ?? notifierSettingsFromEnv(env));
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
   const budget = options.budget ?? defaults.budget;
@@ -125,6 +129,7 @@ async function createWorkerOn(
       options.reflectionStore ??
       createReflectionStore(reflectionStoreSettings({ cwd: process.cwd(), env }).config),
     ledgerSinks,
+    ...(notifications === undefined ? {} : { notifications }),
     ...(reflectionCadence !== undefined ? { reflectionCadence } : {}),
     ...(budget !== undefined ? { budget } : {}),
     ...(approvalRules !== undefined ? { approvalRules } : {}),

@@ -3,6 +3,7 @@ import type { KeelActivities } from '../../../activities';
 import { FailureType, NON_RETRYABLE_MODEL_FAILURES } from '../../common/failure-types';
 import type { GoalConfig } from './input';
 import { modelActivityOptions } from '../model-turn/retry-policy';
+import { NotificationFailureType } from '../../approvals/notifications';
 
 /**
  * Calls of fixed-tier read-only tools (read_file, list_dir, search, read-only MCP tools) with no
@@ -121,6 +122,19 @@ export function proxiesFor(config: GoalConfig) {
     ledger: wf.proxyActivities<Pick<KeelActivities, 'publishLedgerEvents'>>({
       startToCloseTimeout: '1m',
       retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 20 },
+    }),
+    // Notices to approvers (goal/tool-calls/approval-notifications.ts), never awaited by the goal:
+    // four attempts over about 7 s of backoff, then the ledger says the channel failed. A notice
+    // retried for an hour would arrive when nobody needs it; a refusal is not retried at all.
+    notifications: wf.proxyActivities<Pick<KeelActivities, 'deliverApprovalNotice'>>({
+      startToCloseTimeout: '45s',
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumInterval: '10s',
+        maximumAttempts: 4,
+        nonRetryableErrorTypes: [NotificationFailureType.Refused, NotificationFailureType.NotConfigured],
+      },
     }),
   };
 }

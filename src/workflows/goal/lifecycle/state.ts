@@ -18,6 +18,8 @@ import { carriedModelRequestSchema } from '../model-turn/carried-request';
 import { rememberedDenialsSchema } from '../tool-calls/remembered-denials';
 import { modelChoiceStateSchema } from '../model-turn/fallback';
 import { approvalRulesStateSchema, ruleSpecSchema } from '../../approvals/approval-rule';
+import { notificationDefaultsSchema } from '../../approvals/notifications';
+import { approvalRecordSchema } from './approval-record';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;
@@ -61,28 +63,7 @@ export type ToolCallStatus = (typeof ToolCallStatus)[keyof typeof ToolCallStatus
 
 export const reversibilitySchema = z.lazy(() => z.enum(['read-only', 'mutating', 'irreversible']));
 
-export const approvalDecisionSchema = z.lazy(() =>
-  z.object({
-    approved: z.boolean(),
-    approver: z.string(),
-    reason: z.string(),
-    decidedAt: z.string(),
-    /**
-     * remembered-denial: keel refused the call without asking, for a denial with doNotAskAgain;
-     * rule: an approval rule decided it at once (approver: who made the rule).
-     */
-    via: z.enum(['signal', 'update', 'timeout', 'cancellation', 'remembered-denial', 'rule']),
-    /** With payload encryption on, the decision arrived in plain text (readable in history). */
-    arrivedInPlainText: z.boolean().optional(),
-    /** The rule that decided it (via rule), as the ledger, the details and the call's record name it. */
-    rule: z.object({ id: z.string(), text: z.string(), source: z.string() }).optional(),
-    /** The human asked not to be asked again for this call's intent (denials only). */
-    doNotAskAgain: z.boolean().optional(),
-    /** Where a human's decision was made, as its sender said (the inbox, the CLI). */
-    origin: z.string().optional(),
-  }),
-);
-export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
+export { approvalDecisionSchema, type ApprovalDecision } from './approval-record';
 
 export const ignoredDecisionSchema = z.lazy(() =>
   z.object({
@@ -116,14 +97,7 @@ export const toolCallRecordSchema = z.lazy(() =>
     escalation: z
       .object({ reason: z.string(), content: z.string(), changes: workspaceEffectsSchema.optional() })
       .optional(),
-    approval: z
-      .object({
-        requestedAt: z.string(),
-        /** Absolute workflow-clock time, so a wait resumed after continue-as-new keeps its deadline. */
-        deadlineMs: z.number(),
-        decision: approvalDecisionSchema.optional(),
-      })
-      .optional(),
+    approval: approvalRecordSchema.optional(),
     /** What the guards read of the call when it ran (guard-observation.ts). */
     guardObservation: guardObservationSchema.optional(),
     result: z
@@ -285,6 +259,8 @@ export const goalStateSchema = z.lazy(() =>
       approvalRules: z.array(ruleSpecSchema).optional(),
       /** The fleet holds a model request limit: model calls go to the model queue (worker/model-queue-worker.ts). */
       sharedModelQueue: z.boolean().optional(),
+      /** The channels that tell approvers a call waits, and the reminder (KEEL_NOTIFY_*); absent: none. */
+      notifications: notificationDefaultsSchema.optional(),
     }),
     principles: principlesStateSchema,
     /** The hard guards' memory; absent in state carried from a version without guards (made on resume). */

@@ -4,7 +4,6 @@
  * calls closed unapproved when the goal ends, and decisions ignored. Separate from the lanes:
  * decisions arrive in signal and Update handlers, outside any lane.
  */
-import * as wf from '@temporalio/workflow';
 import type { DecisionRefusal } from './approval-decision';
 import { GoalPhase, type ApprovalDecision, type GoalState, type ToolCallRecord } from '../lifecycle/state';
 import { LedgerEventKind } from '../../common/ledger';
@@ -13,15 +12,20 @@ import { RuleEffect, RuleSource, type RuleScope } from '../../approvals/approval
 import { whyItWaits } from '../../approvals/why-it-waits';
 import { changeSetSummary } from '../../approvals/change-set-digest';
 import type { AutomaticDecisions } from './automatic-decisions';
+import { ApprovalNotifications } from './approval-notifications';
 import { holdForDeniedEffects } from './denied-effects-check';
 import { rememberedDenialFor } from './remembered-denials';
 import type { ToolCallsHost } from './tool-calls-host';
 
 export class ToolCallApprovals {
+  private readonly notifications: ApprovalNotifications;
+
   constructor(
     private readonly goal: ToolCallsHost,
     private readonly automatic: AutomaticDecisions,
-  ) {}
+  ) {
+    this.notifications = new ApprovalNotifications(goal);
+  }
 
   private get state(): GoalState {
     return this.goal.state;
@@ -66,6 +70,7 @@ export class ToolCallApprovals {
             ...(call.escalation.changes === undefined ? {} : changeSetSummary(call.escalation.changes)),
           }),
     });
+    this.notifications.waiting(call);
   }
 
   async awaitDecision(call: ToolCallRecord): Promise<ApprovalDecision> {
@@ -73,12 +78,7 @@ export class ToolCallApprovals {
     if (!approval) throw new Error(`call ${call.callId} awaits approval without an approval record`);
     this.state.phase = GoalPhase.AwaitingApproval;
     this.goal.visibility.show();
-    // At least 1 ms: a deadline that passed during a continue-as-new still times out at once,
-    // and condition(fn, 0) would need an SDK patch marker in history.
-    const remainingMs = Math.max(1, approval.deadlineMs - Date.now());
-    const decided = await wf.condition(() => approval.decision !== undefined, remainingMs, {
-      summary: `approval wait: ${call.summary}`,
-    });
+    const decided = await this.notifications.waitForDecision(call, approval);
     if (!decided) {
       this.state.counters.approvalsTimedOut += 1;
       approval.decision = {
