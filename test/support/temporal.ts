@@ -24,6 +24,7 @@ import { workflowBundlerOptions } from '../../src/worker/bundle-options';
 import type { McpServersConfig } from '../../src/activities/mcp';
 import type { AnyToolDefinition } from '../../src/activities/tools/define-tool';
 import type { LedgerSink } from '../../src/activities/ledger-sinks';
+import type { NotifierSettings } from '../../src/activities/notifications/notifier-settings';
 import { createFileReflectionStore } from '../../src/activities/reflection-store/file-reflection-store';
 import type { ReflectionStore } from '../../src/activities/reflection-store/reflection-store';
 import { quietLogger } from './quiet-logger';
@@ -93,6 +94,8 @@ export async function createHarness(options: {
   /** The workers' model request store; a file store in a temporary folder otherwise. */
   modelRequestStore?: ModelRequestStore | false;
   ledgerSinks?: LedgerSink[];
+  /** The worker's approval notification channels (its KEEL_NOTIFY_*); none otherwise. */
+  notifications?: NotifierSettings;
   /** The worker's default checkpoint cadence (its KEEL_REFLECTION_CADENCE). */
   reflectionCadence?: number;
   /** MCP servers for the worker; none otherwise (a keel.config.yaml in the cwd is not read). */
@@ -143,6 +146,7 @@ export async function createHarness(options: {
         reflectionStore:
           options.reflectionStore ?? createFileReflectionStore({ directory: reflectionDirectory }),
         ledgerSinks: options.ledgerSinks ?? [],
+        notifications: options.notifications ?? false,
         ...(options.reflectionCadence !== undefined ? { reflectionCadence: options.reflectionCadence } : {}),
         workflowBundle: await workflowBundle(),
         mcpServers: options.mcpServers ?? false,
