@@ -9,6 +9,7 @@ import { ExitCode } from './exit-codes';
 import { registerRunCommand } from './run-command';
 import { registerCancelCommand, registerGoalCommands } from './goal-commands';
 import { registerKeygenCommand } from './keygen-command';
+import { registerInboxCommand } from './inbox-command';
 import { registerRebindCommand } from './rebind-command';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerWorkerCommand(program);
   registerHostsCommand(program, withClient, print);
   registerToolsCommand(program, withClient, print);
+  registerInboxCommand(program, print);
 
   return program;
 }

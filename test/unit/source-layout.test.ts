@@ -13,6 +13,7 @@ const SRC = path.resolve(__dirname, '../../src');
 const STACK: readonly (readonly string[])[] = [
   ['demo'],
   ['cli'],
+  ['inbox'],
   ['worker'],
   ['config'],
   ['scripted-model'],
