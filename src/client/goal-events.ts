@@ -23,8 +23,14 @@ export interface FollowGoalEventsOptions {
   pollMs?: number;
 }
 
-/** Reads of a goal that ended, before the stream gives up on its last events (no worker answers). */
-const CLOSED_READS = 20;
+/** Failed reads of a goal that ended before the stream gives up on its last events. */
+const CLOSED_READS = 5;
+
+/**
+ * How long the last read of a goal that ended may take: a query of a closed workflow needs a worker
+ * to replay it, and with none the server holds the query until its own deadline.
+ */
+const CLOSED_READ_MS = 10_000;
 
 /**
  * A goal's live event stream: its ledger (model answers, tool calls and results, approvals, guard
@@ -60,7 +66,9 @@ export async function* followGoalEvents(
     const closed = description.status.name !== 'RUNNING';
     let read: GoalStreamEvent[];
     try {
-      const events = await handle.query(ledgerQuery, { afterSequence: sequenceOfOffset(last) });
+      const query = handle.query(ledgerQuery, { afterSequence: sequenceOfOffset(last) });
+      const events = closed ? await within(query, CLOSED_READ_MS) : await query;
+      if (events === undefined) return; // ended, and no worker to read its last events from
       read = ledgerStreamEvents(events, last);
     } catch {
       // No worker to answer (a restart), or a run that has not taken its first task yet.
@@ -115,6 +123,20 @@ function isStreamProgress(value: unknown): value is StreamProgress {
     typeof progress.outputTokens === 'number' &&
     progress.lastError === undefined // a failed attempt's last stream is not an answer forming
   );
+}
+
+/** The promise's value, or undefined when it takes longer than `ms` (it is then left to settle). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  promise.catch(() => undefined);
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
