@@ -264,5 +264,14 @@ test('channels that fail, refuse or hang delay and fail nothing; the ledger reco
       http.requests.filter((r) => r.path === '/hang').every((r) => r.status === undefined),
       'the goal completed while the hanging channel never answered',
     );
+    // The hanging channel gives up only after four 10 s timeouts (over 40 s): a goal that waited
+    // for its deliveries would have its failure in the ledger before it completed.
+    const ledger = await ledgerOf(handle);
+    assert.equal(
+      ledger.filter((event) => event.kind.startsWith('notification.') && event.data.channel === 'slack')
+        .length,
+      0,
+      'the goal did not wait for the hanging delivery',
+    );
   });
 });
