@@ -130,8 +130,9 @@ function routeContext(
       "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
-    // A decision link's token is in the address: no page sends it on as a referrer.
-    'Referrer-Policy': 'no-referrer',
+    // A decision link's token is in the address: no other site gets it as a referrer. Not
+    // no-referrer: with it Chromium sends "Origin: null" on the inbox's own forms.
+    'Referrer-Policy': 'same-origin',
     'Cache-Control': 'no-store',
   };
   for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
@@ -192,7 +193,10 @@ async function route(context: RouteContext): Promise<void> {
     return;
   }
   if (method === 'GET' && path === '/login') {
-    const session = sessions.create();
+    if (context.session?.via === 'token') return context.redirect('/');
+    // A session of its own for the form's token; one already without an approver is reused.
+    const session =
+      context.session?.approver === undefined ? (context.session ?? sessions.create()) : sessions.create();
     context.send(200, 'Sign in', loginPage(session.csrf), undefined, sessionCookie(session, context.now()));
     return;
   }
@@ -202,7 +206,11 @@ async function route(context: RouteContext): Promise<void> {
   if (method === 'POST' && path === '/decide-bulk') return decideInBulk(context);
   const session = context.session;
   if (session?.via !== 'token') {
-    if (method === 'GET') return context.redirect('/login');
+    // Only the pages a signed-in approver opens lead to the sign-in: a browser's own request (a
+    // favicon) must not replace a decision link's session with a new one.
+    if (method === 'GET' && (path === '/' || path.startsWith('/goals/'))) return context.redirect('/login');
+    if (method === 'GET')
+      return context.send(404, 'Not found', messagePage('Not found', [`nothing at ${path}`], 'alert'));
     return context.send(403, 'Refused', messagePage('Refused', ['sign in with your token first'], 'alert'));
   }
   if (method === 'POST' && path === '/logout') {
