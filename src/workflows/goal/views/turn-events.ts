@@ -33,7 +33,11 @@ export class TurnEvents {
   private readonly seen = new Map<string, 'called' | 'finished'>();
   private enabled: boolean | undefined;
 
-  constructor(private readonly state: GoalState) {
+  constructor(
+    private readonly state: GoalState,
+    /** Whether this run records the events (the patch; injectable for tests, outside a workflow). */
+    private readonly patched: () => boolean = () => wf.patched(TURN_EVENTS_PATCH),
+  ) {
     this.turnsSeen = state.counters.modelTurns;
     // A turn carried over from the run before was observed there (it flushes before it hands over).
     this.watch(state.currentTurn ?? []);
@@ -48,7 +52,7 @@ export class TurnEvents {
       events.push(...this.calls(this.watched));
     }
     if (events.length === 0) return events;
-    this.enabled ??= wf.patched(TURN_EVENTS_PATCH);
+    this.enabled ??= this.patched();
     return this.enabled ? events : [];
   }
 
