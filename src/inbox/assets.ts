@@ -39,17 +39,21 @@ export const INBOX_JS = `
     var goal = list.getAttribute('data-goal');
     var after = list.getAttribute('data-after') || '0';
     var source = new EventSource('/goals/' + encodeURIComponent(goal) + '/events?after=' + encodeURIComponent(after));
-    source.addEventListener('ledger', function (message) {
+    source.addEventListener('goal', function (message) {
       var event = JSON.parse(message.data);
-      if (list.querySelector('[data-sequence="' + event.sequence + '"]')) return;
+      if (list.querySelector('[data-offset="' + event.offset + '"]')) return;
       var item = document.createElement('li');
-      item.setAttribute('data-sequence', String(event.sequence));
+      item.setAttribute('data-offset', String(event.offset));
       var time = document.createElement('time');
       time.textContent = event.at;
       var kind = document.createElement('code');
       kind.textContent = event.kind;
       item.append(time, ' ', kind, ' ', event.summary);
       list.appendChild(item);
+    });
+    // The goal ended: no reconnecting.
+    source.addEventListener('end', function () {
+      source.close();
     });
   }
 })();

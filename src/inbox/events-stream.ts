@@ -1,25 +1,29 @@
 import type { ServerResponse } from 'node:http';
+import { formatServerSentEnd, resumeOffset, type GoalStreamEvent } from '../client/goal-events';
 import type { InboxGoals } from './goals';
 
 /**
- * A goal's live events as Server-Sent Events: its ledger, polled with `afterSequence`, each event
- * sent with its sequence as the SSE id. A browser that reconnects sends the last id it saw
- * (Last-Event-ID) and gets every event after it, so a dropped connection misses nothing the
- * ledger still holds (it keeps the newest 500).
+ * A goal's live events as Server-Sent Events, from the client's followGoalEvents (its ledger and
+ * the text its model is writing, with offsets that rise across continue-as-new). Each event's id
+ * is its offset: a browser that reconnects sends the last one it saw (Last-Event-ID) and gets
+ * every event after it, or a stream.gap event saying what the bounded ledger no longer holds.
+ * Every event is sent as `event: goal` (the page's one listener), its kind inside the data.
  */
 
-export const EVENTS_POLL_MS = 1000;
-
+/** Where to resume: Last-Event-ID first (a reconnect), else the page's ?after=. */
 export function eventsAfter(lastEventId: string | undefined, after: string | null): number {
-  for (const candidate of [lastEventId, after ?? undefined]) {
-    if (candidate !== undefined && /^\d{1,15}$/.test(candidate)) return Number(candidate);
-  }
-  return 0;
+  return lastEventId !== undefined && lastEventId.trim() !== ''
+    ? resumeOffset(lastEventId)
+    : resumeOffset(after);
+}
+
+export function serverSentGoalEvent(event: GoalStreamEvent): string {
+  return `id: ${event.offset}\nevent: goal\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
 export async function streamEvents(
   response: ServerResponse,
-  options: { goals: InboxGoals; workflowId: string; after: number; signal: AbortSignal; pollMs?: number },
+  options: { goals: InboxGoals; workflowId: string; after: number; signal: AbortSignal },
 ): Promise<void> {
   response.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -27,22 +31,9 @@ export async function streamEvents(
     Connection: 'keep-alive',
   });
   response.write('retry: 2000\n\n');
-  let after = options.after;
-  while (!options.signal.aborted) {
-    try {
-      for (const event of await options.goals.events(options.workflowId, after)) {
-        const data = { sequence: event.sequence, at: event.at, kind: event.kind, summary: event.summary };
-        response.write(`id: ${event.sequence}\nevent: ledger\ndata: ${JSON.stringify(data)}\n\n`);
-        after = Math.max(after, event.sequence);
-      }
-    } catch {
-      // No worker answers the query just now: say so as a comment and keep the stream open.
-      response.write(': the goal did not answer; trying again\n\n');
-    }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.pollMs ?? EVENTS_POLL_MS);
-      options.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-    });
-  }
+  for await (const event of options.goals.follow(options.workflowId, options.after, options.signal))
+    response.write(serverSentGoalEvent(event));
+  // The goal ended: say so, so the page closes its EventSource instead of reconnecting.
+  if (!options.signal.aborted) response.write(formatServerSentEnd());
   response.end();
 }

@@ -12,6 +12,7 @@ import {
 import { runningGoals, statusOfEach } from '../client/pending-calls';
 import { pendingEntries, type PendingEntry } from '../client/pending-entries';
 import { askWorker } from '../client/worker-answer';
+import { followGoalEvents, type GoalStreamEvent } from '../client/goal-events';
 import { changeSetDigest } from '../workflows/approvals/change-set-digest';
 import type { LedgerEvent } from '../workflows/common/ledger';
 import { ledgerQuery, type GoalStatusView } from '../workflows/goal/messages';
@@ -33,8 +34,10 @@ export interface InboxGoals {
   pending(): Promise<{ entries: PendingEntry[]; notes: string[]; signed: Set<string> }>;
   /** A goal's own view, or why there is none (no worker, no such goal). */
   goal(workflowId: string): Promise<{ view?: GoalStatusView; note?: string }>;
-  /** The goal's ledger events after a sequence number (its live events). */
+  /** The goal's ledger events after a sequence number (what its page shows first). */
   events(workflowId: string, afterSequence: number): Promise<LedgerEvent[]>;
+  /** Its live events after an offset, until the goal ends or the signal aborts (client/goal-events.ts). */
+  follow(workflowId: string, after: number, signal: AbortSignal): AsyncIterable<GoalStreamEvent>;
   decide(workflowId: string, callId: string, decision: Decision): Promise<Outcome>;
   /** The named calls of one goal in one Update, each only if still listed with the digest shown. */
   decideBulk(workflowId: string, calls: ReadonlyMap<string, string>, decision: Decision): Promise<Outcome>;
@@ -72,6 +75,10 @@ export function temporalGoals(client: Client): InboxGoals {
 
     events(workflowId, afterSequence) {
       return goalHandle(client, workflowId).query(ledgerQuery, { afterSequence });
+    },
+
+    follow(workflowId, after, signal) {
+      return followGoalEvents(goalHandle(client, workflowId), { after, signal });
     },
 
     async decide(workflowId, callId, decision) {

@@ -3,6 +3,7 @@ import type { LedgerEvent } from '../workflows/common/ledger';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { heldChangesLines } from '../workflows/tools/held-changes-text';
 import { html, shown, type Html } from './html';
+import { offsetOfSequence } from '../client/goal-stream';
 import type { Session } from './sessions';
 
 /**
@@ -195,7 +196,7 @@ export function goalPage(options: {
   keyHeld: boolean;
 }): Html {
   const { view, workflowId } = options;
-  const last = options.events.at(-1)?.sequence ?? 0;
+  const last = offsetOfSequence(options.events.at(-1)?.sequence ?? 0);
   return html`<h1>${workflowId}</h1>
     ${options.note === undefined ? '' : html`<p class="note">${options.note}</p>`}
     ${
@@ -221,7 +222,7 @@ export function goalPage(options: {
 }
 
 export function eventItem(event: LedgerEvent): Html {
-  return html`<li data-sequence="${event.sequence}">
+  return html`<li data-offset="${offsetOfSequence(event.sequence)}">
     <time>${event.at}</time> <code>${event.kind}</code> ${shown(event.summary, { oneLine: true })}
   </li>`;
 }

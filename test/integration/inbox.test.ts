@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { OFFSET_SLOTS } from '../../src/client/goal-events';
 import { decisionLinkUrl, newDecisionLinkSecret, signDecisionLink } from '../../src/client/decision-link';
 import { newInboxToken, parseApproverTokens, tokenHash } from '../../src/inbox/credentials';
 import { temporalGoals } from '../../src/inbox/goals';
@@ -283,6 +284,31 @@ test('bulk: the chosen calls of two goals are approved in one click; the goal pa
     }
     // The open goal page got the decision as it happened (Server-Sent Events), without a reload.
     await events.locator('#events li code', { hasText: 'approval.decided' }).waitFor();
+    // A viewer that reconnects with Last-Event-ID gets every event after it, and the end.
+    const requested = (await first.handle.query(ledgerQuery, {})).find(
+      (event: LedgerEvent) => event.kind === 'approval.requested',
+    );
+    assert.ok(requested);
+    const resumedAfter = requested.sequence * OFFSET_SLOTS;
+    const cookies = await events.context().cookies();
+    const stream = await fetch(
+      new URL(`/goals/${encodeURIComponent(first.handle.workflowId)}/events`, inbox.url),
+      {
+        headers: {
+          Cookie: cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; '),
+          'Last-Event-ID': String(resumedAfter),
+        },
+      },
+    );
+    const text = await stream.text(); // the goal has ended: the stream ends too
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((match) => Number(match[1]));
+    assert.ok(
+      ids.length > 0 && ids.every((id) => id > resumedAfter),
+      `ids after ${resumedAfter}: ${ids.join(', ')}`,
+    );
+    assert.match(text, /"kind":"approval.decided"/);
+    assert.doesNotMatch(text, /"kind":"approval.requested"/);
+    assert.match(text, /event: end/);
     assert.ok(
       log.every((line) => !line.includes(tokens.alice) && !line.includes(tokens.mallory)),
       'no token in the log',

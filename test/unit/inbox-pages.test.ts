@@ -59,7 +59,7 @@ test("a hostile model's call, reason, held paths and turns are shown as text, ne
     keyHeld: false,
   }).text;
   assert.doesNotMatch(goal, /<script/);
-  assert.match(eventItem(event).text, /data-sequence="3"/);
+  assert.match(eventItem(event).text, /data-offset="3000000"/);
   const list = inboxPage({
     viewer,
     entries: [entry],
