@@ -44,8 +44,13 @@ export const notificationDefaultsSchema = z.lazy(() =>
 );
 export type NotificationDefaults = z.infer<typeof notificationDefaultsSchema>;
 
-/** Notices sent for one ask of a call, kept on its approval record: a new run never repeats them. */
-export const noticesSentSchema = z.lazy(() => z.array(z.enum(kinds)));
+/**
+ * The deliveries of one ask of a call that ended, sent or failed, kept on its approval record: a
+ * new run after continue-as-new repeats none of them, and sends again only those cut off.
+ */
+export const noticesSentSchema = z.lazy(() =>
+  z.array(z.object({ kind: z.enum(kinds), channel: z.enum(channels) })),
+);
 
 /**
  * The workflow-clock time the reminder is due, or undefined when there is none: no lead, or a

@@ -32,7 +32,7 @@ export const approvalRecordSchema = z.lazy(() =>
     /** Absolute workflow-clock time, so a wait resumed after continue-as-new keeps its deadline. */
     deadlineMs: z.number(),
     decision: approvalDecisionSchema.optional(),
-    /** The notices sent to the approvers (approvals/notifications.ts), so a new run repeats none. */
+    /** Deliveries of notices to the approvers that ended (approvals/notifications.ts): a new run repeats none. */
     notices: noticesSentSchema.optional(),
   }),
 );

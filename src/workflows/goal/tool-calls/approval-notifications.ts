@@ -24,17 +24,21 @@ import type { ToolCallRecord } from '../lifecycle/state';
 import type { ToolCallsHost } from './tool-calls-host';
 
 export class ApprovalNotifications {
+  /** Deliveries scheduled in this run and not ended yet: `callId|requestedAt|kind|channel`. */
+  private readonly inFlight = new Set<string>();
+
   constructor(private readonly goal: ToolCallsHost) {}
 
-  /** The call starts waiting: its approvers are told (once, whatever runs follow). */
+  /** The call starts waiting: its approvers are told. */
   waiting(call: ToolCallRecord): void {
     this.send(call, NoticeKind.Waiting);
   }
 
   /**
    * Waits until the call is decided or its deadline passes (false), reminding the approvers once
-   * when the reminder is due and nobody has decided yet. A wait carried to a new run by
-   * continue-as-new finds the reminder's mark on the approval record and does not send it again.
+   * when the reminder is due and nobody has decided yet. In a run that took the wait over by
+   * continue-as-new, a delivery the run before did not see end is sent again (at least once: the
+   * webhook's id is the same, so a receiver can drop the repeat); one that ended is not.
    */
   async waitForDecision(call: ToolCallRecord, approval: ApprovalRecord): Promise<boolean> {
     const decided = () => approval.decision !== undefined;
@@ -42,12 +46,14 @@ export class ApprovalNotifications {
     // and condition(fn, 0) would need an SDK patch marker in history.
     const remainingMs = () => Math.max(1, approval.deadlineMs - Date.now());
     const summary = `approval wait: ${call.summary}`;
-    const reminder = this.goal.state.workerDefaults.notifications?.reminder;
+    const settings = this.goal.state.workerDefaults.notifications;
+    if (settings === undefined) return wf.condition(decided, remainingMs(), { summary });
+    this.send(call, NoticeKind.Waiting);
     const due = reminderDueMs(
       { requestedAtMs: Date.parse(approval.requestedAt), deadlineMs: approval.deadlineMs },
-      reminder,
+      settings.reminder,
     );
-    if (due !== undefined && !approval.notices?.includes(NoticeKind.Reminder)) {
+    if (due !== undefined && this.unsent(call, approval, NoticeKind.Reminder).length > 0) {
       const untilDue = due - Date.now();
       if (
         untilDue > 0 &&
@@ -61,23 +67,42 @@ export class ApprovalNotifications {
     return wf.condition(decided, remainingMs(), { summary });
   }
 
+  /** The channels that have not had this notice and are not being sent it now. */
+  private unsent(call: ToolCallRecord, approval: ApprovalRecord, kind: NoticeKind): NotificationChannel[] {
+    const channels = this.goal.state.workerDefaults.notifications?.channels ?? [];
+    return channels.filter(
+      (channel) =>
+        !approval.notices?.some((ended) => ended.kind === kind && ended.channel === channel) &&
+        !this.inFlight.has(deliveryKey(call, approval, kind, channel)),
+    );
+  }
+
   private send(call: ToolCallRecord, kind: NoticeKind): void {
-    const settings = this.goal.state.workerDefaults.notifications;
     const approval = call.approval;
-    if (settings === undefined || approval === undefined) return;
-    if (approval.notices?.includes(kind)) return;
-    // Marked when scheduled: a new run after continue-as-new must not tell the approvers twice.
-    approval.notices = [...(approval.notices ?? []), kind];
+    if (approval === undefined) return;
+    const channels = this.unsent(call, approval, kind);
+    if (channels.length === 0) return;
     const notice = this.noticeOf(call, approval, kind);
-    for (const channel of settings.channels) {
+    for (const channel of channels) {
+      const key = deliveryKey(call, approval, kind, channel);
+      this.inFlight.add(key);
+      // Marked when it ends, sent or failed: a run that hands over before then leaves it unmarked.
+      const ended = () => {
+        this.inFlight.delete(key);
+        approval.notices = [...(approval.notices ?? []), { kind, channel }];
+      };
       void this.goal.activities.notifications.deliverApprovalNotice
         .executeWithOptions({ summary: `${kind} notice by ${channel}: ${call.summary}` }, [
           { channel, notice },
         ])
         .then(
-          (result) => this.record(LedgerEventKind.NotificationSent, call, kind, channel, { ...result }),
+          (result) => {
+            ended();
+            this.record(LedgerEventKind.NotificationSent, call, kind, channel, { ...result });
+          },
           (error: unknown) => {
             if (wf.isCancellation(error)) return;
+            ended();
             this.record(LedgerEventKind.NotificationFailed, call, kind, channel, {
               error: describeFailure(error),
             });
@@ -125,4 +150,13 @@ export class ApprovalNotifications {
       signed: config.approvalSignatures !== undefined,
     };
   }
+}
+
+function deliveryKey(
+  call: ToolCallRecord,
+  approval: ApprovalRecord,
+  kind: NoticeKind,
+  channel: NotificationChannel,
+): string {
+  return `${call.callId}|${approval.requestedAt}|${kind}|${channel}`;
 }
