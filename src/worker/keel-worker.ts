@@ -46,6 +46,8 @@ export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise
   const requestsPerMinute = modelRequestsPerMinute(options.modelRequestsPerMinute, env);
   const cachedWorkflows = maxCachedWorkflows(options.maxCachedWorkflows, env);
   const anthropic = options.anthropic ?? anthropicFromEnvironment(env);
+  // A bad KEEL_NOTIFY_* value stops the worker before it connects, in one line that repeats no secret.
+  const notifications = options.notifications ?? notifierSettingsFromEnv(env) ?? false;
   // Before the first connection: the process's runtime, which beats for every worker, is made with it.
   const heartbeatIntervalMs = ensureWorkerHeartbeats(env);
   // Refuses a connection from another copy of Temporal before it is used (worker/temporal-copies.ts).
@@ -54,6 +56,7 @@ export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise
     const worker = await createWorkerOn(target, {
       ...options,
       anthropic,
+      notifications,
       host,
       heartbeatIntervalMs,
       cachedWorkflows,
@@ -97,9 +100,7 @@ async function createWorkerOn(
   };
   const claim = await claimHost(claimOptions);
   const ledgerSinks = options.ledgerSinks ?? ledgerSinksFromEnv(env);
-  // A bad KEEL_NOTIFY_* value stops the worker here, in one line that repeats no secret.
-  const notifications =
-    options.notifications === false ? undefined : (options.notifications ?? notifierSettingsFromEnv(env));
+  const notifications = options.notifications === false ? undefined : options.notifications;
   const defaults = workerDefaultsFromEnv(env, ledgerSinks.length > 0);
   const reflectionCadence = options.reflectionCadence ?? defaults.reflectionCadence;
   const budget = options.budget ?? defaults.budget;
