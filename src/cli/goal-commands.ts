@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import { assessNowSignal, ledgerQuery } from '../workflows/goal/messages';
 import { askGoal } from './ask-goal';
 import { ExitCode } from './exit-codes';
+import { wholeNumber } from './flag-parsers';
 import { goalHandle, sendUserMessage, watchCommandAction } from './lazy-modules';
 
 type WithClient = <T>(command: Command, action: (client: Client) => Promise<T>) => Promise<T>;
@@ -31,15 +32,19 @@ export function registerGoalCommands(
 
   program
     .command('watch')
-    .description('a live view of a goal (progress, plan, counters, pending approvals) until it ends')
+    .description(
+      'a live view of a goal (progress, plan, counters, pending approvals) and its events, with offsets, until it ends',
+    )
     .argument('<workflowId>')
-    .action(async (workflowId: string, _options: unknown, command: Command) => {
+    .option('--after <offset>', 'resume the events after this offset (the last one seen)', wholeNumber)
+    .action(async (workflowId: string, options: { after?: number }, command: Command) => {
       await withClient(command, async (client) => {
         const result = await watchCommandAction({
           client,
           workflowId,
           write: (text) => process.stdout.write(text),
           isTTY: Boolean(process.stdout.isTTY),
+          ...(options.after === undefined ? {} : { after: options.after }),
         });
         if (result.status !== 'completed') process.exitCode = ExitCode.Failed;
       });

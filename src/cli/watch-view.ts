@@ -10,6 +10,8 @@ import { goalPatienceMs, modelActivity, type ModelActivityNow } from '../client/
 import { modelWaitLogLine, type ModelWait } from '../client/model-wait';
 import type { StreamProgress } from '../workflows/goal/model-turn/call-settings';
 import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
+import { followGoalEvents, type GoalStreamEvent } from '../client/goal-events';
+import { eventLines, logLine } from './watch-events';
 
 /**
  * `keel watch <id>`: a live terminal view of one goal for those who prefer the terminal to the
@@ -32,6 +34,8 @@ export interface WatchViewOptions {
    * answer and how an ended goal ended are left to them, so that they are said once.
    */
   resultFollows?: boolean;
+  /** The latest events of the goal's stream (goal-events.ts), shown under the view with their offsets. */
+  events?: readonly GoalStreamEvent[];
 }
 
 const TEXT_PREVIEW_CHARS = 120;
@@ -86,6 +90,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
       lines.push(decisionHint(workflowId, approval.callId));
     }
   }
+  if (options.events?.length) lines.push(...eventLines(options.events, workflowId));
   if (leftToResult) return lines;
   if (view.finalText) lines.push(`${finalTextLabel(view.status)}: ${preview(view.finalText)}`);
   if (view.status !== 'running')
@@ -132,7 +137,15 @@ export interface WatchOptions {
   model?: () => Promise<ModelActivityNow>;
   /** The caller prints the result's lines after the view (see WatchViewOptions.resultFollows). */
   resultFollows?: boolean;
+  /**
+   * The goal's event stream is followed from this offset (0: from the start; goal-events.ts): each
+   * event redraws the view, and is printed as a line when not a TTY, or listed under the view.
+   */
+  after?: number;
 }
+
+/** Events a TTY frame lists under the view. */
+const FRAME_EVENTS = 5;
 
 /** The phases in which the goal waits on a model call (a turn, or a plan). */
 const MODEL_PHASES: ReadonlySet<string> = new Set(['thinking', 'planning']);
@@ -155,6 +168,7 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
   // unhandled rejection would end the process with a stack trace instead of keel's one line.
   result.catch(() => undefined);
   let shown = new Set<string>();
+  const latest: GoalStreamEvent[] = [];
   const draw = async (): Promise<void> => {
     let view: GoalStatusView;
     try {
@@ -174,7 +188,7 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
       ...(model?.wait ? { waiting: model.wait } : {}),
     };
     if (options.isTTY) {
-      const lines = renderWatchView(view, { ...shape, now: clock() });
+      const lines = renderWatchView(view, { ...shape, now: clock(), events: latest });
       write(`${CLEAR_SCREEN}${lines.join('\n')}\n`);
       return;
     }
@@ -184,13 +198,30 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
     if (fresh.length > 0) write(`${fresh.join('\n')}\n`);
     shown = new Set(lines);
   };
+  // The stream wakes the view at once; the interval still redraws what has no event (the answer
+  // forming, a countdown). Its last events are in before the last frame.
+  let wake: () => void = () => undefined;
+  const following = (async () => {
+    for await (const event of followGoalEvents(handle, { after: options.after ?? 0 })) {
+      if (options.isTTY) latest.splice(0, latest.length, ...[...latest, event].slice(-FRAME_EVENTS));
+      else {
+        const line = logLine(event);
+        if (line !== undefined) write(`${line}\n`);
+      }
+      wake();
+    }
+  })().catch(() => undefined); // the view goes on without it; the result still ends the watch
   while (!finished) {
     await draw();
     await Promise.race([
       result.catch(() => undefined),
-      new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1000)),
+      new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, options.intervalMs ?? 1000);
+      }),
     ]);
   }
+  await following;
   await draw();
   return result;
 }
@@ -202,6 +233,8 @@ export interface WatchCommandOptions {
   /** Defaults to whether stdout is a terminal. */
   isTTY?: boolean;
   intervalMs?: number;
+  /** Resume the goal's event stream after this offset (`keel watch --after`). */
+  after?: number;
 }
 
 /** The body of `keel watch <workflowId>`: the live view, then the result summary. */
@@ -212,6 +245,7 @@ export async function watchCommandAction(options: WatchCommandOptions): Promise<
     write: options.write,
     isTTY: options.isTTY ?? process.stdout.isTTY === true,
     intervalMs: options.intervalMs,
+    after: options.after,
     // The summary below says how the goal ended and its answer, whole: the view leaves them to it.
     resultFollows: true,
     model: async () => {

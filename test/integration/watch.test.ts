@@ -73,6 +73,20 @@ test('watchGoal shows the pending approval with its command and ends with the re
     const lines = output.trimEnd().split('\n');
     assert.equal(lines.at(-1), 'goal completed: final answer given');
     assert.ok(lines.includes('final answer: watched and done'), output);
+    // It follows the goal's event stream: each event a line with its offset, in order.
+    assert.match(
+      output,
+      /^\[\d+\] approval\.requested: approval requested: run_command: echo watched >> effects\.txt$/m,
+    );
+    const offsets = [...output.matchAll(/^\[(\d+)\] /gm)].map((match) => Number(match[1]));
+    assert.ok(offsets.length >= 5, output);
+    assert.deepEqual(
+      offsets,
+      [...offsets].sort((a, b) => a - b),
+      'offsets rise',
+    );
+    // How it ended is said once, by the view's last line.
+    assert.ok(!/^\[\d+\] goal\.completed: /m.test(output), output);
   });
 });
 
@@ -92,5 +106,34 @@ test('watchCommandAction redraws the screen on a TTY and ends with the result su
     assert.ok(frames.length >= 1, 'at least one full-screen frame');
     assert.ok(frames.at(-1)?.startsWith(`${CLEAR_SCREEN}keel watch ${started.workflowId}\n`));
     assert.match(chunks.at(-1) ?? '', /^goal completed: final answer given\nfinal answer: listed\n/);
+
+    // The last frame lists the latest events and how to resume; --after resumes there.
+    const frame = frames.at(-1) ?? '';
+    assert.match(frame, new RegExp(`events \\(resume: keel watch ${started.workflowId} --after \\d+\\):`));
+    const shown = [...frame.matchAll(/^ {2}\[(\d+)\] (\S+):/gm)].map((match) => ({
+      offset: Number(match[1]),
+      kind: match[2],
+    }));
+    assert.equal(shown.at(-1)?.kind, 'goal.completed', frame);
+    const again: string[] = [];
+    await watchCommandAction({
+      client: harness.client,
+      workflowId: started.workflowId,
+      write: (text) => again.push(text),
+      isTTY: false,
+      after: shown.at(-3)?.offset ?? 0,
+    });
+    // Only the event after it: how the goal ended is said by the view, not as an event line.
+    const resumed = again
+      .join('')
+      .split('\n')
+      .filter((line) => /^\[\d+\] /.test(line));
+    const next = shown.at(-2);
+    assert.deepEqual(resumed, [
+      frame
+        .split('\n')
+        .find((line) => line.startsWith(`  [${next?.offset}] `))
+        ?.trim(),
+    ]);
   });
 });
