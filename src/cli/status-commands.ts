@@ -200,6 +200,10 @@ function statusLines(
     for (const line of loss) print(line);
   }
   for (const loss of view.workspaceLoss ?? []) print(`lost writes: ${workspaceLossLine(loss)}`);
+  if (view.lastDecision)
+    print(
+      `last decision: ${labelText(view.lastDecision.summary)}${view.lastDecision.reason === undefined ? '' : ` (${labelText(view.lastDecision.reason)})`}`,
+    );
   if (view.guards?.last) print(`last guard decision: ${view.guards.last.summary}`);
   for (const approval of view.pendingApprovals) {
     print(`awaiting approval: ${approval.callId} ${labelText(approval.summary)}`);

@@ -247,20 +247,3 @@ test('with signatures required, doNotAskAgain is signed: a signature cannot add 
   assert.equal(judge(remembered), 'bad-signature', 'a remembered denial replayed with the flag dropped');
   assert.equal(judge(remembered, false), 'bad-signature');
 });
-
-test('where a decision was made is carried with it, and an overlong origin is refused', () => {
-  const verdict = judgeDecision(
-    { callId: 'x', approver: 'ann', origin: '  inbox 127.0.0.1, link  ' },
-    true,
-    turn(),
-    open,
-  );
-  assert.ok(verdict.ok);
-  assert.equal(verdict.origin, 'inbox 127.0.0.1, link');
-  const plain = judgeDecision({ callId: 'x', approver: 'ann' }, true, turn(), open);
-  assert.ok(plain.ok && !('origin' in plain));
-  assert.equal(
-    reasonOf(judgeDecision({ callId: 'x', approver: 'ann', origin: 'o'.repeat(201) }, true, turn(), open)),
-    'malformed-payload',
-  );
-});

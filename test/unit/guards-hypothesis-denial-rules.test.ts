@@ -142,8 +142,7 @@ test('denials: the first denial warned (decision whole), the 2nd nothing, the 3r
       {
         guard: 'denials',
         action: 'warn',
-        summary:
-          'denials: told the model that run_command: rm -rf build was refused and not to ask for it again',
+        summary: 'denials: run_command: rm -rf build was denied',
         prompt: denialPromptText('run_command: rm -rf build', 'run_command on build'),
         data: {
           call: 'run_command: rm -rf build',

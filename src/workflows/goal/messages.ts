@@ -131,8 +131,15 @@ export type { GoalStats } from './lifecycle/result';
 export interface GuardsView {
   decisions: number;
   checkpointsEnforced: boolean;
-  /** The latest guard.* ledger event. */
+  /** The latest guard.* ledger event (the denials guard's warnings aside: see lastDecision). */
   last?: { kind: string; summary: string; at: string };
+}
+
+/** The latest decision on a waiting call (a human's, a rule's, a timeout's), from the ledger. */
+export interface LastDecisionView {
+  summary: string;
+  at: string;
+  reason?: string;
 }
 
 export interface GoalStatusView {
@@ -157,6 +164,8 @@ export interface GoalStatusView {
   model?: string;
   /** With fallback models (model.fallbacks): which model answered which turns, the active one. */
   models?: ModelsView;
+  /** The latest decision on a call: a human's denial is shown as theirs, not as a guard's. */
+  lastDecision?: LastDecisionView;
   /** The latest approve/deny signal that changed nothing (counted in counters.approvalsIgnored). */
   lastIgnoredDecision?: IgnoredDecision;
   /** Decisions must be signed (goal input approvalSignatures); absent when they need not be. */

@@ -37,9 +37,7 @@ export function denialDecision(
   }
   return warn(state, about, context, {
     guard: GuardName.Denials,
-    // What the guard did, not the refusal itself: that was a human's decision (or a rule's, or a
-    // timeout's), recorded as approval.decided and shown as such (issue 46).
-    summary: `denials: told the model that ${call.summary} was refused and not to ask for it again`,
+    summary: `denials: ${call.summary} was denied`,
     prompt: denialPrompt({
       summary: call.summary,
       intentText: intentText(verdict.intent),

@@ -11,9 +11,11 @@ import type {
   GoalStatusView,
   GuardsView,
   HostView,
+  LastDecisionView,
   PendingApprovalView,
   RuleView,
 } from '../messages';
+import { LedgerEventKind } from '../../common/ledger';
 import { unavailableActions } from '../../hosts/host-binding';
 import { workspaceLossLine } from '../../hosts/workspace-writes';
 import { currentHostLoss } from '../../hosts/host-loss';
@@ -155,12 +157,32 @@ export function goalResultOf(state: GoalState, nowMs: number): GoalResult {
 export function guardsView(state: GoalState): GuardsView | undefined {
   const guards = state.guards;
   if (!guards) return undefined;
-  const last = [...state.ledger.events].reverse().find((event) => event.kind.startsWith('guard.'));
+  // The denials guard's warning repeats a refusal to the model; the refusal is the approver's
+  // decision (or a rule's), shown as such in lastDecision, not as the guard's (issue 46). A
+  // denials stop is the guard's own decision and stays.
+  const last = [...state.ledger.events]
+    .reverse()
+    .find(
+      (event) =>
+        event.kind.startsWith('guard.') &&
+        !(event.kind === LedgerEventKind.GuardWarned && event.data.guard === 'denials'),
+    );
   return {
     decisions: guards.decisions,
     checkpointsEnforced: guards.checkpoints.escalated,
     ...(last ? { last: { kind: last.kind, summary: last.summary, at: last.at } } : {}),
   };
+}
+
+/** The latest approval.decided event: who decided which call, and why. */
+export function lastDecisionView(state: GoalState): LastDecisionView | undefined {
+  const last = [...state.ledger.events]
+    .reverse()
+    .find((event) => event.kind === LedgerEventKind.ApprovalDecided);
+  if (!last) return undefined;
+  const reason =
+    typeof last.data.reason === 'string' && last.data.reason !== '' ? last.data.reason : undefined;
+  return { summary: last.summary, at: last.at, ...(reason === undefined ? {} : { reason }) };
 }
 
 /** The bound host; while it is away or missing, since when and what a human can do. */
@@ -204,6 +226,7 @@ export function statusView(
   const budget = budgetUse(state, options.nowMs);
   const lastCheckpoint = state.principles.cadence.lastCheckpoint;
   const guards = guardsView(state);
+  const lastDecision = lastDecisionView(state);
   const rules = rulesInForce(state, options.nowMs);
   return {
     goal: state.config.goal,
@@ -225,6 +248,7 @@ export function statusView(
     awaitingReview: options.awaitingReview,
     ...(state.lastModel !== undefined ? { model: state.lastModel } : {}),
     ...(state.models === undefined ? {} : { models: modelsView(state) }),
+    ...(lastDecision ? { lastDecision } : {}),
     ...(state.lastIgnoredDecision ? { lastIgnoredDecision: state.lastIgnoredDecision } : {}),
     ...(state.config.approvalSignatures ? { signedApprovals: true } : {}),
     ...(state.status !== GoalStatus.Running ? { result: goalResultOf(state, options.nowMs) } : {}),
