@@ -24,6 +24,7 @@ import { startScriptedMessagesServer } from '../scripted-model/scripted-messages
 import { anthropicFromEnvironment, createKeelWorker } from '../worker';
 import { Connection } from '@temporalio/client';
 import { createFileModelRequestStore } from '../activities/model/request-store/file-model-request-store';
+import { startDemoInbox } from './demo-inbox';
 
 const ROOT = path.resolve(__dirname, '../..');
 const STATE_DIR = path.resolve(process.env.KEEL_DEMO_DIR || path.join(ROOT, '.keel'));
@@ -79,6 +80,8 @@ async function main(): Promise<void> {
     modelRequestStore: createFileModelRequestStore({ directory: path.join(STATE_DIR, 'model-requests') }),
   });
   const client = await connectClient(settings);
+  const inbox = await startDemoInbox(client, STATE_DIR, process.env.USER ?? 'demo user');
+  print(`inbox: ${inbox.link} (approve from a browser: keel inbox)`);
   const rl = interactive ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
   const prompts = new Map<string, AbortController>();
 
@@ -167,6 +170,7 @@ async function main(): Promise<void> {
     }
     return result; // runUntil shuts the worker down once this resolves
   });
+  await inbox.close();
   await client.connection.close();
   await workerConnection.close();
   await closeModel();

@@ -80,6 +80,8 @@ test(
       /temporal: registered keel's search attributes \(KeelStatus, KeelPhase, .*\) in namespace default/,
     );
     assert.match(output, /goal started: goal-\S+ \(task queue keel-demo-/);
+    // The approval inbox, with a sign-in link of this run's own (src/demo/demo-inbox.ts).
+    assert.match(output, /inbox: http:\/\/127\.0\.0\.1:\d+\/login#token=keel-inbox-\S+ /);
     assert.match(output, /goal completed/);
     assert.doesNotMatch(output, /BadSearchAttributes/);
     assert.match(output, /the server on .* was already running; the demo leaves it running/);
