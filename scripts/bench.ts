@@ -52,7 +52,7 @@ const program = new Command('bench')
     "skip the replay, memory, evicted-approval, start-time, model API's bad-days and many-goals measurements",
   )
   .option('--extras-only', 'only the separate measurements: no comparison scenarios, no warm-up')
-  .option('--systems <list>', 'comma-separated: keel,floor,ai-sdk', systemList)
+  .option('--systems <list>', 'comma-separated: keel,keel-viewed,floor,ai-sdk', systemList)
   .option('--out <dir>', 'where bench.json, bench.md and the chart go', 'bench-results')
   .option('--no-png', 'write the chart as SVG only');
 

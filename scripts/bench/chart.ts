@@ -2,7 +2,12 @@ import { accessSync, constants, writeFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import type { SystemSummary } from './comparison';
 
-const COLOURS: Record<string, string> = { keel: '#1f6feb', floor: '#6e7781', 'ai-sdk': '#d1242f' };
+const COLOURS: Record<string, string> = {
+  keel: '#1f6feb',
+  'keel-viewed': '#8250df',
+  floor: '#6e7781',
+  'ai-sdk': '#d1242f',
+};
 const WIDTH = 460;
 const HEIGHT = 300;
 const MARGIN = { left: 70, right: 20, top: 40, bottom: 50 };

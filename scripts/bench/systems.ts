@@ -5,7 +5,14 @@ import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/
 import { AiSdkPlugin } from '@temporalio/ai-sdk';
 import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createMemoryReflectionStore } from '../../src/activities/reflection-store/memory-reflection-store';
-import { decideApproval, goalHandle, goalStatus, startGoal } from '../../src/client/goal-client';
+import {
+  decideApproval,
+  goalHandle,
+  goalStatus,
+  startGoal,
+  type GoalHandle,
+} from '../../src/client/goal-client';
+import { followGoalEvents } from '../../src/client/goal-events';
 import { createKeelWorker, createToolRegistry } from '../../src/worker';
 import { GoalStatus } from '../../src/workflows/goal/lifecycle/state';
 import { createBenchActivities } from './bench-activities';
@@ -15,8 +22,17 @@ import { approveCallSignal, pendingCallsQuery } from './workflows/approval-gate'
 import type { LoopResult } from './workflows/floor-types';
 import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
 
-/** The three systems compared, each a worker on its own task queue of the same server. */
-export const SystemName = { Keel: 'keel', Floor: 'floor', AiSdk: 'ai-sdk' } as const;
+/**
+ * The three systems compared, each a worker on its own task queue of the same server, and keel
+ * again with a viewer following each goal's live event stream (client/goal-events.ts) on keel's
+ * worker: what a viewer costs in history events and time per call.
+ */
+export const SystemName = {
+  Keel: 'keel',
+  KeelViewed: 'keel-viewed',
+  Floor: 'floor',
+  AiSdk: 'ai-sdk',
+} as const;
 export type SystemName = (typeof SystemName)[keyof typeof SystemName];
 
 export interface StartedGoal {
@@ -76,7 +92,7 @@ export async function startBenchWorkers(options: {
   const unavailable: Partial<Record<SystemName, string>> = {};
   const suffix = `${process.pid}-${Date.now()}`;
 
-  if (wanted(SystemName.Keel)) {
+  if (wanted(SystemName.Keel) || wanted(SystemName.KeelViewed)) {
     const taskQueue = `bench-keel-${suffix}`;
     workers.push(
       await createKeelWorker({
@@ -95,7 +111,8 @@ export async function startBenchWorkers(options: {
         workflowBundle: options.keelBundle,
       }),
     );
-    systems.push(keelSystem(options.client, taskQueue));
+    if (wanted(SystemName.Keel)) systems.push(keelSystem(options.client, taskQueue));
+    if (wanted(SystemName.KeelViewed)) systems.push(keelSystem(options.client, taskQueue, { viewer: true }));
   }
   if (wanted(SystemName.Floor)) {
     const taskQueue = `bench-floor-${suffix}`;
@@ -148,9 +165,12 @@ export async function startBenchWorkers(options: {
   };
 }
 
-function keelSystem(client: Client, taskQueue: string): BenchSystem {
+/** How often the bench's viewer asks (the default of followGoalEvents). */
+const VIEWER_POLL_MS = 500;
+
+function keelSystem(client: Client, taskQueue: string, options: { viewer?: boolean } = {}): BenchSystem {
   return {
-    name: SystemName.Keel,
+    name: options.viewer ? SystemName.KeelViewed : SystemName.Keel,
     async start(scenario, workspace, id) {
       const handle = await startGoal(client, {
         taskQueue,
@@ -168,6 +188,7 @@ function keelSystem(client: Client, taskQueue: string): BenchSystem {
         },
       });
       const goal = goalHandle(client, id);
+      const viewer = options.viewer ? follow(goal) : undefined;
       return {
         workflowId: id,
         // startGoal returns what client.workflow.start returned, which knows its first run.
@@ -185,7 +206,8 @@ function keelSystem(client: Client, taskQueue: string): BenchSystem {
           return status.pendingApprovals.length;
         },
         async result() {
-          const result = await handle.result();
+          const result = await handle.result().finally(() => viewer?.stop());
+          await viewer?.events;
           if (result.status !== GoalStatus.Completed) {
             throw new Error(`keel goal ${id} ended ${result.status}: ${result.reason ?? ''}`);
           }
@@ -220,4 +242,17 @@ function loopSystem(name: SystemName, workflowType: string, client: Client, task
       };
     },
   };
+}
+
+/** A viewer of the goal's live event stream for as long as the goal runs: its events, counted. */
+function follow(goal: GoalHandle): { events: Promise<number>; stop(): void } {
+  const controller = new AbortController();
+  const events = (async () => {
+    let count = 0;
+    for await (const event of followGoalEvents(goal, { pollMs: VIEWER_POLL_MS, signal: controller.signal })) {
+      if (event.offset > 0) count += 1;
+    }
+    return count;
+  })();
+  return { events, stop: () => controller.abort() };
 }

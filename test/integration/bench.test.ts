@@ -33,7 +33,7 @@ test(
     const shown = readFileSync(files.markdown, 'utf8');
     assert.deepEqual(report.unavailable, {}, shown);
     assert.deepEqual(report.failures, [], shown);
-    assert.equal(report.summaries.length, 9, shown); // 3 systems × sequential, parallel, mixed
+    assert.equal(report.summaries.length, 12, shown); // 4 systems (keel-viewed too) × sequential, parallel, mixed
     for (const row of report.summaries) {
       const where = `${row.system} ${row.scenario}\n${shown}`;
       assert.equal(row.completed, 1, where);
