@@ -86,7 +86,7 @@ test(
     assert.match(shown, /mutating on a copy-on-write layer/);
 
     const json = JSON.parse(readFileSync(files.json, 'utf8')) as { summaries: unknown[] };
-    assert.equal(json.summaries.length, 9);
+    assert.equal(json.summaries.length, report.summaries.length, 'the JSON holds every row the report has');
     assert.ok(files.png, 'a PNG chart was written');
     const png = readFileSync(files.png);
     assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
