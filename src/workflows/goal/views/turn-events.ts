@@ -6,8 +6,8 @@ import { abridged } from '../model-turn/answer-text';
 
 /**
  * Runs that started before the live event stream replay without its events: with ledger sinks,
- * an event more can make a batch (an activity) where there was none. Asked once per run, when the
- * first such event is due; only a run that records them writes the marker (one history event).
+ * an event more can make a batch (an activity) where there was none. Asked once per run, as it
+ * starts (one marker event per run).
  */
 export const TURN_EVENTS_PATCH = 'turn-events-in-ledger';
 
@@ -31,13 +31,18 @@ export class TurnEvents {
   /** The calls of the turn being watched, kept after the goal lets go of it to see its last results. */
   private watched: readonly ToolCallRecord[] = [];
   private readonly seen = new Map<string, 'called' | 'finished'>();
-  private enabled: boolean | undefined;
+  private readonly enabled: boolean;
 
   constructor(
     private readonly state: GoalState,
     /** Whether this run records the events (the patch; injectable for tests, outside a workflow). */
-    private readonly patched: () => boolean = () => wf.patched(TURN_EVENTS_PATCH),
+    patched: () => boolean = () => wf.patched(TURN_EVENTS_PATCH),
   ) {
+    // Asked once, as the run is constructed, before any await: asked lazily, when the first event
+    // was due, a run whose worker came back to signals replayed with the marker in a different
+    // activation from the one that asked ("patch marker encountered … but there is no
+    // corresponding change command", cli-no-worker.test.ts). One marker event per run.
+    this.enabled = patched();
     this.turnsSeen = state.counters.modelTurns;
     // A turn carried over from the run before was observed there (it flushes before it hands over).
     this.watch(state.currentTurn ?? []);
@@ -51,8 +56,6 @@ export class TurnEvents {
       this.watched = this.state.currentTurn;
       events.push(...this.calls(this.watched));
     }
-    if (events.length === 0) return events;
-    this.enabled ??= this.patched();
     return this.enabled ? events : [];
   }
 
