@@ -1,4 +1,3 @@
-import * as wf from '@temporalio/workflow';
 import { LedgerEventKind, type NewLedgerEvent } from '../../common/ledger';
 import { textOf, toolUsesOf } from '../../common/transcript';
 import type { GoalState, ToolCallRecord } from '../lifecycle/state';
@@ -36,12 +35,11 @@ export class TurnEvents {
   constructor(
     private readonly state: GoalState,
     /** Whether this run records the events (the patch; injectable for tests, outside a workflow). */
-    patched: () => boolean = () => wf.patched(TURN_EVENTS_PATCH),
+    patched: () => boolean = () => true,
   ) {
-    // Asked once, as the run is constructed, before any await: asked lazily, when the first event
-    // was due, a run whose worker came back to signals replayed with the marker in a different
-    // activation from the one that asked ("patch marker encountered … but there is no
-    // corresponding change command", cli-no-worker.test.ts). One marker event per run.
+    // No patch before the first release (search-attributes.test.ts: a marker costs an event and an
+    // upsert): asked lazily it also broke replays ("patch marker encountered … but there is no
+    // corresponding change command", cli-no-worker.test.ts). The events are workflow state only.
     this.enabled = patched();
     this.turnsSeen = state.counters.modelTurns;
     // A turn carried over from the run before was observed there (it flushes before it hands over).
