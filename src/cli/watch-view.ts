@@ -169,13 +169,15 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
   result.catch(() => undefined);
   let shown = new Set<string>();
   const latest: GoalStreamEvent[] = [];
-  const draw = async (): Promise<void> => {
+  const draw = async (final = false): Promise<void> => {
     let view: GoalStatusView;
     try {
       view = await goalStatus(handle);
     } catch {
       return;
     }
+    // An ended goal's frame waits for the stream's last events, so its end lines come last.
+    if (!final && view.status !== 'running') return;
     const model =
       MODEL_PHASES.has(view.phase) && options.model
         ? await options.model().catch(() => undefined)
@@ -222,7 +224,7 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
     ]);
   }
   await following;
-  await draw();
+  await draw(true);
   return result;
 }
 
