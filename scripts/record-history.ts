@@ -6,6 +6,7 @@
  *   node --import tsx scripts/record-history.ts             # representative-goal.json
  *   node --import tsx scripts/record-history.ts tool-turns  # tool-turns.json
  *   node --import tsx scripts/record-history.ts escalation  # escalation-call-ids.json: held changes, keel's call ids
+ *   node --import tsx scripts/record-history.ts notified    # notified-goal.json: the worker's notices and reminder
  *
  * A kind may be followed by another FILE.json name, to keep a history recorded before a change.
  *
@@ -38,6 +39,14 @@ import {
   TOOL_TURNS_WORKFLOW_ID,
   toolTurnsScenario,
 } from '../test/fixtures/tool-turns-goal';
+import {
+  NOTIFIED_GOAL,
+  NOTIFIED_WORKFLOW_ID,
+  notifiedReceivers,
+  notifiedScenario,
+  untilReminded,
+} from '../test/fixtures/notified-goal';
+import type { NotifierSettings } from '../src/activities/notifications/notifier-settings';
 
 interface Recording {
   scenario: ScenarioInput;
@@ -45,6 +54,10 @@ interface Recording {
   goal: Omit<GoalInput, 'workspace'>;
   files: Readonly<Record<string, string>>;
   file: string;
+  /** Receivers the worker's notification channels point at, for the recording's length. */
+  receivers?: () => Promise<{ notifications: NotifierSettings; close(): Promise<void> }>;
+  /** What must have happened before a waiting call is approved. */
+  beforeApproving?: (handle: WorkflowHandle<typeof goalWorkflow>) => Promise<void>;
 }
 
 function recordingOf(kind: string | undefined, file: string | undefined): Recording {
@@ -76,11 +89,27 @@ function recordingOf(kind: string | undefined, file: string | undefined): Record
       file: path.join(histories, file ?? 'escalation-call-ids.json'),
     };
   }
-  throw new Error('usage: record-history.ts [representative | tool-turns | escalation] [FILE.json]');
+  if (kind === 'notified') {
+    return {
+      scenario: notifiedScenario,
+      workflowId: NOTIFIED_WORKFLOW_ID,
+      goal: NOTIFIED_GOAL,
+      files: {},
+      file: path.join(histories, file ?? 'notified-goal.json'),
+      receivers: notifiedReceivers,
+      beforeApproving: untilReminded,
+    };
+  }
+  throw new Error(
+    'usage: record-history.ts [representative | tool-turns | escalation | notified] [FILE.json]',
+  );
 }
 
 /** Approves every call that waits for a human, as it comes, until the goal ends. */
-async function approveAndFinish(handle: WorkflowHandle<typeof goalWorkflow>): Promise<void> {
+async function approveAndFinish(
+  handle: WorkflowHandle<typeof goalWorkflow>,
+  beforeApproving?: Recording['beforeApproving'],
+): Promise<void> {
   let done = false;
   const result = handle.result().finally(() => (done = true));
   const approved = new Set<string>();
@@ -89,6 +118,7 @@ async function approveAndFinish(handle: WorkflowHandle<typeof goalWorkflow>): Pr
     for (const { callId } of pending) {
       if (approved.has(callId)) continue;
       approved.add(callId);
+      await beforeApproving?.(handle);
       await handle.signal(approveSignal, { callId, approver: 'recorder' });
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -98,7 +128,11 @@ async function approveAndFinish(handle: WorkflowHandle<typeof goalWorkflow>): Pr
 
 async function main(): Promise<void> {
   const recording = recordingOf(process.argv[2], process.argv[3]);
-  const harness = await createHarness({ scenarios: [recording.scenario] });
+  const receivers = await recording.receivers?.();
+  const harness = await createHarness({
+    scenarios: [recording.scenario],
+    ...(receivers === undefined ? {} : { notifications: receivers.notifications }),
+  });
   try {
     await harness.withWorker(async () => {
       const workspace = tempDirectory('keel-record-');
@@ -109,12 +143,13 @@ async function main(): Promise<void> {
         workflowId: recording.workflowId,
         args: [{ ...recording.goal, workspace }],
       });
-      await approveAndFinish(handle);
+      await approveAndFinish(handle, recording.beforeApproving);
       writeFileSync(recording.file, JSON.stringify(await handle.fetchHistory()));
       console.log(`wrote ${recording.file}`);
     });
   } finally {
     await harness.close();
+    await receivers?.close();
     await stopOwnServer();
   }
 }
