@@ -6,9 +6,9 @@ import type { ModelWait } from '../client/model-wait';
 import { renderPlan } from '../workflows/planning/plan';
 import { ignoredDetail, tokenUsageText } from '../workflows/goal/views/details';
 import { workspaceLossLine } from '../workflows/hosts/workspace-writes';
-import { visibleJson } from '../workflows/tools/call-text';
+import { visibleJson, visibleText } from '../workflows/tools/call-text';
 import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEntry } from './approval-lines';
-import { changesPage, CHANGES_PAGE_SIZE } from './approval-changes-pages';
+import { changesCommand, changesPage, CHANGES_PAGE_SIZE } from './approval-changes-pages';
 import { CliError } from './cli-error';
 import { ExitCode } from './exit-codes';
 import { budgetLines } from './budget-lines';
@@ -96,6 +96,7 @@ export function registerStatusCommands(
       "list every change the call holds, a path a line (needs the goal's workflowId)",
     )
     .option('--page <number>', `which page of --changes (${CHANGES_PAGE_SIZE} paths a page)`, '1')
+    .option('--diff <callId>', "show the changes the call holds as a diff (needs the goal's workflowId)")
     .action(async (workflowId: string | undefined, options: PendingOptions, command: Command) => {
       const page = pageNumber(workflowId, options);
       await withClient(command, async (client, settings) => {
@@ -129,11 +130,13 @@ export function registerStatusCommands(
           );
         }
         const lines =
-          options.changes !== undefined && workflowId !== undefined
-            ? changesOf(pending, workflowId, options.changes, page, options.json === true)
-            : options.json
-              ? [visibleJson(pending)]
-              : pendingLines(pending);
+          options.diff !== undefined && workflowId !== undefined
+            ? heldDiffLines(pending, workflowId, options.diff)
+            : options.changes !== undefined && workflowId !== undefined
+              ? changesOf(pending, workflowId, options.changes, page, options.json === true)
+              : options.json
+                ? [visibleJson(pending)]
+                : pendingLines(pending);
         for (const line of lines) print(line);
       });
     });
@@ -222,6 +225,7 @@ function statusLines(
 interface PendingOptions {
   json?: boolean;
   changes?: string;
+  diff?: string;
   page: string;
 }
 
@@ -229,6 +233,10 @@ interface PendingOptions {
 function pageNumber(workflowId: string | undefined, options: PendingOptions): number {
   if (options.changes !== undefined && workflowId === undefined)
     throw new CliError('--changes needs the goal: keel pending <workflowId> --changes <callId>');
+  if (options.diff !== undefined && workflowId === undefined)
+    throw new CliError('--diff needs the goal: keel pending <workflowId> --diff <callId>');
+  if (options.diff !== undefined && options.changes !== undefined)
+    throw new CliError('--diff and --changes show one call each: give one of them');
   if (options.page !== '1' && options.changes === undefined)
     throw new CliError('--page pages the list of --changes <callId>');
   const page = Number(options.page);
@@ -254,4 +262,18 @@ function changesOf(
   const listed = changesPage({ workflowId, callId, changes: entry.heldChanges, page });
   if (!listed.ok) throw new CliError(listed.message);
   return listed.lines;
+}
+
+/** `keel pending <goal> --diff <callId>`: the held changes line by line, as the worker took them. */
+function heldDiffLines(pending: readonly PendingEntry[], workflowId: string, callId: string): string[] {
+  const entry = pending.find((candidate) => candidate.callId === callId);
+  if (entry === undefined)
+    throw new CliError(`${workflowId} has no pending call ${callId} (keel pending lists them)`);
+  if (entry.heldChanges === undefined)
+    throw new CliError(`${workflowId} ${callId} holds no changes: approving it runs the call`);
+  if (entry.heldDiff === undefined)
+    throw new CliError(
+      `${workflowId} ${callId} has no diff (held by a worker before diffs were kept): ${changesCommand(workflowId, callId)} lists its paths`,
+    );
+  return visibleText(entry.heldDiff).replace(/\n$/, '').split('\n');
 }

@@ -40,7 +40,7 @@ export function failure(options: {
 export function escalation(options: {
   content: string;
   reason: string;
-  held?: { changes: WorkspaceEffects };
+  held?: { changes: WorkspaceEffects; diff?: string };
   facts?: Facts;
 }): ToolOutcome {
   return {

@@ -38,7 +38,13 @@ export const escalationSchema = z.lazy(() =>
      * The call ran on a copy-on-write layer that keeps these changes: approval applies them, a
      * denial discards them. Absent: the call did not run, and approval runs it.
      */
-    held: z.object({ changes: workspaceEffectsSchema }).optional(),
+    held: z
+      .object({
+        changes: workspaceEffectsSchema,
+        /** The changes as a unified diff, cut short when long (activities/tools/layers/held-diff.ts). */
+        diff: z.string().optional(),
+      })
+      .optional(),
   }),
 );
 export type Escalation = z.infer<typeof escalationSchema>;

@@ -10,6 +10,7 @@ import type { CapturedLayer } from './layer-capture';
 import { CallLayer, type LayerRecord } from './layer-record';
 import { networkSetupFailure } from '../sandbox/network-isolation';
 import { runInLayer } from './run-in-layer';
+import { heldDiff } from './held-diff';
 
 export type LayeredCommandResult =
   | { readonly kind: 'outcome'; readonly outcome: ToolOutcome }
@@ -111,7 +112,7 @@ export async function runLayeredCommand(
             : []),
           ...(refused.length > 0 ? [deniedText(refused)] : []),
         ].join('; '),
-        held: { changes: capture.effects },
+        held: { changes: capture.effects, ...(await heldDiffOf(layer, capture)) },
       });
       await layer.write({
         state: 'held',
@@ -140,6 +141,16 @@ function deniedChanges(
     .filter((operation) => operation.op !== 'directory')
     .map((operation) => operation.path);
   return [...new Set(overlappingEffects(changed, denied, workspace))];
+}
+
+/** The held changes as a diff for the approver; a diff that cannot be read is left out, not a failure. */
+async function heldDiffOf(layer: CallLayer, capture: Pick<CapturedLayer, 'operations'>) {
+  const diff = await heldDiff({
+    operations: capture.operations,
+    upper: layer.directories.upper,
+    workspace: layer.workspace,
+  }).catch(() => undefined);
+  return diff === undefined ? {} : { diff };
 }
 
 function deniedText(paths: readonly string[]): string {

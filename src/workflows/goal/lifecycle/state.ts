@@ -95,7 +95,13 @@ export const toolCallRecordSchema = z.lazy(() =>
      * holds until then (approval applies them; absent: approval runs the call again, approved).
      */
     escalation: z
-      .object({ reason: z.string(), content: z.string(), changes: workspaceEffectsSchema.optional() })
+      .object({
+        reason: z.string(),
+        content: z.string(),
+        changes: workspaceEffectsSchema.optional(),
+        /** The held changes as a diff, cut short (layers/held-diff.ts): for the approver's eyes. */
+        diff: z.string().optional(),
+      })
       .optional(),
     approval: approvalRecordSchema.optional(),
     /** What the guards read of the call when it ran (guard-observation.ts). */

@@ -58,6 +58,7 @@ export class HeldChanges {
       reason: escalation.reason,
       content: formatToolResult(outcome),
       ...(escalation.held === undefined ? {} : { changes: escalation.held.changes }),
+      ...(escalation.held?.diff === undefined ? {} : { diff: escalation.held.diff }),
     };
     call.status = 'awaiting-approval';
     call.approval = {
