@@ -63,6 +63,8 @@ export function approvalLines(
     reversibility?: string;
     callId?: string;
     workflowId?: string;
+    /** Who may decide it; absent: anyone may. */
+    approvers?: readonly string[];
   },
   indent = CALL_INDENT,
 ): string[] {
@@ -87,6 +89,9 @@ export function approvalLines(
     ...(approval.reason === undefined
       ? []
       : [`${indent}# why it waits: ${visibleText(approval.reason, { oneLine: true })}`]),
+    ...(approval.approvers === undefined
+      ? []
+      : [`${indent}# who may decide: ${visibleText(approval.approvers.join(', '), { oneLine: true })}`]),
     // What a mutating call's decision covers, so its approver never believes they decided more:
     // an irreversible call's approval decides everything it does, as it always did.
     ...(reversibility === 'mutating'
@@ -109,6 +114,7 @@ export function pendingLines(entries: readonly PendingEntry[]): string[] {
       input,
       reason,
       heldChanges,
+      approvers,
       hostLoss,
     }) => [
       ...(callId === 'review'
@@ -123,6 +129,7 @@ export function pendingLines(entries: readonly PendingEntry[]): string[] {
               callId,
               ...(reason === undefined ? {} : { reason }),
               ...(heldChanges === undefined ? {} : { heldChanges }),
+              ...(approvers === undefined ? {} : { approvers }),
             }),
           ]),
       // A parked goal makes no calls, so its host's loss would not show anywhere else.

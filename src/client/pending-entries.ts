@@ -24,6 +24,10 @@ export interface PendingEntry {
   heldChanges?: WorkspaceEffects;
   /** The digest of heldChanges, to approve exactly them (`keel approve … --changes`). */
   changesDigest?: string;
+  /** The held changes as a unified diff, cut short when long. */
+  heldDiff?: string;
+  /** Who may decide it; absent: anyone may. */
+  approvers?: string[];
   /** The goal's host is missing: the line saying so and the actions (host-loss-lines.ts). */
   hostLoss?: string[];
 }
@@ -46,6 +50,8 @@ export function pendingEntries(
     input,
     reason,
     heldChanges,
+    heldDiff,
+    approvers,
   } of view.pendingApprovals)
     entries.push({
       workflowId,
@@ -58,6 +64,8 @@ export function pendingEntries(
       input,
       ...(reason === undefined ? {} : { reason }),
       ...(heldChanges === undefined ? {} : { heldChanges, changesDigest: changeSetDigest(heldChanges) }),
+      ...(heldDiff === undefined ? {} : { heldDiff }),
+      ...(approvers === undefined ? {} : { approvers }),
     });
   return entries;
 }

@@ -13,6 +13,9 @@ main { max-width: 62rem; margin: 0 auto; padding: 1rem; }
 .call { border: 1px solid #d0d0d7; border-radius: 6px; padding: .6rem 1rem; margin: 1rem 0; }
 .call h2 { font-size: 1.05rem; margin: .2rem 0; }
 .whole-call, .turns { background: #f7f7f9; padding: .5rem; overflow-x: auto; white-space: pre-wrap; }
+.diff pre { background: #f7f7f9; padding: .5rem; overflow-x: auto; font-size: .85rem; }
+.diff .add { background: #e6f4ea; } .diff .del { background: #fce8e6; }
+.diff .hunk { color: #6b6b73; } .diff .file { font-weight: 600; }
 .tier { font-size: .8rem; padding: 0 .4rem; border-radius: 3px; background: #e4e4ea; }
 .tier.irreversible { background: #fbd5d5; }
 .problem { color: #a40000; }

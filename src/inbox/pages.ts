@@ -2,7 +2,7 @@ import type { PendingEntry } from '../client/pending-entries';
 import type { LedgerEvent } from '../workflows/common/ledger';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { heldChangesLines } from '../workflows/tools/held-changes-text';
-import { html, shown, type Html } from './html';
+import { Html, html, shown } from './html';
 import { offsetOfSequence } from '../client/goal-stream';
 import type { Session } from './sessions';
 
@@ -76,6 +76,13 @@ export function messagePage(heading: string, lines: readonly string[], role: 'st
 export interface Filters {
   goal?: string;
   tool?: string;
+  /** Only the calls this approver may decide (the goal's approvers for the tier a call waits at). */
+  approver?: string;
+}
+
+/** Whether an approver may decide a call: the goal names them for its tier, or names no one. */
+export function mayDecide(entry: Pick<PendingEntry, 'approvers'>, approver: string): boolean {
+  return entry.approvers === undefined || entry.approvers.includes(approver);
 }
 
 export function inboxPage(options: {
@@ -91,13 +98,22 @@ export function inboxPage(options: {
     (entry) =>
       entry.callId !== 'review' &&
       (filters.goal === undefined || entry.workflowId.includes(filters.goal)) &&
-      (filters.tool === undefined || entry.toolName === filters.tool),
+      (filters.tool === undefined || entry.toolName === filters.tool) &&
+      (filters.approver === undefined || mayDecide(entry, filters.approver)),
   );
   return html`<h1>Waiting for a decision</h1>
     <form method="get" action="/" class="filters">
       <label>goal <input name="goal" value="${filters.goal ?? ''}" /></label>
       <label>tool <input name="tool" value="${filters.tool ?? ''}" /></label>
+      <label>approver <input name="approver" value="${filters.approver ?? ''}" /></label>
       <button>filter</button>
+      ${
+        viewer.approver === undefined
+          ? ''
+          : html`<a href="/?approver=${encodeURIComponent(viewer.approver)}" data-testid="mine"
+              >only the calls I may decide</a
+            >`
+      }
     </form>
     ${options.notes.map((note) => html`<p class="note">${shown(note, { oneLine: true })}</p>`)}
     ${
@@ -145,6 +161,12 @@ export function callCard(
     <p class="meta">
       goal <a href="/goals/${encodeURIComponent(entry.workflowId)}">${entry.workflowId}</a> · call
       <code>${entry.callId}</code> · tool <code>${entry.toolName ?? ''}</code> · waits until ${entry.deadline}
+      ${
+        entry.approvers === undefined
+          ? ''
+          : html`· who may decide:
+              <span data-testid="approvers">${shown(entry.approvers.join(', '), { oneLine: true })}</span>`
+      }
     </p>
     <pre class="whole-call">${shown(entry.call ?? '')}</pre>
     ${entry.reason === undefined ? '' : html`<p class="why">why it waits: ${shown(entry.reason, { oneLine: true })}</p>`}
@@ -157,6 +179,7 @@ export function callCard(
               ${heldChangesLines(entry.heldChanges).map((line) => html`<li>${line}</li>`)}
             </ul>
             <p class="digest">${digest}</p>
+            ${entry.heldDiff === undefined ? '' : diffBlock(entry.heldDiff)}
           </div>`
     }
     <form method="post" action="/decide" class="decide">
@@ -184,6 +207,29 @@ export function callCard(
       <button name="decision" value="deny" class="deny">Deny</button>
     </form>
   </section>`;
+}
+
+/** The held changes line by line, additions and removals marked by class (the text says it too). */
+function diffBlock(diff: string): Html {
+  // Lines joined here, not in the template: a formatter may fold a template's newlines to spaces.
+  const lines = diff
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => html`<span class="${diffLineClass(line)}">${shown(line)}</span>`.text);
+  const body = new Html(lines.join('\n'));
+  return html`<details class="diff" open>
+    <summary>the changes, line by line</summary>
+    <pre data-testid="diff">${body}</pre>
+  </details>`;
+}
+
+function diffLineClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('Index:') || line.startsWith('==='))
+    return 'file';
+  if (line.startsWith('@@')) return 'hunk';
+  if (line.startsWith('+')) return 'add';
+  if (line.startsWith('-')) return 'del';
+  return 'same';
 }
 
 export function goalPage(options: {

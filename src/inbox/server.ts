@@ -232,6 +232,7 @@ async function route(context: RouteContext): Promise<void> {
     const filters = {
       ...(url.searchParams.get('goal') ? { goal: url.searchParams.get('goal') ?? '' } : {}),
       ...(url.searchParams.get('tool') ? { tool: url.searchParams.get('tool') ?? '' } : {}),
+      ...(url.searchParams.get('approver') ? { approver: url.searchParams.get('approver') ?? '' } : {}),
     };
     return context.send(
       200,

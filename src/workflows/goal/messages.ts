@@ -122,6 +122,16 @@ export interface PendingApprovalView {
    * approving applies exactly these, denying discards them.
    */
   heldChanges?: WorkspaceEffects;
+  /**
+   * The held changes as a unified diff, cut short when long (activities/tools/layers/held-diff.ts):
+   * what the change list names, shown line by line. Absent for calls held before it was recorded.
+   */
+  heldDiff?: string;
+  /**
+   * Who may decide this call: the goal's approvers for the tier it is held at. Absent: anyone may
+   * (the goal names no approvers for that tier).
+   */
+  approvers?: string[];
 }
 
 /** Numbers that show how the harness principles acted on this goal (defined with the result). */

@@ -1,4 +1,7 @@
 import { whyItWaits } from '../../approvals/why-it-waits';
+import { ANYONE } from '../../approvals/approval-authority';
+import { decisionTier } from '../../approvals/decision-tier';
+import type { Reversibility } from '../../tools/reversibility';
 import { isInForce } from '../../approvals/rule-book';
 import { ruleText } from '../../approvals/approval-rule';
 import { budgetUses, resolveBudget, type Budget } from '../../principles/budget';
@@ -46,7 +49,15 @@ export function pendingApprovals(state: GoalState): PendingApprovalView[] {
       deadline: new Date(call.approval?.deadlineMs ?? 0).toISOString(),
       reason: whyItWaits(call),
       ...(call.escalation?.changes === undefined ? {} : { heldChanges: call.escalation.changes }),
+      ...(call.escalation?.diff === undefined ? {} : { heldDiff: call.escalation.diff }),
+      ...approversOf(state, call.reversibility),
     }));
+}
+
+/** Who may decide a call held at this tier; nothing when anyone may. */
+function approversOf(state: GoalState, reversibility: Reversibility): { approvers?: string[] } {
+  const listed = state.config.approvers[decisionTier(reversibility)];
+  return listed.includes(ANYONE) ? {} : { approvers: [...listed] };
 }
 
 /**
