@@ -7,6 +7,7 @@ import {
   NotificationChannel,
   NotificationFailureType,
   type ApprovalNotice,
+  type ChannelName,
 } from '../../workflows/approvals/notifications';
 import { activityContextOrUndefined } from '../activity-context';
 import { webhookSinkName } from '../ledger-sinks/webhook-sink';
@@ -19,19 +20,25 @@ import {
   webhookPayload,
   type NoticeContext,
 } from './notice-message';
-import { isEmailAddress, type NotifierSettings } from './notifier-settings';
+import { isEmailAddress, NotifyVariable, type NotifierSettings } from './notifier-settings';
+import type { NamedChannel } from './channels-file';
 import { signedWebhookHeaders } from './standard-webhooks';
 
 /** How long one HTTP delivery may take, answer included. */
 export const NOTIFY_HTTP_TIMEOUT_MS = 10_000;
 
 export interface DeliverNoticeInput {
-  channel: NotificationChannel;
+  /** One of the worker's own channels (webhook, slack, email) or a name its channels file defines. */
+  channel: ChannelName;
   notice: ApprovalNotice;
+  /** The goal's own recipients (`notify.emailTo`), with the worker's email channel only. */
+  emailTo?: string[];
 }
 
 export interface DeliverNoticeResult {
-  channel: NotificationChannel;
+  channel: ChannelName;
+  /** A named channel's kind; absent for the worker's own, whose name is their kind. */
+  via?: NamedChannel['kind'];
   /** Where it went: a webhook's origin and digest (its path may be a secret), or the addresses. */
   to: string;
   /** The worker's clock when the channel took it. */
@@ -79,74 +86,68 @@ export function createNotificationActivities(dependencies: NotificationActivityD
       inbox: settings?.inbox,
     };
     const { notice, channel } = input;
-    const done = (to: string): DeliverNoticeResult => ({
+    const done = (to: string, via?: NamedChannel['kind']): DeliverNoticeResult => ({
       channel,
+      ...(via === undefined ? {} : { via }),
       to,
       sentAt: now().toISOString(),
       attempt: context?.info.attempt ?? 1,
     });
-    if (channel === NotificationChannel.Webhook && settings?.webhook) {
-      const { url, key } = settings.webhook;
-      const sentAt = now();
-      const body = webhookPayload(
-        notice,
-        decisionLinks(notice, noticeContext, namedApprovers(notice)),
-        sentAt,
-      );
-      // One id for every attempt of this notice, so a receiver takes it once.
-      const id = `msg_${notice.goalId}.${notice.callId}.${notice.kind}.${Date.parse(notice.requestedAt)}`;
-      const headers = signedWebhookHeaders(key, {
-        id,
-        timestampSeconds: Math.floor(sentAt.getTime() / 1000),
-        body,
-      });
-      await postJson(send, url, body, { ...headers });
-      return done(webhookSinkName(url));
-    }
-    if (channel === NotificationChannel.Slack && settings?.slack) {
-      const links = decisionLinks(notice, noticeContext, namedApprovers(notice));
-      await postJson(send, settings.slack.url, JSON.stringify(slackMessage(notice, links)), {});
-      return done(webhookSinkName(settings.slack.url));
-    }
-    if (channel === NotificationChannel.Email && settings?.email) {
-      const email = settings.email;
-      const recipients = emailRecipients(notice, email.to);
-      if (recipients.length === 0) {
-        throw ApplicationFailure.nonRetryable(
-          'no email recipient: name approvers by address or set KEEL_NOTIFY_EMAIL_TO',
-          NotificationFailureType.NotConfigured,
-        );
-      }
+    const mail = (to: readonly string[]) => {
+      const email = settings?.email;
+      if (email === undefined) return undefined;
       mailer ??= createTransport({
         url: email.smtpUrl.href,
         connectionTimeout: NOTIFY_HTTP_TIMEOUT_MS,
         greetingTimeout: NOTIFY_HTTP_TIMEOUT_MS,
         socketTimeout: 2 * NOTIFY_HTTP_TIMEOUT_MS,
       });
-      const transport = mailer;
-      // A retry skips the recipients an earlier attempt reached (kept in the heartbeat details).
-      const earlier = sentToSchema.safeParse(context?.info.heartbeatDetails);
-      const sentTo = new Set(earlier.success ? earlier.data.sentTo : []);
-      for (const recipient of recipients.filter((address) => !sentTo.has(address))) {
-        // Each recipient gets only their own link: it decides as them.
-        const mayDecide = notice.approvers.includes(ANYONE) || notice.approvers.includes(recipient);
-        const links = decisionLinks(notice, noticeContext, mayDecide ? [recipient] : []);
-        await sendMail(transport, {
-          from: email.from,
-          to: recipient,
-          subject: `keel: ${headline(notice)}`,
-          text: plainText(notice, links),
-          messageId: `<${randomUUID()}@keel>`,
-        });
-        sentTo.add(recipient);
-        context?.heartbeat({ sentTo: [...sentTo] });
+      return sendEmails({ transport: mailer, from: email.from, to, notice, noticeContext, context });
+    };
+    if (channel === NotificationChannel.Webhook && settings?.webhook) {
+      await sendWebhook(send, settings.webhook, notice, noticeContext, now());
+      return done(webhookSinkName(settings.webhook.url));
+    }
+    if (channel === NotificationChannel.Slack && settings?.slack) {
+      await sendSlack(send, settings.slack.url, notice, noticeContext);
+      return done(webhookSinkName(settings.slack.url));
+    }
+    if (channel === NotificationChannel.Email && settings?.email) {
+      const recipients = emailRecipients(notice, [...settings.email.to, ...(input.emailTo ?? [])]);
+      if (recipients.length === 0) {
+        throw ApplicationFailure.nonRetryable(
+          'no email recipient: name approvers by address or set KEEL_NOTIFY_EMAIL_TO',
+          NotificationFailureType.NotConfigured,
+        );
       }
+      await mail(recipients);
       return done(`email to ${recipients.join(', ')}`);
     }
-    throw ApplicationFailure.nonRetryable(
-      `this worker has no ${channel} notification channel configured`,
-      NotificationFailureType.NotConfigured,
-    );
+    if (isOwnChannel(channel)) {
+      const why =
+        channel === NotificationChannel.Email && (input.emailTo ?? []).length > 0
+          ? `this worker has no SMTP server for the goal's email recipients (${NotifyVariable.SmtpUrl})`
+          : `this worker has no ${channel} notification channel configured`;
+      throw ApplicationFailure.nonRetryable(why, NotificationFailureType.NotConfigured);
+    }
+    const named = settings?.named?.get(channel);
+    if (named === undefined) {
+      throw ApplicationFailure.nonRetryable(
+        unknownChannel(channel, settings),
+        NotificationFailureType.NotConfigured,
+      );
+    }
+    if (named.kind === 'webhook') {
+      await sendWebhook(send, named, notice, noticeContext, now());
+      return done(webhookSinkName(named.url), named.kind);
+    }
+    if (named.kind === 'slack') {
+      await sendSlack(send, named.url, notice, noticeContext);
+      return done(webhookSinkName(named.url), named.kind);
+    }
+    // Checked at the worker's start: an email channel needs the worker's SMTP server.
+    await mail(named.to);
+    return done(`email to ${named.to.join(', ')}`, named.kind);
   }
 
   // A plain function, not a method: the worker registers activities detached from this object.
@@ -155,9 +156,80 @@ export function createNotificationActivities(dependencies: NotificationActivityD
 
 export type NotificationActivities = ReturnType<typeof createNotificationActivities>;
 
-/** Approvers of the call's tier named by address, then the worker's own recipients, once each. */
+/** Approvers of the call's tier named by address, then the worker's and the goal's recipients, once each. */
 export function emailRecipients(notice: ApprovalNotice, configured: readonly string[]): string[] {
   return [...new Set([...notice.approvers.filter(isEmailAddress), ...configured])];
+}
+
+function isOwnChannel(channel: ChannelName): channel is NotificationChannel {
+  return (Object.values(NotificationChannel) as string[]).includes(channel);
+}
+
+/** Why a goal's channel is not here: the names this worker has (names are not secret). */
+function unknownChannel(channel: ChannelName, settings: NotifierSettings | undefined): string {
+  const names = [...(settings?.named?.keys() ?? [])];
+  const known =
+    names.length === 0
+      ? `it has no named channels (${NotifyVariable.ChannelsFile})`
+      : `its channels file names ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''}`;
+  return `this worker has no notification channel named "${channel}": ${known}`;
+}
+
+async function sendWebhook(
+  send: typeof fetch,
+  webhook: { url: URL; key: Buffer },
+  notice: ApprovalNotice,
+  noticeContext: NoticeContext,
+  sentAt: Date,
+): Promise<void> {
+  const body = webhookPayload(notice, decisionLinks(notice, noticeContext, namedApprovers(notice)), sentAt);
+  // One id for every attempt of this notice, so a receiver takes it once.
+  const id = `msg_${notice.goalId}.${notice.callId}.${notice.kind}.${Date.parse(notice.requestedAt)}`;
+  const headers = signedWebhookHeaders(webhook.key, {
+    id,
+    timestampSeconds: Math.floor(sentAt.getTime() / 1000),
+    body,
+  });
+  await postJson(send, webhook.url, body, { ...headers });
+}
+
+async function sendSlack(
+  send: typeof fetch,
+  url: URL,
+  notice: ApprovalNotice,
+  noticeContext: NoticeContext,
+): Promise<void> {
+  const links = decisionLinks(notice, noticeContext, namedApprovers(notice));
+  await postJson(send, url, JSON.stringify(slackMessage(notice, links)), {});
+}
+
+/** One email per recipient; a retry skips those an earlier attempt reached (the heartbeat's details). */
+async function sendEmails(options: {
+  transport: Transporter;
+  from: string;
+  to: readonly string[];
+  notice: ApprovalNotice;
+  noticeContext: NoticeContext;
+  context:
+    { readonly info: { readonly heartbeatDetails: unknown }; heartbeat(details?: unknown): void } | undefined;
+}): Promise<void> {
+  const { transport, notice, context } = options;
+  const earlier = sentToSchema.safeParse(context?.info.heartbeatDetails);
+  const sentTo = new Set(earlier.success ? earlier.data.sentTo : []);
+  for (const recipient of options.to.filter((address) => !sentTo.has(address))) {
+    // Each recipient gets only their own link: it decides as them.
+    const mayDecide = notice.approvers.includes(ANYONE) || notice.approvers.includes(recipient);
+    const links = decisionLinks(notice, options.noticeContext, mayDecide ? [recipient] : []);
+    await sendMail(transport, {
+      from: options.from,
+      to: recipient,
+      subject: `keel: ${headline(notice)}`,
+      text: plainText(notice, links),
+      messageId: `<${randomUUID()}@keel>`,
+    });
+    sentTo.add(recipient);
+    context?.heartbeat({ sentTo: [...sentTo] });
+  }
 }
 
 async function postJson(

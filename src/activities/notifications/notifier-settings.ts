@@ -1,6 +1,7 @@
 import { parseDuration } from '../../workflows/common/duration';
 import {
   DEFAULT_REMINDER_LEAD,
+  isEmailAddress,
   NotificationChannel,
   type NotificationDefaults,
   type ReminderLead,
@@ -8,6 +9,8 @@ import {
 import { DECISION_LINK_SECRET_ENV, decisionLinkSecret } from '../../client/decision-link';
 import { WEB_UI_URL_VARIABLE } from '../../client/web-ui';
 import { webhookSecretBytes } from './standard-webhooks';
+import { CHANNELS_FILE_VARIABLE, namedChannelsFromFile, type NamedChannel } from './channels-file';
+import { NotificationConfigError } from './config-error';
 
 /**
  * The worker's notification channels, from its environment (issue 46). The secrets (the webhook's
@@ -24,6 +27,7 @@ export const NotifyVariable = {
   EmailTo: 'KEEL_NOTIFY_EMAIL_TO',
   ReminderBefore: 'KEEL_NOTIFY_REMINDER_BEFORE',
   InboxUrl: 'KEEL_INBOX_URL',
+  ChannelsFile: CHANNELS_FILE_VARIABLE,
 } as const;
 
 export interface NotifierSettings {
@@ -33,6 +37,8 @@ export interface NotifierSettings {
   slack?: { url: URL };
   /** Email over SMTP: to approvers named by address, and to `to`. */
   email?: { smtpUrl: URL; from: string; to: string[] };
+  /** Channels goals name (KEEL_NOTIFY_CHANNELS_FILE), by name; a Map, so no name finds a prototype's key. */
+  named?: ReadonlyMap<string, NamedChannel>;
   /** When the reminder is due; absent: none. */
   reminder?: ReminderLead;
   /** The inbox that takes signed one-time decision links (`<url>/decide?link=…`). */
@@ -41,9 +47,7 @@ export interface NotifierSettings {
   webUiBase?: string;
 }
 
-export class NotificationConfigError extends Error {
-  override name = 'NotificationConfigError';
-}
+export { NotificationConfigError };
 
 /** The channels the environment configures, or undefined when it configures none. */
 export function notifierSettingsFromEnv(env: NodeJS.ProcessEnv): NotifierSettings | undefined {
@@ -54,7 +58,8 @@ export function notifierSettingsFromEnv(env: NodeJS.ProcessEnv): NotifierSetting
   const webhookUrl = read(NotifyVariable.WebhookUrl);
   const slackUrl = read(NotifyVariable.SlackWebhookUrl);
   const smtpUrl = read(NotifyVariable.SmtpUrl);
-  if (webhookUrl === undefined && slackUrl === undefined && smtpUrl === undefined) return undefined;
+  const channelsFile = read(NotifyVariable.ChannelsFile);
+  if ([webhookUrl, slackUrl, smtpUrl, channelsFile].every((value) => value === undefined)) return undefined;
   const settings: NotifierSettings = {};
   if (webhookUrl !== undefined) {
     const secret = read(NotifyVariable.WebhookSecret);
@@ -67,6 +72,9 @@ export function notifierSettingsFromEnv(env: NodeJS.ProcessEnv): NotifierSetting
   }
   if (slackUrl !== undefined) settings.slack = { url: httpUrl(NotifyVariable.SlackWebhookUrl, slackUrl) };
   if (smtpUrl !== undefined) settings.email = emailSettings(smtpUrl, read);
+  if (channelsFile !== undefined) {
+    settings.named = namedChannelsFromFile(channelsFile, { env, smtp: settings.email !== undefined });
+  }
   const reminder = parseReminderLead(read(NotifyVariable.ReminderBefore));
   if (reminder !== undefined) settings.reminder = reminder;
   const inboxUrl = read(NotifyVariable.InboxUrl);
@@ -87,7 +95,12 @@ export function notifierSettingsFromEnv(env: NodeJS.ProcessEnv): NotifierSetting
   return settings;
 }
 
-/** What goals learn at their start: the channel names and the reminder, nothing secret. */
+/**
+ * What goals learn at their start: the worker's own channels and the reminder, nothing secret.
+ * A worker with named channels only tells no channel of its own, and its reminder, for goals that
+ * name some; its named channels are not listed: a goal names them, and the worker that delivers
+ * a notice looks the name up then.
+ */
 export function notificationDefaults(
   settings: NotifierSettings | undefined,
 ): NotificationDefaults | undefined {
@@ -97,7 +110,7 @@ export function notificationDefaults(
     ...(settings.slack ? [NotificationChannel.Slack] : []),
     ...(settings.email ? [NotificationChannel.Email] : []),
   ];
-  if (channels.length === 0) return undefined;
+  if (channels.length === 0 && (settings.named?.size ?? 0) === 0) return undefined;
   return { channels, ...(settings.reminder === undefined ? {} : { reminder: settings.reminder }) };
 }
 
@@ -122,10 +135,8 @@ export function parseReminderLead(text: string | undefined): ReminderLead | unde
   );
 }
 
-/** A plain address: name@domain, nothing around it. */
-export function isEmailAddress(text: string): boolean {
-  return /^[^\s@<>",;]+@[^\s@<>",;]+$/.test(text);
-}
+/** A plain address: name@domain (shared with goal input, which names recipients too). */
+export { isEmailAddress };
 
 function emailSettings(smtpUrl: string, read: (name: string) => string | undefined) {
   let url: URL;
