@@ -4,6 +4,7 @@ import { judgeSettingsSchema } from '../../principles/progress-judge';
 import { principleSettingsSchema } from '../../principles/principles';
 import { approvalSignaturesSchema, approversSchema } from '../../approvals/approval-authority';
 import { ruleSpecSchema } from '../../approvals/approval-rule';
+import { goalNotifySchema } from '../../approvals/notifications';
 
 /** Rules a goal's input may carry. */
 export const MAX_INPUT_RULES = 100;
@@ -198,6 +199,12 @@ export const goalInputSchema = z
      * in history); they are recorded as such either way.
      */
     requireEncryptedDecisions: z.boolean().default(false),
+    /**
+     * Who else hears that a call waits for a human (`keel run --notify`, approvals/notifications.ts):
+     * channels the worker's channels file defines, by name, and email addresses, added to the
+     * worker's own channels; and the reminder's lead. Names only: URLs and keys stay on the worker.
+     */
+    notify: goalNotifySchema.optional(),
     /** After the final answer, how long to wait for a follow-up message before completing. */
     followUpWindowMs: z.number().int().nonnegative().default(0),
     timing: activityTimingSchema.prefault({}),

@@ -1,22 +1,27 @@
 /**
  * Telling the approvers that a call waits for them (issue 46): a notice when it starts waiting
  * and a reminder before its deadline, through each channel the worker configured at the goal's
- * start (state.workerDefaults.notifications). Each delivery is an activity of its own, with its
- * own bounded retries, which the goal never awaits: a channel that is down delays and fails
- * nothing; the ledger records how each delivery ended. Goals whose worker had no channels (every
- * goal from before) schedule nothing and wait exactly as they did, so their histories replay.
+ * start (state.workerDefaults.notifications) and each the goal names (config.notify: channels of
+ * the worker's channels file, extra email recipients). Each delivery is an activity of its own,
+ * with its own bounded retries, which the goal never awaits: a channel that is down, or that no
+ * worker defines, delays and fails nothing; the ledger records how each delivery ended. Goals
+ * with no channel at all (every goal whose worker had none and that names none) schedule nothing
+ * and wait exactly as they did; goals that name none send exactly what they did: histories replay.
  */
 import * as wf from '@temporalio/workflow';
 import { LedgerEventKind } from '../../common/ledger';
 import { callText } from '../../tools/call-text';
 import { whyItWaits } from '../../approvals/why-it-waits';
 import {
+  goalChannels,
+  goalReminder,
   NoticeKind,
+  NotificationChannel,
   noticeChanges,
   reminderDueMs,
   shortened,
   type ApprovalNotice,
-  type NotificationChannel,
+  type ChannelName,
 } from '../../approvals/notifications';
 import { describeFailure } from '../lifecycle/failures';
 import type { ApprovalRecord } from '../lifecycle/approval-record';
@@ -46,12 +51,12 @@ export class ApprovalNotifications {
     // and condition(fn, 0) would need an SDK patch marker in history.
     const remainingMs = () => Math.max(1, approval.deadlineMs - Date.now());
     const summary = `approval wait: ${call.summary}`;
-    const settings = this.goal.state.workerDefaults.notifications;
-    if (settings === undefined) return wf.condition(decided, remainingMs(), { summary });
+    if (this.channels().length === 0) return wf.condition(decided, remainingMs(), { summary });
     this.send(call, NoticeKind.Waiting);
+    const { workerDefaults, config } = this.goal.state;
     const due = reminderDueMs(
       { requestedAtMs: Date.parse(approval.requestedAt), deadlineMs: approval.deadlineMs },
-      settings.reminder,
+      goalReminder(workerDefaults.notifications, config.notify),
     );
     if (due !== undefined && this.unsent(call, approval, NoticeKind.Reminder).length > 0) {
       const untilDue = due - Date.now();
@@ -67,10 +72,15 @@ export class ApprovalNotifications {
     return wf.condition(decided, remainingMs(), { summary });
   }
 
+  /** The worker's own channels and the goal's, in that order (approvals/notifications.ts). */
+  private channels(): ChannelName[] {
+    const { workerDefaults, config } = this.goal.state;
+    return goalChannels(workerDefaults.notifications, config.notify);
+  }
+
   /** The channels that have not had this notice and are not being sent it now. */
-  private unsent(call: ToolCallRecord, approval: ApprovalRecord, kind: NoticeKind): NotificationChannel[] {
-    const channels = this.goal.state.workerDefaults.notifications?.channels ?? [];
-    return channels.filter(
+  private unsent(call: ToolCallRecord, approval: ApprovalRecord, kind: NoticeKind): ChannelName[] {
+    return this.channels().filter(
       (channel) =>
         !approval.notices?.some((ended) => ended.kind === kind && ended.channel === channel) &&
         !this.inFlight.has(deliveryKey(call, approval, kind, channel)),
@@ -83,6 +93,7 @@ export class ApprovalNotifications {
     const channels = this.unsent(call, approval, kind);
     if (channels.length === 0) return;
     const notice = this.noticeOf(call, approval, kind);
+    const emailTo = this.goal.state.config.notify?.emailTo ?? [];
     for (const channel of channels) {
       const key = deliveryKey(call, approval, kind, channel);
       this.inFlight.add(key);
@@ -93,7 +104,10 @@ export class ApprovalNotifications {
       };
       void this.goal.activities.notifications.deliverApprovalNotice
         .executeWithOptions({ summary: `${kind} notice by ${channel}: ${call.summary}` }, [
-          { channel, notice },
+          // The goal's recipients go with the worker's email, over its SMTP server.
+          channel === NotificationChannel.Email && emailTo.length > 0
+            ? { channel, notice, emailTo }
+            : { channel, notice },
         ])
         .then(
           (result) => {
@@ -115,7 +129,7 @@ export class ApprovalNotifications {
     kind: typeof LedgerEventKind.NotificationSent | typeof LedgerEventKind.NotificationFailed,
     call: ToolCallRecord,
     notice: NoticeKind,
-    channel: NotificationChannel,
+    channel: ChannelName,
     data: Record<string, unknown>,
   ): void {
     const what = notice === NoticeKind.Reminder ? 'reminder' : 'notice';
@@ -156,7 +170,7 @@ function deliveryKey(
   call: ToolCallRecord,
   approval: ApprovalRecord,
   kind: NoticeKind,
-  channel: NotificationChannel,
+  channel: ChannelName,
 ): string {
   return `${call.callId}|${approval.requestedAt}|${kind}|${channel}`;
 }
