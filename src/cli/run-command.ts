@@ -15,6 +15,7 @@ import { ExitCode } from './exit-codes';
 import { duration, positiveInteger, positiveNumber, toolGlobs, wholeNumber } from './flag-parsers';
 import { awaitHostBinding, describeResult, followGoal, hostsToAsk, startGoal } from './lazy-modules';
 import { modelInput, toolChoiceFlag } from './model-flags';
+import { notifyEmailOption, notifyInput, notifyOption, notifyReminderOption } from './notify-flags';
 import { approvalInput, principlesInput, rulesInput, type RunOptions } from './run-options';
 
 type WithClient = <T>(
@@ -145,6 +146,9 @@ export function registerRunCommand(
       '--require-encrypted-decisions',
       'with payload encryption on, refuse decisions sent in plain text (without the codec)',
     )
+    .addOption(notifyOption())
+    .addOption(notifyEmailOption())
+    .addOption(notifyReminderOption())
     .option('--network', "let run_command use the worker's network (every command then needs approval)")
     .option('--plan', 'plan before acting and backtrack when a step fails')
     .option('--reflect', 'learn from this run for the next run of the same goal (after review)')
@@ -206,6 +210,7 @@ export function registerRunCommand(
         ...approvalInput(options),
         ...rulesInput(options),
         ...(options.requireEncryptedDecisions ? { requireEncryptedDecisions: true } : {}),
+        ...notifyInput(options),
       };
       // Validated before connecting: bad input is reported even when no server is running.
       const parsed = parseGoalInput(input);

@@ -6,9 +6,10 @@ import type { GoalInput } from '../workflows/goal/lifecycle/input';
 import type { ToolChoiceSetting } from '../workflows/goal/model-turn/request-options';
 import { budgetInput } from './budget-flags';
 import { CliError } from './cli-error';
+import type { NotifyFlags } from './notify-flags';
 import { ruleFlag } from './rule-flag';
 
-export interface RunOptions {
+export interface RunOptions extends NotifyFlags {
   criteria: string[];
   workspace: string;
   approvalPolicy: 'auto' | 'ask';
