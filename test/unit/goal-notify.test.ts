@@ -74,3 +74,12 @@ test("a goal's reminder: its own, else its worker's, else 20% when the worker sa
   assert.equal(goalReminder({ channels: ['slack'] }, {}), undefined, 'the worker turned it off');
   assert.deepEqual(goalReminder(undefined, { channels: ['team-a'] }), { share: 0.2 });
 });
+
+test('notify survives the config being parsed again, as a new run after continue-as-new parses it', () => {
+  const notify = { channels: ['team-a'], emailTo: ['ann@example.com'], reminder: { share: 0.5 } };
+  const first = parseGoalInput({ ...base, notify });
+  assert.ok(first.ok);
+  const again = parseGoalInput(first.config);
+  assert.ok(again.ok);
+  assert.deepEqual(again.config.notify, notify);
+});
