@@ -9,7 +9,7 @@ import type { StreamProgress } from '../workflows/goal/model-turn/call-settings'
  * event with sequence s has offset s × OFFSET_SLOTS. The text a model is writing lives only in its
  * pending activity's heartbeat, between two ledger events: a text event after ledger event s has
  * offset s × OFFSET_SLOTS + n, where n is the number of stream events the call had received (its
- * heartbeat's `events`), so every viewer gives the same text the same offset and a viewer that
+ * heartbeat's `events`, and `eventsBefore` of its earlier attempts), so every viewer gives the same text the same offset and a viewer that
  * resumes after it gets only newer text. Offsets therefore rise strictly, across runs too.
  */
 export const OFFSET_SLOTS = 1_000_000;
@@ -108,7 +108,8 @@ export function textStreamEvent(
   now: () => Date = () => new Date(),
 ): GoalStreamEvent | undefined {
   if (progress.writing !== 'text' && progress.writing !== 'tool') return undefined;
-  const received = progress.events ?? progress.outputTokens;
+  // Counted across the call's attempts: a retried answer's text comes after what viewers saw.
+  const received = (progress.eventsBefore ?? 0) + (progress.events ?? progress.outputTokens);
   const offset =
     offsetOfSequence(sequenceOfOffset(after)) + Math.min(Math.max(received, 1), OFFSET_SLOTS - 1);
   if (offset <= after) return undefined;

@@ -12,7 +12,7 @@ import type { ContentBlock } from '../../workflows/common/transcript';
 import { activityContextOrUndefined, heartbeatIntervalMs } from '../activity-context';
 import { capAnswer } from './answer-cap';
 import { wireRequest } from './cache-breakpoints';
-import { StreamProgressTracker } from './stream-progress';
+import { eventsBeforeAttempt, StreamProgressTracker } from './stream-progress';
 import { arrivalMiddleware, StreamWatch, type GaveUp } from './stream-watch';
 import { retryDelayMs } from './retry-delay';
 import { toModelFailure } from './model-errors';
@@ -113,7 +113,7 @@ export function createModelActivities({ client, requestStore, random }: ModelAct
   ): Promise<Anthropic.Message> {
     const context = activityContextOrUndefined();
     const attempt = context?.info.attempt ?? 1;
-    const progress = new StreamProgressTracker();
+    const progress = new StreamProgressTracker(eventsBeforeAttempt(context?.info.heartbeatDetails));
     const gaveUp = new AbortController();
     const watch = new StreamWatch({
       beat: () => context?.heartbeat(progress.snapshot()),

@@ -4,7 +4,22 @@ import type { StreamProgress } from '../../workflows/goal/model-turn/call-settin
 
 const LATEST_CHARS = 160;
 
+/**
+ * The events earlier attempts of a call received, from the heartbeat Temporal hands the next
+ * attempt (the last one the earlier attempt sent): 0 for a first attempt or other details.
+ */
+export function eventsBeforeAttempt(heartbeatDetails: unknown): number {
+  if (typeof heartbeatDetails !== 'object' || heartbeatDetails === null) return 0;
+  const earlier = heartbeatDetails as { kind?: unknown; events?: unknown; eventsBefore?: unknown };
+  if (earlier.kind !== 'model-stream') return 0;
+  const count = (value: unknown) =>
+    typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
+  return count(earlier.eventsBefore) + count(earlier.events);
+}
+
 export class StreamProgressTracker {
+  constructor(private readonly eventsBefore = 0) {}
+
   private outputChars = 0;
   private events = 0;
   private bytes = 0;
@@ -63,6 +78,7 @@ export class StreamProgressTracker {
       outputTokens: this.reportedTokens ?? Math.ceil(this.outputChars / 4),
       bytes: this.bytes,
       events: this.events,
+      ...(this.eventsBefore === 0 ? {} : { eventsBefore: this.eventsBefore }),
       latest: this.latest,
       writing: this.writing,
       ...(this.tool === undefined ? {} : { tool: this.tool }),

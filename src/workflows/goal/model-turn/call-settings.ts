@@ -110,6 +110,11 @@ export interface StreamProgress {
   readonly bytes?: number;
   /** Events of the answer received so far (the SDK drops pings before they are counted here). */
   readonly events?: number;
+  /**
+   * Events earlier attempts of this call received (carried over by their heartbeats): a retried
+   * call's text goes on from where its viewers were, instead of starting its count again.
+   */
+  readonly eventsBefore?: number;
   /** The latest characters of the answer's text (or of its thinking, while it thinks). */
   readonly latest: string;
   /** The block being written. */
