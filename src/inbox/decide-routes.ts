@@ -168,14 +168,27 @@ function decisionOf(
   signingKey: KeyObject | undefined,
 ): Decision {
   const reason = (form.get('reason') ?? '').trim();
-  const pattern = (form.get('pattern') ?? '').trim();
   return {
     approved,
     approver,
     origin,
     ...(reason === '' ? {} : { reason }),
-    ...(form.get('remember') === 'yes' ? { rule: pattern === '' ? {} : { pattern } } : {}),
+    ...(form.get('remember') === 'yes' ? { rule: ruleOf(form) } : {}),
     ...(signingKey === undefined ? {} : { signingKey }),
+  };
+}
+
+/**
+ * The rule remembered with a decision: the pattern typed (none: exactly this call), and whether it
+ * covers irreversible calls. The goal covers those only when the rule says so, as `keel approve
+ * --rule --irreversible` does: without the form's `irreversible` box, remembering an irreversible
+ * call is refused by the goal and the call keeps waiting.
+ */
+function ruleOf(form: URLSearchParams): NonNullable<Decision['rule']> {
+  const pattern = (form.get('pattern') ?? '').trim();
+  return {
+    ...(pattern === '' ? {} : { pattern }),
+    ...(form.get('irreversible') === 'yes' ? { irreversible: true } : {}),
   };
 }
 
