@@ -194,6 +194,14 @@ export function callCard(
       >
       <label>rule pattern (empty: exactly this call) <input name="pattern" /></label>
       ${
+        entry.reversibility === 'irreversible'
+          ? html`<label
+              ><input type="checkbox" name="irreversible" value="yes" /> the rule also covers irreversible
+              calls (this one is)</label
+            >`
+          : ''
+      }
+      ${
         options.signed && !options.keyHeld
           ? html`<label
               >This goal requires signed decisions: paste your Ed25519 private key (PEM). It signs this

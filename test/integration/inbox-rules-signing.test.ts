@@ -295,18 +295,8 @@ test('"remember" on an irreversible call makes a rule only when it says it cover
     assert.deepEqual(await goal.query(approvalRulesQuery), []);
 
     await remember();
-    const box = card(alice, goal, one).locator('input[name=irreversible]');
-    if ((await box.count()) > 0) await box.check();
-    else
-      // The box pages.ts is to show on an irreversible call's card; until it does, put in its place.
-      await card(alice, goal, one)
-        .locator('form.decide')
-        .evaluate((form: { insertAdjacentHTML(where: string, html: string): void }) =>
-          form.insertAdjacentHTML(
-            'beforeend',
-            '<input type="checkbox" name="irreversible" value="yes" checked>',
-          ),
-        );
+    // An irreversible call's card offers the box; the rule covers such calls only when it is ticked.
+    await card(alice, goal, one).locator('input[name=irreversible]').check();
     const approved = await decide(alice, goal, one, 'approve');
     assert.equal(approved.status, 200, approved.outcome);
     assert.equal(await ended(goal), 'completed');
