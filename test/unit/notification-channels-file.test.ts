@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   NotificationConfigError,
@@ -9,6 +8,7 @@ import {
   notifierSettingsFromEnv,
 } from '../../src/activities/notifications/notifier-settings';
 import { parseNamedChannels } from '../../src/activities/notifications/channels-file';
+import { tempDirectory } from '../support/temp-directory';
 
 /** Issue 46: the worker's named channels (KEEL_NOTIFY_CHANNELS_FILE), which goals name. */
 
@@ -18,7 +18,7 @@ const HOOK = 'https://hooks.example.com/keel/SECRETHOOK';
 const SMTP = { KEEL_NOTIFY_SMTP_URL: 'smtp://mail.example.com', KEEL_NOTIFY_EMAIL_FROM: 'keel@example.com' };
 
 function channelsFile(content: unknown): string {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'keel-channels-')), 'channels.json');
+  const file = path.join(tempDirectory('keel-channels-'), 'channels.json');
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
   return file;
 }
