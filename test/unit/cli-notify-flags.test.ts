@@ -1,11 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { main } from '../../src/cli/main';
 import { ExitCode } from '../../src/cli/exit-codes';
 import { notifyChannels, notifyEmails, notifyInput, notifyReminder } from '../../src/cli/notify-flags';
+import { tempDirectory } from '../support/temp-directory';
 
 /** Issue 46: `keel run --notify/--notify-email/--notify-reminder` as goal input `notify`. */
 
@@ -36,7 +34,7 @@ test('the flags as goal input: names and addresses once each, the reminder parse
 });
 
 test('a bad --notify, --notify-email or --notify-reminder is one line, exit 2', async () => {
-  const workspace = mkdtempSync(path.join(os.tmpdir(), 'keel-notify-flags-'));
+  const workspace = tempDirectory('keel-notify-flags-');
   const cases: [string[], RegExp][] = [
     [
       ['--notify', 'team a'],
