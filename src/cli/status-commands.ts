@@ -253,11 +253,7 @@ function changesOf(
   page: number,
   json: boolean,
 ): string[] {
-  const entry = pending.find((candidate) => candidate.callId === callId);
-  if (entry === undefined)
-    throw new CliError(`${workflowId} has no pending call ${callId} (keel pending lists them)`);
-  if (entry.heldChanges === undefined)
-    throw new CliError(`${workflowId} ${callId} holds no changes: approving it runs the call`);
+  const entry = heldEntry(pending, workflowId, callId);
   if (json) return [visibleJson({ heldChanges: entry.heldChanges, changesDigest: entry.changesDigest })];
   const listed = changesPage({ workflowId, callId, changes: entry.heldChanges, page });
   if (!listed.ok) throw new CliError(listed.message);
@@ -266,14 +262,24 @@ function changesOf(
 
 /** `keel pending <goal> --diff <callId>`: the held changes line by line, as the worker took them. */
 function heldDiffLines(pending: readonly PendingEntry[], workflowId: string, callId: string): string[] {
-  const entry = pending.find((candidate) => candidate.callId === callId);
-  if (entry === undefined)
-    throw new CliError(`${workflowId} has no pending call ${callId} (keel pending lists them)`);
-  if (entry.heldChanges === undefined)
-    throw new CliError(`${workflowId} ${callId} holds no changes: approving it runs the call`);
+  const entry = heldEntry(pending, workflowId, callId);
   if (entry.heldDiff === undefined)
     throw new CliError(
       `${workflowId} ${callId} has no diff (held by a worker before diffs were kept): ${changesCommand(workflowId, callId)} lists its paths`,
     );
   return visibleText(entry.heldDiff).replace(/\n$/, '').split('\n');
+}
+
+/** The pending call `--changes` or `--diff` names, when it holds changes; else one clear line. */
+function heldEntry(
+  pending: readonly PendingEntry[],
+  workflowId: string,
+  callId: string,
+): PendingEntry & { heldChanges: NonNullable<PendingEntry['heldChanges']> } {
+  const entry = pending.find((candidate) => candidate.callId === callId);
+  if (entry === undefined)
+    throw new CliError(`${workflowId} has no pending call ${callId} (keel pending lists them)`);
+  if (entry.heldChanges === undefined)
+    throw new CliError(`${workflowId} ${callId} holds no changes: approving it runs the call`);
+  return { ...entry, heldChanges: entry.heldChanges };
 }

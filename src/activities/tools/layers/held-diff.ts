@@ -95,28 +95,28 @@ class BoundedDiff {
 }
 
 function patchOf(relative: string, before: Side, after: Side): string {
-  if (before.kind === 'text' || after.kind === 'text') {
-    if (before.kind !== 'other' && after.kind !== 'other') {
-      const oldText = before.kind === 'text' ? before.text : '';
-      const newText = after.kind === 'text' ? after.text : '';
-      if (oldText === newText) {
-        // A mode or owner change shows nothing; an empty file made or removed is said in words.
-        if (before.kind === after.kind) return '';
-        return `${relative}: ${sideWords(before)} → ${sideWords(after)}\n`;
-      }
-      // jsdiff opens each patch with a rule of '=' signs: the --- / +++ lines say enough.
-      return createTwoFilesPatch(
-        before.kind === 'absent' ? '/dev/null' : `a/${relative}`,
-        after.kind === 'absent' ? '/dev/null' : `b/${relative}`,
-        oldText,
-        newText,
-        undefined,
-        undefined,
-        { context: 3 },
-      ).replace(/^=+\n/, '');
-    }
-  }
-  return `${relative}: ${sideWords(before)} → ${sideWords(after)}\n`;
+  const inWords = `${relative}: ${sideWords(before)} → ${sideWords(after)}\n`;
+  // Text against text or nothing is diffed; anything else (a link, a binary, a directory) is named.
+  if (
+    before.kind === 'other' ||
+    after.kind === 'other' ||
+    (before.kind === 'absent' && after.kind === 'absent')
+  )
+    return inWords;
+  const oldText = before.kind === 'text' ? before.text : '';
+  const newText = after.kind === 'text' ? after.text : '';
+  // A mode or owner change shows nothing; an empty file made or removed is said in words.
+  if (oldText === newText) return before.kind === after.kind ? '' : inWords;
+  // jsdiff opens each patch with a rule of '=' signs: the --- / +++ lines say enough.
+  return createTwoFilesPatch(
+    before.kind === 'absent' ? '/dev/null' : `a/${relative}`,
+    after.kind === 'absent' ? '/dev/null' : `b/${relative}`,
+    oldText,
+    newText,
+    undefined,
+    undefined,
+    { context: 3 },
+  ).replace(/^=+\n/, '');
 }
 
 function sideWords(side: Side): string {
