@@ -5,7 +5,11 @@ import type { GoalStatusView } from '../workflows/goal/messages';
  * `keel status` lines for the goal's budget: each limit (the goal's own or the worker's default)
  * with what is spent, e.g. "budget: usd 0.12 USD of 2.00 USD (6%); tokens 40,000 of 100,000 (40%)".
  */
-export function budgetLines(view: Pick<GoalStatusView, 'budget'>): string[] {
+export function budgetLines(view: Pick<GoalStatusView, 'budget' | 'childSpend'>): string[] {
+  return [...limitLines(view), ...childSpendLines(view)];
+}
+
+function limitLines(view: Pick<GoalStatusView, 'budget'>): string[] {
   if (!view.budget || view.budget.length === 0)
     return ['budget: none (--no-budget, and no --max-usd, --max-tokens or --max-wall-time)'];
   const parts = view.budget.map(({ dimension, spent, limit }) => {
@@ -13,4 +17,15 @@ export function budgetLines(view: Pick<GoalStatusView, 'budget'>): string[] {
     return `${dimension} ${formatAmount(dimension, spent)} of ${formatAmount(dimension, limit)}${percent}`;
   });
   return [`budget: ${parts.join('; ')}`];
+}
+
+/** The child goals' share of what the budget line counts, e.g. "of which sub-goals (2): …". */
+function childSpendLines(view: Pick<GoalStatusView, 'childSpend'>): string[] {
+  const children = view.childSpend;
+  if (children === undefined || children.children === 0) return [];
+  const unknown =
+    children.unknown > 0 ? `; ${children.unknown} ended without a result, counted as nothing` : '';
+  return [
+    `of which sub-goals (${children.children}): usd ${formatAmount('usd', children.usd)}; tokens ${formatAmount('tokens', children.tokens)}; tool-calls ${formatAmount('tool-calls', children.toolCalls)}${unknown}`,
+  ];
 }

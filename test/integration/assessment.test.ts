@@ -5,6 +5,9 @@ import { BELIEF_MARKER } from '../../src/workflows/planning/consolidation';
 import { denySignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { goalResult } from '../../src/client/goal-client';
+import { budgetLines } from '../../src/cli/budget-lines';
+import { formatAmount } from '../../src/workflows/goal/views/details';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 const list = { name: 'list_dir', input: { path: '.' } };
@@ -47,6 +50,33 @@ before(async () => {
             },
           },
         ],
+      },
+      {
+        // As 'stalled', on a budget of 20 tool calls: 16 spent before the split, 4 left to carve.
+        name: 'stalled-budget',
+        match: 'GOAL-BUDGET-SPLIT',
+        turns: [
+          ...Array.from({ length: 16 }, () => ({ toolCalls: [list] })),
+          { text: 'went on past the budget' },
+        ],
+        structured: [
+          {
+            tool: 'submit_subgoals',
+            input: {
+              subGoals: [{ goal: 'GOAL-SUB-THRIFTY: three listings' }, { goal: 'GOAL-SUB-HUNGRY: many' }],
+            },
+          },
+        ],
+      },
+      {
+        name: 'sub-thrifty',
+        match: 'GOAL-SUB-THRIFTY',
+        turns: [{ toolCalls: [list] }, { toolCalls: [list] }, { toolCalls: [list] }, { text: 'three done' }],
+      },
+      {
+        name: 'sub-hungry',
+        match: 'GOAL-SUB-HUNGRY',
+        turns: [...Array.from({ length: 6 }, () => ({ toolCalls: [list] })), { text: 'hungry done' }],
       },
       { name: 'sub-one', match: 'GOAL-SUB-ONE', turns: [{ text: 'first half done' }] },
       { name: 'sub-two', match: 'GOAL-SUB-TWO', turns: [{ text: 'second half done' }] },
@@ -167,6 +197,63 @@ test('a stalled goal with spawnSubGoals pursues its sub-goals as child goal work
   const told = JSON.stringify(afterSplit?.body.messages?.at(-1));
   assert.match(told, /first half done/);
   assert.match(told, /second half done/);
+});
+
+test("sub-goals run on what is left of the parent's budget, and their spend is the parent's (issue 47)", async () => {
+  await harness.withWorker(async () => {
+    const workflowId = `goal-stalled-budget-${Date.now()}`;
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [
+        {
+          goal: 'GOAL-BUDGET-SPLIT: keep listing',
+          workspace: tempDirectory(),
+          assessment: { interval: 8, spawnSubGoals: true },
+          principles: { cadence: { every: 0 }, budget: { maxToolCalls: 20 } },
+          guards: { loop: { enabled: false }, stagnation: { enabled: false } },
+        },
+      ],
+    });
+    const result = await goalResult(handle);
+    const ledger = await handle.query(ledgerQuery, {});
+    const finished = ledger.filter((event) => event.kind === 'subgoal.finished').map((event) => event.data);
+    // The first child was given the 4 calls left and used 3; the second the 1 left, and its
+    // budget ended it there instead of at its sixth listing.
+    const spent = finished.map((data) => data.spent as { tokens: number; usd: number; toolCalls: number });
+    const budgets = finished.map((data) => data.budget as { maxToolCalls: number; maxUsd: number });
+    assert.deepEqual(
+      finished.map((data, index) => [data.status, budgets[index]?.maxToolCalls, spent[index]?.toolCalls]),
+      [
+        ['completed', 4, 3],
+        ['budget_exhausted', 1, 1],
+      ],
+    );
+    // keel's default $5 is carved too: the second child started on what the parent and the first left.
+    const [first, second] = spent;
+    assert.ok(first && second && first.usd > 0 && second.usd > 0);
+    assert.ok(budgets[0] && budgets[1] && budgets[1].maxUsd < budgets[0].maxUsd - first.usd + 1e-9);
+    // 16 own calls and 4 of its children's: the parent's budget is spent, whatever its model says.
+    assert.equal(result.status, 'budget_exhausted');
+    assert.match(result.reason ?? '', /tool-calls budget exhausted \(20 of 20\)/);
+    assert.equal(result.counters.toolCalls, 16, "the parent's own counter counts its own calls");
+    assert.deepEqual(
+      { children: result.childSpend?.children, toolCalls: result.childSpend?.toolCalls },
+      { children: 2, toolCalls: 4 },
+    );
+    const status = await handle.query(goalStatusQuery);
+    assert.ok(
+      status.budget?.some((use) => use.dimension === 'tool-calls' && use.spent === 20 && use.limit === 20),
+    );
+    assert.ok((status.childSpend?.tokens ?? 0) > 0, "the children's tokens are counted");
+    // `keel status` says which part of the spend was the sub-goals'.
+    assert.deepEqual(
+      budgetLines(status).filter((line) => line.startsWith('of which')),
+      [
+        `of which sub-goals (2): usd ${formatAmount('usd', status.childSpend?.usd ?? 0)}; tokens ${formatAmount('tokens', status.childSpend?.tokens ?? 0)}; tool-calls 4`,
+      ],
+    );
+  });
 });
 
 test('the self-assessment tells the model which tools keep failing, not only the ledger', async () => {

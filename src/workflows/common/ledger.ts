@@ -99,6 +99,8 @@ export const LedgerEventKind = {
   JudgeVerdict: 'judge.verdict',
   /** A stalled goal was split into child goal workflows. */
   SubGoalsSpawned: 'subgoals.spawned',
+  /** A child goal ended: how, the budget it was carved, and what it spent (counted as the parent's). */
+  SubGoalFinished: 'subgoal.finished',
   /** The workflow continued as new; the ledger went with it. */
   GoalContinuedAsNew: 'goal.continued_as_new',
   /**

@@ -1,4 +1,5 @@
 import type { WorkspaceEffects } from '../tools/tool-outcome';
+import type { ChildSpend } from './oversight/child-budget';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type {
@@ -170,6 +171,8 @@ export interface GoalStatusView {
   plan?: Plan;
   lastCheckpoint?: { atToolCall: number; at: string };
   budget?: Array<{ dimension: string; spent: number; limit: number }>;
+  /** What the goal's child goals spent, counted in its budget and cost (absent before a child ended). */
+  childSpend?: ChildSpend;
   awaitingReview: boolean;
   model?: string;
   /** With fallback models (model.fallbacks): which model answered which turns, the active one. */

@@ -3,6 +3,7 @@ import type { GoalInput } from './input';
 import { workspaceLossSchema, type WorkspaceLoss } from '../../hosts/workspace-writes';
 import { goalCountersSchema, GoalStatus, tokenUsageSchema, type GoalState } from './state';
 import type { ModelsView } from '../model-turn/fallback';
+import type { ChildSpend } from '../oversight/child-budget';
 
 /** Numbers that show how the harness principles acted on this goal. */
 export interface GoalStats {
@@ -44,6 +45,8 @@ export interface GoalResult {
   workspaceLoss?: WorkspaceLoss[];
   /** With fallback models: which model answered which turns, and each model's cost. */
   models?: ModelsView;
+  /** What its child goals spent, counted in its budget and its cost (goal/oversight/child-budget.ts). */
+  childSpend?: ChildSpend;
 }
 
 /** Checks a result read back from a failure's details (a boundary: the payload is just JSON). */

@@ -20,6 +20,7 @@ import { modelChoiceStateSchema } from '../model-turn/fallback';
 import { approvalRulesStateSchema, ruleSpecSchema } from '../../approvals/approval-rule';
 import { notificationDefaultsSchema } from '../../approvals/notifications';
 import { approvalRecordSchema } from './approval-record';
+import { childSpendSchema } from '../oversight/child-budget';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;
@@ -236,6 +237,11 @@ export const goalStateSchema = z.lazy(() =>
     tasks: z.array(taskRecordSchema).min(1),
     counters: goalCountersSchema,
     usage: tokenUsageSchema,
+    /**
+     * What this goal's child goals spent (goal/oversight/child-budget.ts), counted with its own
+     * spend by its budget and its cost; absent until a child ends.
+     */
+    childSpend: childSpendSchema.optional(),
     /** The latest ignored approve/deny signal, for the status view and the Web UI. */
     lastIgnoredDecision: ignoredDecisionSchema.optional(),
     /**

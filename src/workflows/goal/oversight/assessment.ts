@@ -13,6 +13,12 @@ import { condensableThrough, condensedText, replaceWithBelief } from '../../plan
 import type { GoalContext } from './context';
 import { asGoalResult, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
 import { LedgerEventKind } from '../../common/ledger';
+import type { Budget } from '../../principles/budget';
+import { effectiveBudget, goalCost } from '../views/status';
+import { addChildSpend, carveChildBudget, spendOfChild } from './child-budget';
+
+/** Marks goals whose sub-goals run on budgets carved from theirs and count as their spend. */
+export const SUB_GOAL_BUDGETS_PATCH = 'sub-goal-budgets-carved';
 
 const subGoalsSchema = z.lazy(() =>
   z.object({
@@ -98,7 +104,9 @@ export class GoalAssessment {
 
   /**
    * A stalled goal asks the model for sub-goals and pursues each as a child goal workflow (same
-   * workspace and settings, no further splitting), then tells the model how each ended.
+   * workspace and settings, no further splitting), then tells the model how each ended. Each child
+   * starts on what is left of the parent's budget, and what it spends is the parent's
+   * (child-budget.ts): a goal split into five cannot spend five budgets.
    */
   private async spawnSubGoals(reason: string): Promise<void> {
     const state = this.goal.state;
@@ -135,28 +143,59 @@ export class GoalAssessment {
     this.goal.record(LedgerEventKind.SubGoalsSpawned, `split into ${children.length} sub-goals`, {
       subGoals: children.map((child) => ({ workflowId: child.workflowId, goal: child.input.goal })),
     });
+    // Goals split before children had budgets of their own replay as they ran: each child with
+    // the parent's whole budget, its spend not counted as the parent's.
+    const carving = wf.patched(SUB_GOAL_BUDGETS_PATCH);
     // One after another: sub-goals share the workspace, and later ones may build on earlier ones.
     const outcomes: string[] = [];
     for (const child of children) {
-      const result = await wf
-        .executeChild<GoalWorkflowFunction>('goalWorkflow', {
-          workflowId: child.workflowId,
-          args: [child.input],
-        })
-        .then(describeChildResult, (error: unknown) => {
-          // A child that did not complete carries its result in its failure's details.
-          const carried =
-            error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure
+      const carved = carving
+        ? carveChildBudget(effectiveBudget(state), goalCost(state, Date.now()).spent)
+        : undefined;
+      if (carved?.kind === 'exhausted') {
+        outcomes.push(
+          `- ${child.input.goal} (${child.workflowId}) → not started: the ${carved.dimension} budget is spent`,
+        );
+        continue;
+      }
+      const budget = carved?.budget;
+      const input =
+        budget === undefined
+          ? child.input
+          : { ...child.input, principles: { ...child.input.principles, budget } };
+      const ended = await wf
+        .executeChild<GoalWorkflowFunction>('goalWorkflow', { workflowId: child.workflowId, args: [input] })
+        .then(
+          (result): GoalResult | string => result,
+          (error: unknown) =>
+            // A child that did not complete carries its result in its failure's details.
+            (error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure
               ? asGoalResult(error.cause.details?.[0])
-              : undefined;
-          return carried
-            ? describeChildResult(carried)
-            : `failed: ${error instanceof Error ? error.message : String(error)}`;
-        });
-      outcomes.push(`- ${child.input.goal} (${child.workflowId}) → ${result}`);
+              : undefined) ?? `failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      const result = typeof ended === 'string' ? undefined : ended;
+      if (carving) this.countChild(child.workflowId, budget, result);
+      const outcome = typeof ended === 'string' ? ended : describeChildResult(ended);
+      outcomes.push(`- ${child.input.goal} (${child.workflowId}) → ${outcome}`);
     }
     this.goal.note(
       `[Self-assessment] The goal was split into sub-goals, pursued as child goals:\n${outcomes.join('\n')}\nContinue from here.`,
+    );
+  }
+
+  /** A child ended: its spend becomes the parent's, in the state and the ledger. */
+  private countChild(workflowId: string, budget: Budget | undefined, result: GoalResult | undefined): void {
+    const spent = spendOfChild(result);
+    this.goal.state.childSpend = addChildSpend(this.goal.state.childSpend, spent);
+    this.goal.record(
+      LedgerEventKind.SubGoalFinished,
+      `sub-goal ${workflowId} ${result?.status ?? 'ended without a result'}${spent ? `: ${spent.toolCalls} tool calls, ${spent.tokens} tokens, $${spent.usd.toFixed(4)}` : ''}`,
+      {
+        workflowId,
+        ...(result ? { status: result.status } : {}),
+        ...(budget ? { budget } : {}),
+        ...(spent ? { spent } : {}),
+      },
     );
   }
 

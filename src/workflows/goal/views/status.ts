@@ -23,6 +23,7 @@ import { unavailableActions } from '../../hosts/host-binding';
 import { workspaceLossLine } from '../../hosts/workspace-writes';
 import { currentHostLoss } from '../../hosts/host-loss';
 import { costPicture } from '../../principles/principles';
+import { withChildSpend } from '../oversight/child-budget';
 import { explorationRatio, reflectionResponseRate } from '../../reflection/reflection-response';
 import { rawFallbackRate } from '../../common/structured-output';
 import type { SearchAttributeValues } from './search-attribute-values';
@@ -78,10 +79,16 @@ export function goalCost(state: GoalState, nowMs: number) {
     elapsedMs: nowMs - state.startedAtMs,
     toolCalls: state.counters.toolCalls,
   });
-  if (state.models === undefined) return picture;
-  // Fallback models: each model's tokens at its own rates (budgets count the same sum).
-  const { usd, priced } = modelCosts(state);
-  return { ...picture, usd, priced, spent: { ...picture.spent, usd } };
+  let own = picture;
+  if (state.models !== undefined) {
+    // Fallback models: each model's tokens at its own rates (budgets count the same sum).
+    const { usd, priced } = modelCosts(state);
+    own = { ...picture, usd, priced, spent: { ...picture.spent, usd } };
+  }
+  if (state.childSpend === undefined) return own;
+  // Child goals spend from this goal's budget (child-budget.ts): its cost is theirs too.
+  const spent = withChildSpend(own.spent, state.childSpend);
+  return { ...own, usd: spent.usd, spent };
 }
 
 function modelCosts(state: GoalState) {
@@ -161,6 +168,7 @@ export function goalResultOf(state: GoalState, nowMs: number): GoalResult {
     ...(state.reflection.outcome ? { reflection: state.reflection.outcome } : {}),
     ...(loss.length > 0 ? { workspaceLoss: loss } : {}),
     ...(state.models === undefined ? {} : { models: modelsView(state) }),
+    ...(state.childSpend ? { childSpend: state.childSpend } : {}),
   };
 }
 
@@ -256,6 +264,7 @@ export function statusView(
     ...(state.planning.plan ? { plan: state.planning.plan } : {}),
     ...(lastCheckpoint ? { lastCheckpoint } : {}),
     ...(budget ? { budget } : {}),
+    ...(state.childSpend ? { childSpend: state.childSpend } : {}),
     awaitingReview: options.awaitingReview,
     ...(state.lastModel !== undefined ? { model: state.lastModel } : {}),
     ...(state.models === undefined ? {} : { models: modelsView(state) }),
