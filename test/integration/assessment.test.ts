@@ -246,6 +246,12 @@ test("sub-goals run on what is left of the parent's budget, and their spend is t
       status.budget?.some((use) => use.dimension === 'tool-calls' && use.spent === 20 && use.limit === 20),
     );
     assert.ok((status.childSpend?.tokens ?? 0) > 0, "the children's tokens are counted");
+    // The Web UI's details say it too, beside the goal's own counts.
+    const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    assert.match(
+      currentDetails,
+      /- Sub-goals 2: tool calls 4, tokens [\d,]+, ~[\d.]+ USD \(in the cost and the budget\)/,
+    );
     // `keel status` says which part of the spend was the sub-goals'.
     assert.deepEqual(
       budgetLines(status).filter((line) => line.startsWith('of which')),

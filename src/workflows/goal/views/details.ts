@@ -1,4 +1,5 @@
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../../principles/budget';
+import type { ChildSpend } from '../oversight/child-budget';
 import { cacheHitRate, inputTokensOfAllKinds } from '../../principles/cost';
 import type {
   GoalCounters,
@@ -46,6 +47,8 @@ export interface GoalDetailsInput {
   writtenAtMs: number;
   usdEstimate?: number;
   budget?: Array<{ dimension: string; spent: number; limit: number }>;
+  /** What the goal's sub-goals spent, already in usdEstimate and the budget (child-budget.ts). */
+  childSpend?: ChildSpend;
   plan?: GoalDetailsPlan;
   lastCheckpoint?: { atToolCall: number; at: string };
   pendingApprovals: PendingApprovalView[];
@@ -234,6 +237,7 @@ function countersSection(input: GoalDetailsInput): string {
     `- Approvals: ${counters.approvalsRequested} requested, ${counters.approvalsGranted} granted, ${counters.approvalsDenied} denied, ${counters.approvalsTimedOut} timed out${counters.approvalsAutoDenied > 0 ? `, ${counters.approvalsAutoDenied} refused without asking (denied before)` : ''}${byRules(counters)}`,
     `- Tokens: ${tokenUsageText(input.usage)}${cost}`,
     ...(input.models ? [`- ${modelsLine(input.models)}`] : []),
+    ...(input.childSpend && input.childSpend.children > 0 ? [`- ${childSpendLine(input.childSpend)}`] : []),
     ...(counters.approvalsIgnored > 0
       ? [`- Ignored decisions: ${counters.approvalsIgnored}${ignoredDetail(input.lastIgnoredDecision)}`]
       : []),
@@ -241,6 +245,12 @@ function countersSection(input: GoalDetailsInput): string {
       ? [`- Unknown outcomes: ${counters.unknownOutcomes} (worker stopped mid-call)`]
       : []),
   ].join('\n');
+}
+
+/** The sub-goals' share: the counts above are the goal's own, its cost and budget include them. */
+function childSpendLine(children: ChildSpend): string {
+  const unknown = children.unknown > 0 ? `, ${children.unknown} without a result` : '';
+  return `Sub-goals ${children.children}${unknown}: tool calls ${formatInteger(children.toolCalls)}, tokens ${formatInteger(children.tokens)}, ~${usdText(children.usd)} (in the cost and the budget)`;
 }
 
 /**

@@ -307,6 +307,7 @@ export function detailsInput(
     writtenAtMs: options.nowMs,
     ...(view.stats.usdPriced ? { usdEstimate: view.stats.usdEstimate } : {}),
     ...(view.budget ? { budget: view.budget } : {}),
+    ...(view.childSpend ? { childSpend: view.childSpend } : {}),
     ...(view.plan ? { plan: view.plan } : {}),
     ...(view.lastCheckpoint ? { lastCheckpoint: view.lastCheckpoint } : {}),
     pendingApprovals: view.pendingApprovals,
