@@ -1,4 +1,5 @@
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../../principles/budget';
+import { codeBlock, inlineCode } from './markdown-code';
 import type { ChildSpend } from '../oversight/child-budget';
 import { cacheHitRate, inputTokensOfAllKinds } from '../../principles/cost';
 import type {
@@ -13,6 +14,9 @@ import { CONTINUATION_MARK, visibleText } from '../../tools/call-text';
 import { heldChangesLines } from '../../tools/held-changes-text';
 import { hostLossText } from '../../hosts/host-loss';
 import { modelsLine, type ModelsView } from '../model-turn/fallback';
+
+/** Tests and older callers import it from here; it lives with the other Markdown code. */
+export { inlineCode } from './markdown-code';
 
 /**
  * The markdown the Temporal Web UI shows as a goal's "current details": what the goal is doing,
@@ -358,25 +362,6 @@ function preview(text: string): string {
 }
 
 /**
- * Inline code that survives backticks in the text: CommonMark lets the delimiter be any run of
- * backticks longer than the longest run inside, with a space of padding when the text touches one.
- */
-export function inlineCode(text: string): string {
-  const fence = '`'.repeat(longestBacktickRun(text) + 1);
-  const padding = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
-  return `${fence}${padding}${text}${padding}${fence}`;
-}
-
-/**
- * A fenced code block nothing in the text can end early: the fence is longer than any run of
- * backticks inside, so no line of the text can close it (CommonMark, 4.5).
- */
-function codeBlock(text: string): string {
-  const fence = '`'.repeat(Math.max(3, longestBacktickRun(text) + 1));
-  return `${fence}\n${text}\n${fence}`;
-}
-
-/**
  * The Web UI does not wrap a code block: a long line runs past the panel's edge, and what follows
  * a long `echo` is out of sight. A longer line is broken after CALL_LINE_CHARACTERS, and each
  * further piece goes on a line of its own that starts with the continuation mark (escaped in the
@@ -392,12 +377,6 @@ function wrapped(text: string): string {
       lines.push(`${CONTINUATION_MARK} ${characters.slice(start, start + rest).join('')}`);
   }
   return lines.join('\n');
-}
-
-function longestBacktickRun(text: string): number {
-  let longest = 0;
-  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  return longest;
 }
 
 /** Ids are usually plain; anything else is quoted so the command can be pasted as is. */
