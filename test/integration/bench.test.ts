@@ -6,6 +6,10 @@ import { SystemName } from '../../scripts/bench/systems';
 import { inputTokensOfAllKinds } from '../../src/workflows/principles/cost';
 import { tempDirectory } from '../support/temp-directory';
 
+// A host without workspace roots keeps its claims registry in KEEL_STATE_DIRECTORY, or else in
+// /tmp for good (workspace-claims.ts): the bench's workers get a folder this test removes.
+process.env.KEEL_STATE_DIRECTORY ??= tempDirectory('keel-state-');
+
 // A tiny `npm run bench`: every system, scenario and column is produced and sane. Nothing here
 // is timed: the numbers only have to exist and be plausible, whatever the machine's load.
 test(
