@@ -16,7 +16,7 @@ import { duration, positiveInteger, positiveNumber, toolGlobs, wholeNumber } fro
 import { awaitHostBinding, describeResult, followGoal, hostsToAsk, startGoal } from './lazy-modules';
 import { modelInput, toolChoiceFlag } from './model-flags';
 import { notifyEmailOption, notifyInput, notifyOption, notifyReminderOption } from './notify-flags';
-import { approvalInput, principlesInput, rulesInput, type RunOptions } from './run-options';
+import { approvalInput, delegationInput, principlesInput, rulesInput, type RunOptions } from './run-options';
 
 type WithClient = <T>(
   command: Command,
@@ -151,6 +151,20 @@ export function registerRunCommand(
     .addOption(notifyReminderOption())
     .option('--network', "let run_command use the worker's network (every command then needs approval)")
     .option('--plan', 'plan before acting and backtrack when a step fails')
+    .option(
+      '--delegate',
+      'offer the model the delegate tool: child goals with some of its tools and a slice of its budget',
+    )
+    .option(
+      '--delegate-depth <n>',
+      'with --delegate: how deep a tree of goals may grow (default 2)',
+      positiveInteger,
+    )
+    .option(
+      '--max-children <n>',
+      'with --delegate: children of one goal running at once (default 3)',
+      positiveInteger,
+    )
     .option('--reflect', 'learn from this run for the next run of the same goal (after review)')
     .option('--id <workflowId>', 'workflow id (generated when omitted)')
     .option(
@@ -170,6 +184,8 @@ export function registerRunCommand(
     .option('--wait', 'follow progress until the goal ends')
     .action(async (goalWords: string[], options: RunOptions, command: Command) => {
       const workspace = path.resolve(options.workspace);
+      if ((options.delegateDepth ?? options.maxChildren) !== undefined && options.delegate !== true)
+        throw new CliError('--delegate-depth and --max-children need --delegate');
       if (options.gitRef !== undefined && options.git === undefined)
         throw new CliError('--git-ref needs --git');
       // Without --host or --git the workspace is on this machine (or a path every host shares):
@@ -204,6 +220,7 @@ export function registerRunCommand(
         ...principlesInput(options),
         ...judgeInput(options),
         ...(options.plan ? { planning: { enabled: true } } : {}),
+        ...delegationInput(options),
         ...(options.network ? { sandbox: { network: true } } : {}),
         ...(options.tools ? { tools: options.tools } : {}),
         ...(options.reflect ? { reflection: { enabled: true } } : {}),

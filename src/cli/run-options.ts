@@ -42,6 +42,9 @@ export interface RunOptions extends NotifyFlags {
   requireEncryptedDecisions?: boolean;
   forbid: string[];
   plan?: boolean;
+  delegate?: boolean;
+  delegateDepth?: number;
+  maxChildren?: number;
   reflect?: boolean;
   id?: string;
   host?: string;
@@ -91,5 +94,17 @@ export function approvalInput(options: RunOptions): Pick<GoalInput, 'approvers' 
   return {
     ...(options.approvers.length > 0 ? { approvers } : {}),
     ...(options.approvalKey.length > 0 ? { approvalSignatures: { scheme: 'ed25519' as const, keys } } : {}),
+  };
+}
+
+/** `--delegate` and its limits as goal input `delegation` (delegation/delegation.ts). */
+export function delegationInput(options: RunOptions): Pick<GoalInput, 'delegation'> {
+  if (options.delegate !== true) return {};
+  return {
+    delegation: {
+      enabled: true,
+      ...(options.delegateDepth === undefined ? {} : { maxDepth: options.delegateDepth }),
+      ...(options.maxChildren === undefined ? {} : { maxConcurrent: options.maxChildren }),
+    },
   };
 }

@@ -101,6 +101,10 @@ export const LedgerEventKind = {
   SubGoalsSpawned: 'subgoals.spawned',
   /** A child goal ended: how, the budget it was carved, and what it spent (counted as the parent's). */
   SubGoalFinished: 'subgoal.finished',
+  /** The model delegated a task to a child goal: its id, tools, workspace scope and carved budget. */
+  DelegateStarted: 'delegate.started',
+  /** A delegated child goal ended: how, and what it spent (counted as the parent's). */
+  DelegateFinished: 'delegate.finished',
   /** The workflow continued as new; the ledger went with it. */
   GoalContinuedAsNew: 'goal.continued_as_new',
   /**

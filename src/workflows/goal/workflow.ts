@@ -54,9 +54,10 @@ export async function goalWorkflow(input: GoalInput, carried?: unknown): Promise
     result = await goal.run();
   } catch (error) {
     if (wf.isCancellation(error)) {
-      await wf.CancellationScope.nonCancellable(() =>
-        goal.finish(GoalStatus.Cancelled, 'cancelled by request'),
-      );
+      await wf.CancellationScope.nonCancellable(async () => {
+        await childrenCancelled(state);
+        await goal.finish(GoalStatus.Cancelled, 'cancelled by request');
+      });
       throw error; // Temporal's own Canceled status; the status query keeps the structured result
     }
     // Only failures that fail the workflow settle the goal first. Anything else (a bug) fails the
@@ -80,6 +81,19 @@ export async function goalWorkflow(input: GoalInput, carried?: unknown): Promise
     });
   }
   return result;
+}
+
+/** How long a cancelled goal waits for its delegated children to end their own cancellation. */
+const CHILDREN_CANCEL_WAIT_MS = 2 * 60_000;
+
+/**
+ * A cancelled goal's children are cancelled with it (their scope); it waits for them to end
+ * first, as a parent that closed before them would have them terminated, without their own
+ * closing (ledger, status, result). No timer unless children run: older histories replay alike.
+ */
+async function childrenCancelled(state: GoalState): Promise<void> {
+  const running = () => state.delegations?.running.length ?? 0;
+  if (running() > 0) await wf.condition(() => running() === 0, CHILDREN_CANCEL_WAIT_MS);
 }
 
 /** The lifecycle of one run of a goal; each stage lives in its own room (stages.ts wires them). */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ToolCatalogue } from './tool-catalogue';
 import { REPORT_STEP_DESCRIPTION, REPORT_STEP_TOOL, reportStepInputSchema } from './report-step-spec';
+import { DELEGATE_DESCRIPTION, DELEGATE_TOOL, delegateInputSchema } from '../delegation/delegate-spec';
+import { childTools } from '../delegation/delegation';
 
 /** The shape of an Anthropic Messages API tool definition (kept local: workflow code imports no SDK). */
 export interface ModelToolDefinition {
@@ -10,46 +12,81 @@ export interface ModelToolDefinition {
 }
 
 /**
- * Harness tools change only the goal's own state, so the workflow runs them itself: no activity,
- * no approval, no limit. Today there is one, report_step, offered to goals that plan.
+ * Harness tools are keel's own: the workflow runs them itself, with no activity, no approval and
+ * no limit. report_step (goals that plan) changes only the plan; delegate (goals that may
+ * delegate) starts a child goal, whose own calls are decided as any goal's are.
  */
-export const HARNESS_TOOL_NAMES: readonly string[] = [REPORT_STEP_TOOL];
+export const HARNESS_TOOL_NAMES: readonly string[] = [REPORT_STEP_TOOL, DELEGATE_TOOL];
 
 export function isHarnessTool(name: string): boolean {
   return HARNESS_TOOL_NAMES.includes(name);
 }
 
-function reportStepDefinition(): ModelToolDefinition {
-  // io 'input': what the model may send; $schema is noise to the API. Pure and deterministic.
-  const { $schema: _schema, ...schema } = z.toJSONSchema(reportStepInputSchema, { io: 'input' });
-  return {
-    name: REPORT_STEP_TOOL,
-    description: REPORT_STEP_DESCRIPTION,
-    input_schema: { ...schema, type: 'object' },
-  };
+/** Which harness tools a goal is offered. */
+export interface HarnessOffer {
+  /** report_step: the goal plans. */
+  readonly planning: boolean;
+  /** delegate: the goal may delegate (delegation/delegation.ts's mayDelegate). */
+  readonly delegate: boolean;
 }
 
-/** What the model is offered: the goal's catalogue, plus report_step when the goal plans. */
-export function modelToolDefinitions(catalogue: ToolCatalogue, planning: boolean): ModelToolDefinition[] {
+/** The harness tools a goal with this offer is offered, by name. */
+export function offeredHarnessTools(offer: HarnessOffer): string[] {
+  return [...(offer.planning ? [REPORT_STEP_TOOL] : []), ...(offer.delegate ? [DELEGATE_TOOL] : [])];
+}
+
+function definitionOf(name: string, description: string, schema: z.ZodType): ModelToolDefinition {
+  // io 'input': what the model may send; $schema is noise to the API. Pure and deterministic.
+  const { $schema: _schema, ...jsonSchema } = z.toJSONSchema(schema, { io: 'input' });
+  return { name, description, input_schema: { ...jsonSchema, type: 'object' } };
+}
+
+/** What the model is offered: the goal's catalogue, plus the harness tools it is offered. */
+export function modelToolDefinitions(catalogue: ToolCatalogue, offer: HarnessOffer): ModelToolDefinition[] {
   const definitions: ModelToolDefinition[] = catalogue.map((entry) => ({
     name: entry.name,
     description: entry.description,
     input_schema: { ...entry.inputSchema, type: 'object' },
   }));
-  return planning ? [...definitions, reportStepDefinition()] : definitions;
+  return [
+    ...definitions,
+    ...(offer.planning
+      ? [definitionOf(REPORT_STEP_TOOL, REPORT_STEP_DESCRIPTION, reportStepInputSchema)]
+      : []),
+    ...(offer.delegate ? [definitionOf(DELEGATE_TOOL, DELEGATE_DESCRIPTION, delegateInputSchema)] : []),
+  ];
 }
 
 export type HarnessCallCheck = { ok: true; input: unknown; summary: string } | { ok: false; error: string };
 
-/** Validates a harness tool call; the error names each wrong field for the model. */
-export function checkHarnessCall(name: string, rawInput: unknown): HarnessCallCheck {
-  if (name !== REPORT_STEP_TOOL) return { ok: false, error: `Unknown harness tool "${name}".` };
-  const parsed = reportStepInputSchema.safeParse(rawInput);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`,
-    );
-    return { ok: false, error: `Invalid input for ${name}: ${problems.join('; ')}.` };
+/**
+ * Validates a harness tool call; the error names each wrong field for the model. A delegate call
+ * is checked against the goal's catalogue too: a child gets only tools its parent has.
+ */
+export function checkHarnessCall(
+  name: string,
+  rawInput: unknown,
+  catalogue: ToolCatalogue,
+): HarnessCallCheck {
+  if (name === REPORT_STEP_TOOL) {
+    const parsed = reportStepInputSchema.safeParse(rawInput);
+    if (!parsed.success) return { ok: false, error: invalidInput(name, parsed.error) };
+    return { ok: true, input: parsed.data, summary: `report_step: ${parsed.data.status}` };
   }
-  return { ok: true, input: parsed.data, summary: `report_step: ${parsed.data.status}` };
+  if (name === DELEGATE_TOOL) {
+    const parsed = delegateInputSchema.safeParse(rawInput);
+    if (!parsed.success) return { ok: false, error: invalidInput(name, parsed.error) };
+    const tools = childTools(catalogue, parsed.data);
+    if (!tools.ok) return { ok: false, error: `Not delegated: ${tools.error}` };
+    const task = parsed.data.task.length > 80 ? `${parsed.data.task.slice(0, 79)}…` : parsed.data.task;
+    return { ok: true, input: parsed.data, summary: `delegate (${parsed.data.workspace}): ${task}` };
+  }
+  return { ok: false, error: `Unknown harness tool "${name}".` };
+}
+
+function invalidInput(name: string, error: z.ZodError): string {
+  const problems = error.issues.map(
+    (issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(input)'}: ${issue.message}`,
+  );
+  return `Invalid input for ${name}: ${problems.join('; ')}.`;
 }

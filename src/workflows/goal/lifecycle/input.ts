@@ -9,6 +9,7 @@ import { goalNotifySchema } from '../../approvals/notifications';
 /** Rules a goal's input may carry. */
 export const MAX_INPUT_RULES = 100;
 import { hostIdSchema, workspaceSourceSchema } from '../../hosts/host-queues';
+import { delegationSettingsSchema } from '../../delegation/delegation';
 import { MAX_OUTPUT_TOKENS, modelLimits } from '../../common/model-limits';
 import {
   betasSchema,
@@ -235,6 +236,8 @@ export const goalInputSchema = z
       })
       .strict()
       .prefault({}),
+    /** The delegate tool: child goals with a subset of the tools and a slice of the budget (delegation/delegation.ts). */
+    delegation: delegationSettingsSchema.prefault({}),
     /** Cross-run task reflection (seed 002), after the output is accepted by a review. */
     reflection: z
       .object({

@@ -7,6 +7,7 @@ import * as wf from '@temporalio/workflow';
 import { LedgerEventKind } from '../../common/ledger';
 import { userText } from '../../common/transcript';
 import { initialPrinciplesState, resolveCadence } from '../../principles/principles';
+import { harnessOffer } from '../tool-calls/turn';
 import { modelToolDefinitions } from '../../tools/harness-tools';
 import type { ToolCatalogue } from '../../tools/tool-catalogue';
 import type { GoalHost } from '../host/binding';
@@ -77,7 +78,7 @@ export class GoalPreparation {
     // A tool choice naming a tool the goal does not offer would be refused on every model turn.
     assertNamedToolOffered(
       state.config.model.toolChoice,
-      modelToolDefinitions(catalogueOf(state), state.config.planning.enabled),
+      modelToolDefinitions(catalogueOf(state), harnessOffer(state.config)),
     );
     return undefined;
   }

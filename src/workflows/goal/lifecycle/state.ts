@@ -21,6 +21,7 @@ import { approvalRulesStateSchema, ruleSpecSchema } from '../../approvals/approv
 import { notificationDefaultsSchema } from '../../approvals/notifications';
 import { approvalRecordSchema } from './approval-record';
 import { childSpendSchema } from '../oversight/child-budget';
+import { delegationStateSchema } from '../../delegation/delegation';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;
@@ -242,6 +243,8 @@ export const goalStateSchema = z.lazy(() =>
      * spend by its budget and its cost; absent until a child ends.
      */
     childSpend: childSpendSchema.optional(),
+    /** Children started by the delegate tool, and those still running (delegation/delegation.ts); absent until one starts. */
+    delegations: delegationStateSchema.optional(),
     /** The latest ignored approve/deny signal, for the status view and the Web UI. */
     lastIgnoredDecision: ignoredDecisionSchema.optional(),
     /**

@@ -5,6 +5,7 @@ import { expectedTokens } from '../../common/context-tokens';
 import { LedgerEventKind } from '../../common/ledger';
 import type { TranscriptMessage } from '../../common/transcript';
 import { temporalPriorityKey } from '../../planning/assessment';
+import { harnessOffer } from '../tool-calls/turn';
 import { modelToolDefinitions, type ModelToolDefinition } from '../../tools/harness-tools';
 import type { ActivityProxies } from '../lifecycle/activity-proxies';
 import type { StructuredAnswer, StructuredRequest } from '../oversight/context';
@@ -240,7 +241,7 @@ export class GoalModelCalls {
     const config = this.state.config;
     return {
       system: systemPrompt(config),
-      tools: modelToolDefinitions(this.state.tools?.catalogue ?? [], config.planning.enabled),
+      tools: modelToolDefinitions(this.state.tools?.catalogue ?? [], harnessOffer(config)),
     };
   }
 

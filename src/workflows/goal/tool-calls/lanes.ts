@@ -18,6 +18,8 @@ import type { CallResults } from './call-results';
 import type { CallRunner } from './call-runner';
 import { deniedCallContent } from './denied-call';
 import type { HeldChanges } from './held-changes';
+import type { GoalDelegation } from './delegation';
+import { DELEGATE_TOOL } from '../../delegation/delegate-spec';
 import type { ToolCallsHost } from './tool-calls-host';
 
 export interface LaneParts {
@@ -25,6 +27,8 @@ export interface LaneParts {
   readonly held: HeldChanges;
   readonly runner: CallRunner;
   readonly results: CallResults;
+  /** The delegate tool's child goals. */
+  readonly delegation: GoalDelegation;
   /** A reported step failure used up every plan attempt (GoalToolCalls.planningGaveUp). */
   readonly gaveUp: (outcome: PlanningOutcome) => void;
 }
@@ -73,6 +77,11 @@ export class ToolCallLanes {
   }
 
   private async runHarnessTool(call: ToolCallRecord): Promise<void> {
+    if (call.toolName === DELEGATE_TOOL) {
+      call.result = await this.parts.delegation.run(call);
+      call.status = 'done';
+      return;
+    }
     const input = reportStepInputSchema.parse(call.input);
     const report = await this.goal.planning.report(input);
     call.result = { content: report.result, isError: false };

@@ -13,6 +13,7 @@ import { AutomaticDecisions } from './automatic-decisions';
 import { CallResults } from './call-results';
 import { CallRunner } from './call-runner';
 import { HeldChanges } from './held-changes';
+import { GoalDelegation } from './delegation';
 import { ToolCallLanes } from './lanes';
 import { canContinueAsNewMidTurn, parkedLongEnough } from './parked-turn';
 import type { ToolCallsHost } from './tool-calls-host';
@@ -47,6 +48,7 @@ export class GoalToolCalls {
       held,
       runner,
       results,
+      delegation: new GoalDelegation(goal),
       gaveUp: (outcome) => {
         this.planningGaveUp = outcome;
       },

@@ -2,9 +2,14 @@ import { requiresHumanApproval } from './approval-policy';
 import type { GoalConfig } from '../lifecycle/input';
 import type { ApprovalDecision, ToolCallRecord } from '../lifecycle/state';
 import { formatToolResult } from '../../tools/format-tool-result';
-import { checkHarnessCall, isHarnessTool } from '../../tools/harness-tools';
+import {
+  checkHarnessCall,
+  isHarnessTool,
+  offeredHarnessTools,
+  type HarnessOffer,
+} from '../../tools/harness-tools';
+import { mayDelegate } from '../../delegation/delegation';
 import { catalogueEntry, type PreparedCall, type ToolCatalogue } from '../../tools/tool-catalogue';
-import { REPORT_STEP_TOOL } from '../../tools/report-step-spec';
 import { denialAlternatives } from '../../tools/denial-alternatives';
 import type { ToolResultBlock } from '../../common/transcript';
 import type { NamedCall } from './call-ids';
@@ -31,8 +36,8 @@ export function planTurn(options: {
   const preparedById = new Map(options.prepared.map((call) => [call.callId, call]));
   return calls.map(({ callId, toolUse }): ToolCallRecord => {
     const base = recordBase({ callId, toolUse });
-    if (isHarnessTool(toolUse.name) && config.planning.enabled) {
-      const checked = checkHarnessCall(toolUse.name, toolUse.input);
+    if (isHarnessTool(toolUse.name) && offered.includes(toolUse.name)) {
+      const checked = checkHarnessCall(toolUse.name, toolUse.input, options.catalogue);
       if (!checked.ok) return done(base, 'read-only', toolUse.name, checked.error);
       // Harness tools change only the goal's own state: no limit, no approval, no activity.
       return {
@@ -136,10 +141,14 @@ function done(
   return { ...base, reversibility, summary, status: 'done', result: { content, isError: true } };
 }
 
-/** The names the model is offered: the goal's catalogue, plus report_step when it plans. */
+/** The names the model is offered: the goal's catalogue, plus the harness tools it is offered. */
 export function offeredToolNames(catalogue: ToolCatalogue, config: GoalConfig): string[] {
-  const names = catalogue.map((entry) => entry.name);
-  return config.planning.enabled ? [...names, REPORT_STEP_TOOL] : names;
+  return [...catalogue.map((entry) => entry.name), ...offeredHarnessTools(harnessOffer(config))];
+}
+
+/** Which harness tools a goal is offered: report_step when it plans, delegate when it may delegate. */
+export function harnessOffer(config: Pick<GoalConfig, 'planning' | 'delegation'>): HarnessOffer {
+  return { planning: config.planning.enabled, delegate: mayDelegate(config.delegation) };
 }
 
 /**

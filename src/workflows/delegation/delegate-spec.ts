@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * The `delegate` harness tool (issue 47): the model hands a task to a child goal with a subset of
+ * its tools, a slice of its budget and a workspace scope, and reads the child's answer as the
+ * tool's result. The workflow runs it (goal/tool-calls/delegation.ts): no activity, no approval —
+ * the child's own calls are decided as any goal's are.
+ */
+export const DELEGATE_TOOL = 'delegate';
+
+export const DelegateWorkspace = { Shared: 'shared', ReadOnly: 'read-only' } as const;
+export type DelegateWorkspace = (typeof DelegateWorkspace)[keyof typeof DelegateWorkspace];
+
+export const delegateBudgetSchema = z
+  .object({
+    maxUsd: z.number().positive().describe('The most the child may spend, in USD.').optional(),
+    maxTokens: z.number().int().positive().describe('The most tokens the child may use.').optional(),
+    maxToolCalls: z.number().int().positive().describe('The most tool calls the child may make.').optional(),
+    maxTurns: z
+      .number()
+      .int()
+      .positive()
+      .max(500)
+      .describe('The most model turns the child may take.')
+      .optional(),
+  })
+  .strict();
+export type DelegateBudget = z.infer<typeof delegateBudgetSchema>;
+
+export const delegateInputSchema = z
+  .object({
+    task: z
+      .string()
+      .trim()
+      .min(1)
+      .max(20_000)
+      .describe(
+        'What the child goal is to achieve, complete in itself: the child sees nothing else of yours.',
+      ),
+    successCriteria: z
+      .array(z.string().trim().min(1))
+      .max(20)
+      .default([])
+      .describe('How to tell the task is done; the child checks its work against them.'),
+    tools: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('The tools the child may use, by name: a subset of yours. All of yours when omitted.'),
+    budget: delegateBudgetSchema
+      .default({})
+      .describe("The child's slice of your remaining budget; it never gets more than you have left."),
+    workspace: z
+      .enum([DelegateWorkspace.Shared, DelegateWorkspace.ReadOnly])
+      .default(DelegateWorkspace.Shared)
+      .describe(
+        'shared: the child works in your workspace (children that change it run one at a time). read-only: it may only read it, with your read-only tools, and runs alongside others.',
+      ),
+  })
+  .strict();
+export type DelegateInput = z.infer<typeof delegateInputSchema>;
+
+export const DELEGATE_DESCRIPTION =
+  "Hand a self-contained task to a child agent and get its final answer back as this tool's result. Use it for work that would crowd your context or that can proceed on its own (research, a separate module). The child starts with only the task, its success criteria and the tools you give it; its spend counts against your budget. Several delegate calls in one turn run at once when their workspace is read-only.";

@@ -1,0 +1,200 @@
+/**
+ * The delegate tool's run (issue 47): a child goal workflow with a subset of the parent's tools,
+ * a budget carved from what the parent has left (and held until it ends), on the parent's host
+ * and workspace. Its answer, or how it stopped, is the call's result: a child that fails, is
+ * stopped by a guard or runs out of budget is a result for the parent's model, never the
+ * parent's failure. The decisions are pure, in delegation/delegation.ts.
+ */
+import * as wf from '@temporalio/workflow';
+import { ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
+import { LedgerEventKind } from '../../common/ledger';
+import { delegateInputSchema, type DelegateInput } from '../../delegation/delegate-spec';
+import {
+  childTools,
+  childWorkflowId,
+  mayStartChild,
+  reservationOf,
+  sliceBudget,
+  spentWithReservations,
+  type DelegationState,
+  type RunningChild,
+} from '../../delegation/delegation';
+import type { Budget } from '../../principles/budget';
+import type { GoalInput } from '../lifecycle/input';
+import { asGoalResult, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
+import type { GoalState, ToolCallRecord } from '../lifecycle/state';
+import { addChildSpend, carveChildBudget, spendOfChild } from '../oversight/child-budget';
+import { effectiveBudget, goalCost } from '../views/status';
+import type { ToolCallsHost } from './tool-calls-host';
+
+export interface DelegationResult {
+  content: string;
+  isError: boolean;
+}
+
+export class GoalDelegation {
+  constructor(private readonly goal: ToolCallsHost) {}
+
+  private get state(): GoalState {
+    return this.goal.state;
+  }
+
+  private get delegations(): DelegationState {
+    this.state.delegations ??= { started: 0, running: [] };
+    return this.state.delegations;
+  }
+
+  async run(call: ToolCallRecord): Promise<DelegationResult> {
+    const input = delegateInputSchema.parse(call.input);
+    const tools = childTools(this.state.tools?.catalogue ?? [], input);
+    if (!tools.ok) return { content: `Not delegated: ${tools.error}`, isError: true };
+    const reserved = await this.reserve(call, input);
+    if (reserved.kind === 'exhausted') {
+      return {
+        content: `Not delegated: your ${reserved.dimension} budget is spent, so no child can start. Finish with what you have.`,
+        isError: true,
+      };
+    }
+    const { child, budget } = reserved;
+    const workflowId = child.workflowId;
+    this.goal.visibility.record(
+      LedgerEventKind.DelegateStarted,
+      `delegated to ${workflowId}: ${call.summary}`,
+      {
+        callId: call.callId,
+        workflowId,
+        workspace: input.workspace,
+        tools: tools.names,
+        ...(budget ? { budget } : {}),
+        ...(input.budget.maxTurns ? { maxTurns: input.budget.maxTurns } : {}),
+      },
+    );
+    this.goal.visibility.show();
+    let ended: GoalResult | string;
+    try {
+      ended = await this.runChild(workflowId, this.childInput(input, tools.names, budget));
+    } finally {
+      // Its hold on the budget ends with it; what it spent is counted below.
+      this.delegations.running = this.delegations.running.filter((running) => running !== child);
+    }
+    return this.finished(workflowId, ended);
+  }
+
+  /**
+   * Waits for a free place (delegation/delegation.ts's mayStartChild), then carves the child's
+   * budget from what is left once running children's holds are set aside, and holds it. When only
+   * those holds use it up, the child waits for one of them to end instead of being refused. The
+   * check and the hold happen with no await between them: lanes of one turn run side by side.
+   */
+  private async reserve(
+    call: ToolCallRecord,
+    input: DelegateInput,
+  ): Promise<
+    | { kind: 'reserved'; child: RunningChild; budget: Budget | undefined }
+    | { kind: 'exhausted'; dimension: string }
+  > {
+    const maxConcurrent = this.state.config.delegation.maxConcurrent;
+    const mayStart = () => mayStartChild(this.delegations.running, input.workspace, maxConcurrent);
+    for (;;) {
+      await wf.condition(mayStart);
+      if (!mayStart()) continue; // another lane took the place first
+      const running = this.delegations.running;
+      const spent = spentWithReservations(goalCost(this.state, Date.now()).spent, running);
+      const carved = carveChildBudget(effectiveBudget(this.state), spent);
+      if (carved.kind === 'carved') {
+        const budget: Budget | undefined = sliceBudget(carved.budget, input.budget);
+        this.delegations.started += 1;
+        const child: RunningChild = {
+          callId: call.callId,
+          workflowId: childWorkflowId(this.goal.workflowId, this.delegations.started),
+          task: input.task,
+          workspace: input.workspace,
+          reserved: reservationOf(budget),
+        };
+        running.push(child);
+        return { kind: 'reserved', child, budget };
+      }
+      if (running.length === 0) return carved;
+      const before = running.length;
+      await wf.condition(() => this.delegations.running.length < before);
+    }
+  }
+
+  /**
+   * The parent's settings, narrowed: the task, the tools given, the budget carved, on the
+   * parent's host and workspace path (a child elsewhere would not see the parent's files), one
+   * level deeper, finishing at its answer (no follow-up window, no split, no reflection).
+   */
+  private childInput(input: DelegateInput, tools: string[], budget: Budget | undefined): GoalInput {
+    const { planning, assessment, reflection, limits, delegation, principles, ...inherited } =
+      this.state.config;
+    const host = this.goal.host.id;
+    return {
+      ...inherited,
+      goal: input.task,
+      successCriteria: input.successCriteria,
+      tools,
+      workspace: this.goal.host.workspace,
+      ...(host === undefined ? {} : { host }),
+      limits: {
+        ...limits,
+        ...(input.budget.maxTurns === undefined ? {} : { maxTurns: input.budget.maxTurns }),
+      },
+      principles: { ...principles, ...(budget === undefined ? {} : { budget }) },
+      delegation: { ...delegation, depth: delegation.depth + 1 },
+      planning,
+      assessment: { ...assessment, spawnSubGoals: false },
+      reflection: { ...reflection, enabled: false },
+      followUpWindowMs: 0,
+    };
+  }
+
+  private async runChild(workflowId: string, input: GoalInput): Promise<GoalResult | string> {
+    try {
+      return await wf.executeChild<GoalWorkflowFunction>('goalWorkflow', { workflowId, args: [input] });
+    } catch (error) {
+      // The parent's own cancellation reaches the child too (its scope), and ends this call.
+      if (wf.isCancellation(error)) throw error;
+      // A child that did not complete carries its result in its failure's details.
+      const result =
+        error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure
+          ? asGoalResult(error.cause.details?.[0])
+          : undefined;
+      return result ?? `it failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  /** The child's spend becomes the parent's; its answer (or how it stopped) is the call's result. */
+  private finished(workflowId: string, ended: GoalResult | string): DelegationResult {
+    const result = typeof ended === 'string' ? undefined : ended;
+    const failure = typeof ended === 'string' ? ended : 'it left no result';
+    const spent = spendOfChild(result);
+    this.state.childSpend = addChildSpend(this.state.childSpend, spent);
+    const spendLine = spent
+      ? `${spent.toolCalls} tool call${spent.toolCalls === 1 ? '' : 's'}, ${spent.tokens} tokens, $${spent.usd.toFixed(4)}`
+      : 'unknown (it left no result)';
+    this.goal.visibility.record(
+      LedgerEventKind.DelegateFinished,
+      `${workflowId} ${result?.status ?? 'ended without a result'}: ${spendLine}`,
+      { workflowId, ...(result ? { status: result.status } : {}), ...(spent ? { spent } : {}) },
+    );
+    this.goal.visibility.show();
+    if (result === undefined) {
+      return { content: `Child goal ${workflowId} ended without an answer: ${failure}.`, isError: true };
+    }
+    const completed = result.status === 'completed';
+    const how = completed
+      ? 'completed'
+      : `ended ${result.status}${result.reason ? ` (${result.reason})` : ''}`;
+    const answer = result.finalText?.trim();
+    const byTier = result.counters.toolCallsByReversibility;
+    return {
+      content: [
+        `Child goal ${workflowId} ${how}.`,
+        answer ? `${completed ? 'Its answer' : 'Its report'}:\n${answer}` : 'It gave no answer.',
+        `It spent ${spendLine} (counted in your budget); its tool calls: ${byTier['read-only']} read-only, ${byTier.mutating} mutating, ${byTier.irreversible} irreversible.`,
+      ].join('\n\n'),
+      isError: !completed,
+    };
+  }
+}

@@ -1,0 +1,258 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { goalWorkflow } from '../../src/workflows/goal/workflow';
+import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import type { LedgerEvent } from '../../src/workflows/common/ledger';
+import { goalResult } from '../../src/client/goal-client';
+import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
+
+/** The delegate tool (issue 47): child goals with some of the parent's tools and a slice of its budget. */
+
+const list = { name: 'list_dir', input: { path: '.' } };
+const delegate = (task: string, extra: Record<string, unknown> = {}) => ({
+  name: 'delegate',
+  input: { task, ...extra },
+});
+
+let harness: Harness;
+
+before(async () => {
+  harness = await createHarness({
+    scenarios: [
+      {
+        name: 'three-readers',
+        match: 'GOAL-DELEGATE-THREE',
+        turns: [
+          {
+            toolCalls: ['ALPHA', 'BRAVO', 'CHARLIE'].map((name) =>
+              delegate(`CHILD-${name}: list the workspace and say what is there`, {
+                workspace: 'read-only',
+                tools: ['list_dir', 'read_file'],
+                budget: { maxToolCalls: 2, maxUsd: 0.5 },
+              }),
+            ),
+          },
+          { text: 'the three children reported' },
+        ],
+      },
+      ...['ALPHA', 'BRAVO', 'CHARLIE'].map((name) => ({
+        name: `child-${name.toLowerCase()}`,
+        match: `CHILD-${name}`,
+        turns: [{ toolCalls: [list] }, { text: `${name.toLowerCase()} saw notes.md` }],
+      })),
+      {
+        name: 'over-budget',
+        match: 'GOAL-DELEGATE-OVER',
+        turns: [
+          { toolCalls: [delegate('CHILD-GREEDY: list forever', { budget: { maxToolCalls: 1 } })] },
+          // A child may get only its parent's tools; the model is told, and goes on.
+          { toolCalls: [delegate('CHILD-GREEDY: with a tool I lack', { tools: ['launch_rockets'] })] },
+          { text: 'went on without the greedy child' },
+        ],
+      },
+      {
+        name: 'greedy',
+        match: 'CHILD-GREEDY',
+        turns: [{ toolCalls: [list] }, { toolCalls: [list] }, { toolCalls: [list] }, { text: 'never' }],
+      },
+      {
+        name: 'two-writers',
+        match: 'GOAL-DELEGATE-WRITERS',
+        turns: [
+          {
+            toolCalls: [
+              delegate('CHILD-WRITER-ONE: write one.txt'),
+              delegate('CHILD-WRITER-TWO: write two.txt'),
+            ],
+          },
+          { text: 'both written' },
+        ],
+      },
+      ...['ONE', 'TWO'].map((name) => ({
+        name: `writer-${name.toLowerCase()}`,
+        match: `CHILD-WRITER-${name}`,
+        turns: [
+          {
+            toolCalls: [{ name: 'write_file', input: { path: `${name.toLowerCase()}.txt`, content: name } }],
+          },
+          { text: `${name.toLowerCase()}.txt written` },
+        ],
+      })),
+      {
+        name: 'waiting-parent',
+        match: 'GOAL-DELEGATE-CANCEL',
+        turns: [{ toolCalls: [delegate('CHILD-WAITER: write a file')] }, { text: 'never reached' }],
+      },
+      {
+        name: 'waiter',
+        match: 'CHILD-WAITER',
+        turns: [
+          { toolCalls: [{ name: 'write_file', input: { path: 'waiting.txt', content: 'x' } }] },
+          { text: 'never reached either' },
+        ],
+      },
+    ],
+  });
+});
+
+after(async () => {
+  await harness.close();
+  await stopOwnServer();
+});
+
+function of(ledger: LedgerEvent[], kind: string): LedgerEvent[] {
+  return ledger.filter((event) => event.kind === kind);
+}
+
+test('three read-only children run at once on budget slices, and their spend adds up to the parent', async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory();
+    writeFileSync(path.join(workspace, 'notes.md'), 'notes');
+    const workflowId = `goal-delegate-three-${Date.now()}`;
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [{ goal: 'GOAL-DELEGATE-THREE: survey', workspace, delegation: { enabled: true } }],
+    });
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed');
+    assert.equal(result.finalText, 'the three children reported');
+    const ledger = await handle.query(ledgerQuery, {});
+    const started = of(ledger, 'delegate.started');
+    const finished = of(ledger, 'delegate.finished');
+    assert.equal(started.length, 3);
+    // All three began before the first ended: read-only children do not wait for each other.
+    assert.ok(Math.max(...started.map((e) => e.sequence)) < Math.min(...finished.map((e) => e.sequence)));
+    for (const event of started) {
+      const budget = event.data.budget as { maxToolCalls: number; maxUsd: number };
+      assert.equal(budget.maxToolCalls, 2, 'the slice, below what the parent has left');
+      assert.equal(budget.maxUsd, 0.5);
+      assert.deepEqual((event.data.tools as string[]).sort(), ['list_dir', 'read_file']);
+    }
+    // Each child's answer is its call's result for the parent's model.
+    const second = harness.scripted.requests.find((r) => r.scenario === 'three-readers' && r.turnIndex === 1);
+    const results = JSON.stringify(second?.body.messages?.at(-1));
+    for (const name of ['alpha', 'bravo', 'charlie'])
+      assert.match(results, new RegExp(`${name} saw notes.md`));
+    // The totals: the parent's child spend is exactly the sum of its children's own results.
+    const children = await Promise.all(
+      finished.map((event) => goalResult(harness.client.workflow.getHandle(String(event.data.workflowId)))),
+    );
+    const sum = (pick: (r: (typeof children)[number]) => number) => children.reduce((t, r) => t + pick(r), 0);
+    assert.equal(result.childSpend?.children, 3);
+    assert.equal(
+      result.childSpend?.toolCalls,
+      sum((r) => r.counters.toolCalls),
+    );
+    assert.equal(result.childSpend?.toolCalls, 3);
+    const tokens = sum(
+      (r) =>
+        r.usage.inputTokens +
+        r.usage.outputTokens +
+        r.usage.cacheCreationInputTokens +
+        r.usage.cacheReadInputTokens,
+    );
+    assert.equal(result.childSpend?.tokens, tokens);
+    assert.ok(Math.abs((result.childSpend?.usd ?? 0) - sum((r) => r.stats.usdEstimate)) < 1e-9);
+    // Each child is linked to its parent (the Web UI shows both ways) and ran one level deeper.
+    const described = await harness.client.workflow
+      .getHandle(String(finished[0]?.data.workflowId))
+      .describe();
+    assert.equal(described.parentExecution?.workflowId, workflowId);
+    const childRequest = harness.scripted.requests.find((r) => r.scenario === 'child-alpha');
+    const offered = (childRequest?.body.tools ?? []).map((tool) => (tool as { name: string }).name);
+    assert.deepEqual(
+      offered.sort(),
+      ['delegate', 'list_dir', 'read_file'],
+      'depth 1 of 2 may delegate again',
+    );
+  });
+});
+
+test('a child over its budget stops and the parent goes on; a child never gets a tool its parent lacks', async () => {
+  await harness.withWorker(async () => {
+    const workflowId = `goal-delegate-over-${Date.now()}`;
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [
+        {
+          goal: 'GOAL-DELEGATE-OVER: try',
+          workspace: tempDirectory(),
+          delegation: { enabled: true, maxDepth: 1 },
+          guards: { loop: { enabled: false } },
+        },
+      ],
+    });
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed');
+    assert.equal(result.finalText, 'went on without the greedy child');
+    const ledger = await handle.query(ledgerQuery, {});
+    const finished = of(ledger, 'delegate.finished');
+    assert.equal(finished.length, 1, 'the call naming a tool the parent lacks starts no child');
+    assert.equal(finished[0]?.data.status, 'budget_exhausted');
+    assert.equal((finished[0]?.data.spent as { toolCalls: number }).toolCalls, 1);
+    const second = harness.scripted.requests.find((r) => r.scenario === 'over-budget' && r.turnIndex === 1);
+    assert.match(JSON.stringify(second?.body.messages?.at(-1)), /ended budget_exhausted/);
+    const third = harness.scripted.requests.find((r) => r.scenario === 'over-budget' && r.turnIndex === 2);
+    assert.match(
+      JSON.stringify(third?.body.messages?.at(-1)),
+      /Not delegated: Not your tools: launch_rockets/,
+    );
+    // At the depth limit a child is not offered delegate.
+    const childRequest = harness.scripted.requests.find((r) => r.scenario === 'greedy');
+    const offered = (childRequest?.body.tools ?? []).map((tool) => (tool as { name: string }).name);
+    assert.ok(offered.length > 0 && !offered.includes('delegate'));
+  });
+});
+
+test('children that may change the shared workspace run one after another', async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory();
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `goal-delegate-writers-${Date.now()}`,
+      args: [{ goal: 'GOAL-DELEGATE-WRITERS: write', workspace, delegation: { enabled: true } }],
+    });
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed');
+    const ledger = await handle.query(ledgerQuery, {});
+    const kinds = ledger
+      .filter((event) => event.kind.startsWith('delegate.'))
+      .map((event) => event.kind.replace('delegate.', ''));
+    assert.deepEqual(kinds, ['started', 'finished', 'started', 'finished']);
+    assert.equal(result.childSpend?.toolCalls, 2);
+  });
+});
+
+test('cancelling the parent cancels its children, even one waiting for a human', async () => {
+  await harness.withWorker(async () => {
+    const workflowId = `goal-delegate-cancel-${Date.now()}`;
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [
+        {
+          goal: 'GOAL-DELEGATE-CANCEL: wait',
+          workspace: tempDirectory(),
+          approvalPolicy: 'ask',
+          delegation: { enabled: true },
+        },
+      ],
+    });
+    const child = harness.client.workflow.getHandle(`${workflowId}-delegate-1`);
+    await eventually(async () => {
+      const status = await child.query(goalStatusQuery);
+      assert.equal(status.pendingApprovals.length, 1);
+      return true;
+    });
+    await handle.cancel();
+    await eventually(async () => {
+      assert.equal((await child.describe()).status.name, 'CANCELLED');
+      assert.equal((await handle.describe()).status.name, 'CANCELLED');
+      return true;
+    });
+  });
+});
