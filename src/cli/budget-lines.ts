@@ -29,3 +29,11 @@ function childSpendLines(view: Pick<GoalStatusView, 'childSpend'>): string[] {
     `of which sub-goals (${children.children}): usd ${formatAmount('usd', children.usd)}; tokens ${formatAmount('tokens', children.tokens)}; tool-calls ${formatAmount('tool-calls', children.toolCalls)}${unknown}`,
   ];
 }
+
+/** `keel status` lines for the child goals running now, each with the command that shows it. */
+export function childrenLines(view: Pick<GoalStatusView, 'children'>): string[] {
+  return (view.children ?? []).map(
+    (child) =>
+      `child running: ${child.workflowId} (${child.workspace}): ${child.task.length > 100 ? `${child.task.slice(0, 99)}…` : child.task}  (keel status ${child.workflowId})`,
+  );
+}

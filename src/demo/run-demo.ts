@@ -54,8 +54,11 @@ async function main(): Promise<void> {
   let anthropic: Anthropic;
   let closeModel: () => Promise<void> = () => Promise.resolve();
   if (scripted) {
-    const scenario = loadScenarioFile(path.join(ROOT, 'scenarios/demo.yaml'));
-    const endpoint = await startScriptedMessagesServer({ scenarios: [scenario] });
+    // The child goal's scenario first: it is chosen by its task's text, the demo's for the rest.
+    const scenarios = ['scenarios/demo-child.yaml', 'scenarios/demo.yaml'].map((file) =>
+      loadScenarioFile(path.join(ROOT, file)),
+    );
+    const endpoint = await startScriptedMessagesServer({ scenarios });
     anthropic = new Anthropic({
       apiKey: 'scripted-model-needs-no-key',
       baseURL: endpoint.url,
@@ -63,7 +66,7 @@ async function main(): Promise<void> {
     });
     closeModel = () => endpoint.close();
     print(
-      `model: SCRIPTED — replaying scenarios/demo.yaml (no LLM is called; set ANTHROPIC_API_KEY for a real model)`,
+      `model: SCRIPTED — replaying scenarios/demo.yaml, its child goal scenarios/demo-child.yaml (no LLM is called; set ANTHROPIC_API_KEY for a real model)`,
     );
   } else {
     anthropic = anthropicFromEnvironment();
@@ -106,6 +109,8 @@ async function main(): Promise<void> {
         successCriteria: ['TODO-SUMMARY.md lists every open TODO', 'the build directory is gone'],
         workspace,
         approvalPolicy: 'auto',
+        // The model may hand a task to a child goal (the delegate tool); the scripted one does.
+        delegation: { enabled: true },
       },
     });
     goal = { workflowId: handle.workflowId, runId: firstRunIdOf(handle) };

@@ -6,6 +6,7 @@ import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
 import { goalResult } from '../../src/client/goal-client';
+import { childrenLines } from '../../src/cli/budget-lines';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 /** The delegate tool (issue 47): child goals with some of the parent's tools and a slice of its budget. */
@@ -80,6 +81,15 @@ before(async () => {
           { text: `${name.toLowerCase()}.txt written` },
         ],
       })),
+      {
+        name: 'delegate-loop',
+        match: 'GOAL-DELEGATE-LOOP',
+        turns: [
+          ...Array.from({ length: 4 }, () => ({ toolCalls: [delegate('CHILD-ECHO: say the same thing')] })),
+          { text: 'stopped repeating' },
+        ],
+      },
+      { name: 'echo', match: 'CHILD-ECHO', turns: [{ text: 'the same thing' }] },
       {
         name: 'waiting-parent',
         match: 'GOAL-DELEGATE-CANCEL',
@@ -161,6 +171,10 @@ test('three read-only children run at once on budget slices, and their spend add
       .getHandle(String(finished[0]?.data.workflowId))
       .describe();
     assert.equal(described.parentExecution?.workflowId, workflowId);
+    assert.match(
+      (await described.staticSummary()) ?? '',
+      new RegExp(`^delegated by ${workflowId}: CHILD-[A-Z]+: list the workspace`),
+    );
     const childRequest = harness.scripted.requests.find((r) => r.scenario === 'child-alpha');
     const offered = (childRequest?.body.tools ?? []).map((tool) => (tool as { name: string }).name);
     assert.deepEqual(
@@ -208,6 +222,30 @@ test('a child over its budget stops and the parent goes on; a child never gets a
   });
 });
 
+test('the guards see delegate calls: the same task delegated again and again is a loop', async () => {
+  await harness.withWorker(async () => {
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `goal-delegate-loop-${Date.now()}`,
+      args: [
+        {
+          goal: 'GOAL-DELEGATE-LOOP: repeat',
+          workspace: tempDirectory(),
+          delegation: { enabled: true, maxDepth: 1 },
+          guards: { loop: { warnAt: 3, stopAt: 10 } },
+          judge: { enabled: false },
+        },
+      ],
+    });
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed');
+    const ledger = await handle.query(ledgerQuery, {});
+    const warned = of(ledger, 'guard.warned').filter((event) => event.data.guard === 'loop');
+    assert.equal(warned.length, 1, JSON.stringify(ledger.map((event) => event.summary)));
+    assert.equal(result.childSpend?.children, 4);
+  });
+});
+
 test('children that may change the shared workspace run one after another', async () => {
   await harness.withWorker(async () => {
     const workspace = tempDirectory();
@@ -248,10 +286,21 @@ test('cancelling the parent cancels its children, even one waiting for a human',
       assert.equal(status.pendingApprovals.length, 1);
       return true;
     });
+    // The parent shows the child it waits for, and `keel status` says how to look at it.
+    const parentStatus = await handle.query(goalStatusQuery);
+    assert.deepEqual(childrenLines(parentStatus), [
+      `child running: ${child.workflowId} (shared): CHILD-WAITER: write a file  (keel status ${child.workflowId})`,
+    ]);
     await handle.cancel();
     await eventually(async () => {
       assert.equal((await child.describe()).status.name, 'CANCELLED');
       assert.equal((await handle.describe()).status.name, 'CANCELLED');
+      return true;
+    });
+    // The child ended its own way (cancelled, its approval closed), and the parent holds nothing of it.
+    assert.equal((await child.query(goalStatusQuery)).status, 'cancelled');
+    await eventually(async () => {
+      assert.equal((await handle.query(goalStatusQuery)).children, undefined);
       return true;
     });
   });

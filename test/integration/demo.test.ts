@@ -83,6 +83,11 @@ test(
     // The approval inbox, with a sign-in link of this run's own (src/demo/demo-inbox.ts).
     assert.match(output, /inbox: http:\/\/127\.0\.0\.1:\d+\/login#token=keel-inbox-\S+ /);
     assert.match(output, /goal completed/);
+    // The scripted model delegates reading the notes to a read-only child goal (issue 47).
+    assert.match(
+      output,
+      /\[tool_result\] Child goal goal-\S+-delegate-1 completed\. Its answer: The open TODOs in notes\.md: - Write the release notes/,
+    );
     assert.doesNotMatch(output, /BadSearchAttributes/);
     assert.match(output, /the server on .* was already running; the demo leaves it running/);
     assert.doesNotMatch(output, /web ui:/, 'a headless server has no UI to link to');
@@ -250,7 +255,10 @@ test(
     demo.child.stdin.write('y\r');
     await demo.waitFor(/press Ctrl-C to stop them/);
     const output = demo.output();
-    assert.match(output, /model: SCRIPTED — replaying scenarios\/demo\.yaml \(no LLM is called/);
+    assert.match(
+      output,
+      /model: SCRIPTED — replaying scenarios\/demo\.yaml, its child goal scenarios\/demo-child\.yaml \(no LLM is called/,
+    );
     assert.match(output, /goal completed/);
     const links = [...output.matchAll(/web ui: (\S+)/g)].map((match) => match[1]);
     const link = links.at(-1) ?? assert.fail(`no web ui link:\n${output}`);

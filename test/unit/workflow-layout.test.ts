@@ -8,7 +8,19 @@ import path from 'node:path';
 // imports "upwards" (or any import cycle) makes the rooms one tangle again; this test says where.
 const ROOT = path.resolve(__dirname, '../../src/workflows');
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
-  goal: ['goal', 'approvals', 'planning', 'principles', 'reflection', 'common', 'tools', 'hosts'],
+  goal: [
+    'goal',
+    'approvals',
+    'planning',
+    'principles',
+    'reflection',
+    'delegation',
+    'common',
+    'tools',
+    'hosts',
+  ],
+  /** Who may delegate, a child's tools, budget slice and start (the delegate tool), pure. */
+  delegation: ['delegation', 'tools'],
   /** Who may decide, signatures and approval rules, pure. */
   approvals: ['approvals', 'common', 'tools'],
   planning: ['planning', 'common', 'tools'],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DelegateWorkspace, type DelegateBudget, type DelegateInput } from './delegate-spec';
+import { DelegateWorkspace, type DelegateBudget, type DelegateInput } from '../tools/delegate-spec';
 
 /**
  * The decisions of delegation (issue 47), pure: who may delegate, which tools a child gets, what

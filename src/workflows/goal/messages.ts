@@ -173,6 +173,8 @@ export interface GoalStatusView {
   budget?: Array<{ dimension: string; spent: number; limit: number }>;
   /** What the goal's child goals spent, counted in its budget and cost (absent before a child ended). */
   childSpend?: ChildSpend;
+  /** Child goals the delegate tool started that are still running (absent when none). */
+  children?: Array<{ workflowId: string; task: string; workspace: string }>;
   awaitingReview: boolean;
   model?: string;
   /** With fallback models (model.fallbacks): which model answered which turns, the active one. */

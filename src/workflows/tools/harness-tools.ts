@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { ToolCatalogue } from './tool-catalogue';
 import { REPORT_STEP_DESCRIPTION, REPORT_STEP_TOOL, reportStepInputSchema } from './report-step-spec';
-import { DELEGATE_DESCRIPTION, DELEGATE_TOOL, delegateInputSchema } from '../delegation/delegate-spec';
-import { childTools } from '../delegation/delegation';
+import { DELEGATE_DESCRIPTION, DELEGATE_TOOL, delegateInputSchema } from './delegate-spec';
 
 /** The shape of an Anthropic Messages API tool definition (kept local: workflow code imports no SDK). */
 export interface ModelToolDefinition {
@@ -60,14 +59,10 @@ export function modelToolDefinitions(catalogue: ToolCatalogue, offer: HarnessOff
 export type HarnessCallCheck = { ok: true; input: unknown; summary: string } | { ok: false; error: string };
 
 /**
- * Validates a harness tool call; the error names each wrong field for the model. A delegate call
- * is checked against the goal's catalogue too: a child gets only tools its parent has.
+ * Validates a harness tool call; the error names each wrong field for the model. (Whether a
+ * delegate call's tools are the goal's own is goal/tool-calls/turn.ts's check, with its catalogue.)
  */
-export function checkHarnessCall(
-  name: string,
-  rawInput: unknown,
-  catalogue: ToolCatalogue,
-): HarnessCallCheck {
+export function checkHarnessCall(name: string, rawInput: unknown): HarnessCallCheck {
   if (name === REPORT_STEP_TOOL) {
     const parsed = reportStepInputSchema.safeParse(rawInput);
     if (!parsed.success) return { ok: false, error: invalidInput(name, parsed.error) };
@@ -76,8 +71,6 @@ export function checkHarnessCall(
   if (name === DELEGATE_TOOL) {
     const parsed = delegateInputSchema.safeParse(rawInput);
     if (!parsed.success) return { ok: false, error: invalidInput(name, parsed.error) };
-    const tools = childTools(catalogue, parsed.data);
-    if (!tools.ok) return { ok: false, error: `Not delegated: ${tools.error}` };
     const task = parsed.data.task.length > 80 ? `${parsed.data.task.slice(0, 79)}…` : parsed.data.task;
     return { ok: true, input: parsed.data, summary: `delegate (${parsed.data.workspace}): ${task}` };
   }

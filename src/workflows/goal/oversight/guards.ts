@@ -16,6 +16,7 @@ import { CallEffect, effectOfCall } from '../../principles/progress';
 import { StepStatus } from '../../planning/plan';
 import { judgeReflectionResponse } from '../../reflection/reflection-response';
 import { isHarnessTool } from '../../tools/harness-tools';
+import { DELEGATE_TOOL } from '../../tools/delegate-spec';
 import type { ToolOutcome } from '../../tools/tool-outcome';
 import type { GoalJudge } from './judge';
 import type { GoalPlanning, PlanningOutcome } from './planning';
@@ -179,10 +180,12 @@ export class GoalGuards {
 
   /**
    * Calls the model made and got a result for, and calls a human (or a timeout, or a remembered
-   * denial) refused; held-back calls and report_step are the harness's own.
+   * denial) refused; held-back calls and report_step are the harness's own. A delegate call is
+   * the model's act: its child's answer is what it learned (progress, or a loop when repeated).
    */
   private guardedCall(call: ToolCallRecord): GuardedCall[] {
-    if (isHarnessTool(call.toolName) || call.result === undefined) return [];
+    if ((isHarnessTool(call.toolName) && call.toolName !== DELEGATE_TOOL) || call.result === undefined)
+      return [];
     if (call.summary.endsWith('(held back)')) return [];
     const observed = call.guardObservation;
     const denied = call.approval?.decision?.approved === false;
@@ -191,7 +194,9 @@ export class GoalGuards {
         toolName: call.toolName,
         input: call.input,
         summary: call.summary,
-        resultText: call.result.content,
+        // Each child has its own id: the same answer under another id is the same result.
+        resultText:
+          call.toolName === DELEGATE_TOOL ? withoutChildIds(call.result.content) : call.result.content,
         failed: call.result.isError,
         candidates: observed?.candidates ?? [],
         // A call answered without running (unknown tool, refused input) still counts where it happened.
@@ -232,4 +237,9 @@ export class GoalGuards {
     });
     if (decision.prompt) this.state.notes.push(decision.prompt);
   }
+}
+
+/** A delegate result as the guards compare it: the child's id (`…-delegate-N`) left out. */
+function withoutChildIds(text: string): string {
+  return text.replace(/\S+-delegate-\d+/g, 'a child goal');
 }

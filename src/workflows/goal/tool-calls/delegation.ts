@@ -8,7 +8,7 @@
 import * as wf from '@temporalio/workflow';
 import { ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import { LedgerEventKind } from '../../common/ledger';
-import { delegateInputSchema, type DelegateInput } from '../../delegation/delegate-spec';
+import { delegateInputSchema, type DelegateInput } from '../../tools/delegate-spec';
 import {
   childTools,
   childWorkflowId,
@@ -30,6 +30,12 @@ import type { ToolCallsHost } from './tool-calls-host';
 export interface DelegationResult {
   content: string;
   isError: boolean;
+}
+
+/** A child's summary in the Web UI, within the length the UI shows whole. */
+export function summaryOf(parentWorkflowId: string, task: string): string {
+  const text = `delegated by ${parentWorkflowId}: ${task.replace(/\s+/g, ' ')}`;
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
 export class GoalDelegation {
@@ -151,7 +157,12 @@ export class GoalDelegation {
 
   private async runChild(workflowId: string, input: GoalInput): Promise<GoalResult | string> {
     try {
-      return await wf.executeChild<GoalWorkflowFunction>('goalWorkflow', { workflowId, args: [input] });
+      return await wf.executeChild<GoalWorkflowFunction>('goalWorkflow', {
+        workflowId,
+        args: [input],
+        // The Web UI's summary: whose child it is and what it was asked (its Details say the rest).
+        staticSummary: summaryOf(this.goal.workflowId, input.goal),
+      });
     } catch (error) {
       // The parent's own cancellation reaches the child too (its scope), and ends this call.
       if (wf.isCancellation(error)) throw error;

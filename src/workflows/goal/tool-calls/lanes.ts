@@ -19,7 +19,7 @@ import type { CallRunner } from './call-runner';
 import { deniedCallContent } from './denied-call';
 import type { HeldChanges } from './held-changes';
 import type { GoalDelegation } from './delegation';
-import { DELEGATE_TOOL } from '../../delegation/delegate-spec';
+import { DELEGATE_TOOL } from '../../tools/delegate-spec';
 import type { ToolCallsHost } from './tool-calls-host';
 
 export interface LaneParts {
@@ -78,6 +78,11 @@ export class ToolCallLanes {
 
   private async runHarnessTool(call: ToolCallRecord): Promise<void> {
     if (call.toolName === DELEGATE_TOOL) {
+      // Counted as the goal's own call (its limit, the guards' windows); its child's calls are the child's.
+      const counters = this.state.counters;
+      counters.toolCalls += 1;
+      counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
+      counters.toolCallsByReversibility[call.reversibility] += 1;
       call.result = await this.parts.delegation.run(call);
       call.status = 'done';
       return;

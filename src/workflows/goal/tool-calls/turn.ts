@@ -8,7 +8,8 @@ import {
   offeredHarnessTools,
   type HarnessOffer,
 } from '../../tools/harness-tools';
-import { mayDelegate } from '../../delegation/delegation';
+import { childTools, mayDelegate } from '../../delegation/delegation';
+import { DELEGATE_TOOL, delegateInputSchema } from '../../tools/delegate-spec';
 import { catalogueEntry, type PreparedCall, type ToolCatalogue } from '../../tools/tool-catalogue';
 import { denialAlternatives } from '../../tools/denial-alternatives';
 import type { ToolResultBlock } from '../../common/transcript';
@@ -37,9 +38,24 @@ export function planTurn(options: {
   return calls.map(({ callId, toolUse }): ToolCallRecord => {
     const base = recordBase({ callId, toolUse });
     if (isHarnessTool(toolUse.name) && offered.includes(toolUse.name)) {
-      const checked = checkHarnessCall(toolUse.name, toolUse.input, options.catalogue);
+      const checked = checkHarnessCall(toolUse.name, toolUse.input);
       if (!checked.ok) return done(base, 'read-only', toolUse.name, checked.error);
-      // Harness tools change only the goal's own state: no limit, no approval, no activity.
+      // A delegation is the model's act, and counts as a call: a model cannot delegate without end.
+      if (toolUse.name === DELEGATE_TOOL) {
+        // A child gets only tools its parent has (delegation/delegation.ts).
+        const tools = childTools(options.catalogue, delegateInputSchema.parse(checked.input));
+        if (!tools.ok) return done(base, 'read-only', checked.summary, `Not delegated: ${tools.error}`);
+        if (remainingCalls <= 0) {
+          return done(
+            base,
+            'read-only',
+            checked.summary,
+            `Not run: the goal's limit of ${config.limits.maxToolCalls} tool calls is reached.`,
+          );
+        }
+        remainingCalls -= 1;
+      }
+      // Harness tools run in the workflow: no approval, no activity (report_step: no limit either).
       return {
         ...base,
         input: checked.input,

@@ -247,6 +247,11 @@ export function statusView(
   const guards = guardsView(state);
   const lastDecision = lastDecisionView(state);
   const rules = rulesInForce(state, options.nowMs);
+  const children = (state.delegations?.running ?? []).map(({ workflowId, task, workspace }) => ({
+    workflowId,
+    task,
+    workspace,
+  }));
   return {
     goal: state.config.goal,
     status: state.status,
@@ -265,6 +270,7 @@ export function statusView(
     ...(lastCheckpoint ? { lastCheckpoint } : {}),
     ...(budget ? { budget } : {}),
     ...(state.childSpend ? { childSpend: state.childSpend } : {}),
+    ...(children.length > 0 ? { children } : {}),
     awaitingReview: options.awaitingReview,
     ...(state.lastModel !== undefined ? { model: state.lastModel } : {}),
     ...(state.models === undefined ? {} : { models: modelsView(state) }),
