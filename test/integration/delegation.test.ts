@@ -7,6 +7,8 @@ import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages'
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
 import { goalResult } from '../../src/client/goal-client';
 import { childrenLines } from '../../src/cli/budget-lines';
+import { main } from '../../src/cli/main';
+import { delegationInput, type RunOptions } from '../../src/cli/run-options';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 /** The delegate tool (issue 47): child goals with some of the parent's tools and a slice of its budget. */
@@ -304,4 +306,30 @@ test('cancelling the parent cancels its children, even one waiting for a human',
       return true;
     });
   });
+});
+
+test('keel run: --delegate and its limits become the goal input; a limit without it, or out of range, is one line and exit 2', async () => {
+  assert.deepEqual(delegationInput({ delegate: true, delegateDepth: 3, maxChildren: 4 } as RunOptions), {
+    delegation: { enabled: true, maxDepth: 3, maxConcurrent: 4 },
+  });
+  assert.deepEqual(delegationInput({ delegate: true } as RunOptions), { delegation: { enabled: true } });
+  assert.deepEqual(delegationInput({} as RunOptions), {});
+  const refused = async (...flags: string[]): Promise<string[]> => {
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = (chunk: string) => written.push(String(chunk)) > 0;
+    try {
+      const argv = ['run', 'a goal', '--workspace', tempDirectory(), ...flags];
+      assert.equal(await main(['--address', '127.0.0.1:1', ...argv]), 2);
+    } finally {
+      process.stderr.write = write;
+    }
+    return written;
+  };
+  assert.deepEqual(await refused('--max-children', '2'), [
+    'keel: --delegate-depth and --max-children need --delegate\n',
+  ]);
+  const [line, ...more] = await refused('--delegate', '--delegate-depth', '9');
+  assert.deepEqual(more, []);
+  assert.match(line ?? '', /^keel: .*delegation\.maxDepth: .*5/);
 });
