@@ -1,9 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
-import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import { approvalRulesQuery, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
 import { goalResult } from '../../src/client/goal-client';
 import { childrenLines } from '../../src/cli/budget-lines';
@@ -92,6 +92,22 @@ before(async () => {
         ],
       },
       { name: 'echo', match: 'CHILD-ECHO', turns: [{ text: 'the same thing' }] },
+      {
+        name: 'rules-parent',
+        match: 'GOAL-DELEGATE-RULES',
+        turns: [
+          { toolCalls: [delegate('CHILD-FORBIDDEN: write a file')] },
+          { text: 'the child was refused' },
+        ],
+      },
+      {
+        name: 'forbidden',
+        match: 'CHILD-FORBIDDEN',
+        turns: [
+          { toolCalls: [{ name: 'write_file', input: { path: 'forbidden.txt', content: 'x' } }] },
+          { text: 'could not write' },
+        ],
+      },
       {
         name: 'waiting-parent',
         match: 'GOAL-DELEGATE-CANCEL',
@@ -264,6 +280,51 @@ test('children that may change the shared workspace run one after another', asyn
       .map((event) => event.kind.replace('delegate.', ''));
     assert.deepEqual(kinds, ['started', 'finished', 'started', 'finished']);
     assert.equal(result.childSpend?.toolCalls, 2);
+  });
+});
+
+test("a parent's rules bind its children; a goal no parent started takes no inherited rules", async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory();
+    const workflowId = `goal-delegate-rules-${Date.now()}`;
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [
+        {
+          goal: 'GOAL-DELEGATE-RULES: try',
+          workspace,
+          delegation: { enabled: true },
+          approvalRules: [{ tool: 'write_file', effect: 'forbid', reason: 'no writes in this test' }],
+        },
+      ],
+    });
+    assert.equal((await goalResult(handle)).status, 'completed');
+    const child = harness.client.workflow.getHandle(`${workflowId}-delegate-1`);
+    const childLedger = await child.query(ledgerQuery, {});
+    const added = of(childLedger, 'approval.rule_added');
+    assert.equal(added.length, 1, JSON.stringify(childLedger.map((event) => event.kind)));
+    assert.ok((added[0]?.summary ?? '').includes(`(inherited from ${workflowId})`), added[0]?.summary);
+    assert.equal(existsSync(path.join(workspace, 'forbidden.txt')), false, "the parent's forbid rule held");
+    const refused = harness.scripted.requests.find((r) => r.scenario === 'forbidden' && r.turnIndex === 1);
+    assert.match(JSON.stringify(refused?.body.messages?.at(-1)), /no writes in this test/);
+
+    // The same input from a client: no parent, so the rules it claims to inherit are not applied.
+    const rules = (await handle.query(approvalRulesQuery)).filter((rule) => rule.effect === 'forbid');
+    const direct = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `goal-delegate-no-parent-${Date.now()}`,
+      args: [
+        { goal: 'CHILD-FORBIDDEN: write a file', workspace, inherited: { rules, rememberedDenials: [] } },
+      ],
+    });
+    assert.equal((await goalResult(direct)).status, 'completed');
+    const directLedger = await direct.query(ledgerQuery, {});
+    assert.match(
+      of(directLedger, 'approval.rule_not_applied')[0]?.summary ?? '',
+      /1 inherited rules were not applied: this goal has no parent goal/,
+    );
+    assert.equal(existsSync(path.join(workspace, 'forbidden.txt')), true);
   });
 });
 

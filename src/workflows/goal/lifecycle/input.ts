@@ -3,7 +3,8 @@ import { guardSettingsSchema } from '../../principles/guards';
 import { judgeSettingsSchema } from '../../principles/progress-judge';
 import { principleSettingsSchema } from '../../principles/principles';
 import { approvalSignaturesSchema, approversSchema } from '../../approvals/approval-authority';
-import { ruleSpecSchema } from '../../approvals/approval-rule';
+import { approvalRuleSchema, MAX_RULES, ruleSpecSchema } from '../../approvals/approval-rule';
+import { rememberedDenialsSchema } from '../tool-calls/remembered-denials';
 import { goalNotifySchema } from '../../approvals/notifications';
 
 /** Rules a goal's input may carry. */
@@ -236,6 +237,18 @@ export const goalInputSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * From the parent goal that delegated this one (goal/tool-calls/delegation.ts): its approval
+     * rules in force and the intents its humans refused for good, so a child is never a way around
+     * them. Taken only by a child workflow; a goal a client started records them as not applied.
+     */
+    inherited: z
+      .object({
+        rules: z.array(approvalRuleSchema).max(MAX_RULES),
+        rememberedDenials: rememberedDenialsSchema,
+      })
+      .strict()
+      .optional(),
     /** The delegate tool: child goals with a subset of the tools and a slice of the budget (delegation/delegation.ts). */
     delegation: delegationSettingsSchema.prefault({}),
     /** Cross-run task reflection (seed 002), after the output is accepted by a review. */

@@ -44,6 +44,11 @@ export class GoalPreparation {
     const defaults = await activities.startLookups.workerDefaults();
     state.workerDefaults = defaults;
     rules.seed(config.approvalRules, defaults.approvalRules);
+    // A delegated child: its parent's rules and remembered denials hold here too.
+    const parent = wf.workflowInfo().parent?.workflowId;
+    rules.inherit(config.inherited?.rules, parent);
+    if (parent !== undefined && (config.inherited?.rememberedDenials ?? []).length > 0)
+      state.rememberedDenials = config.inherited?.rememberedDenials;
     state.principles = initialPrinciplesState(resolveCadence(config.principles, defaults.reflectionCadence));
     const withNotes = config.reflection.enabled ? await reflection.openingMessage() : undefined;
     state.transcript = [userText(withNotes ?? goalMessage(config))];

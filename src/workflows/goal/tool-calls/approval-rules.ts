@@ -86,4 +86,30 @@ export class GoalApprovalRules {
       });
     }
   }
+
+  /**
+   * A delegated child's start: its parent's rules in force, as the parent holds them (signed ones
+   * stay signed), each saying whose they were. Only a child workflow takes them: input that names
+   * no parent could otherwise carry allow rules past a goal's signature requirement.
+   */
+  inherit(rules: readonly ApprovalRule[] | undefined, parentWorkflowId: string | undefined): void {
+    if (rules === undefined || rules.length === 0) return;
+    if (parentWorkflowId === undefined) {
+      this.visibility.record(
+        LedgerEventKind.ApprovalRuleNotApplied,
+        `${rules.length} inherited rules were not applied: this goal has no parent goal`,
+        { rules },
+      );
+      return;
+    }
+    for (const rule of rules) {
+      const { id: _id, createdAt: _createdAt, revoked: _revoked, ...draft } = rule;
+      const added = this.add({ ...draft, by: `${rule.by} (inherited from ${parentWorkflowId})` });
+      if (!added.ok) {
+        this.visibility.record(LedgerEventKind.ApprovalRuleNotApplied, `rule not applied: ${added.error}`, {
+          rule,
+        });
+      }
+    }
+  }
 }

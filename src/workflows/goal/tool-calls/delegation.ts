@@ -20,6 +20,8 @@ import {
   type RunningChild,
 } from '../../delegation/delegation';
 import type { Budget } from '../../principles/budget';
+import { RuleSource } from '../../approvals/approval-rule';
+import { isInForce } from '../../approvals/rule-book';
 import type { GoalInput } from '../lifecycle/input';
 import { asGoalResult, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
 import type { GoalState, ToolCallRecord } from '../lifecycle/state';
@@ -132,8 +134,18 @@ export class GoalDelegation {
    * level deeper, finishing at its answer (no follow-up window, no split, no reflection).
    */
   private childInput(input: DelegateInput, tools: string[], budget: Budget | undefined): GoalInput {
-    const { planning, assessment, reflection, limits, delegation, principles, ...inherited } =
-      this.state.config;
+    const {
+      planning,
+      assessment,
+      reflection,
+      limits,
+      delegation,
+      principles,
+      approvalRules: _inputRules,
+      inherited: _ownInheritance,
+      ...inherited
+    } = this.state.config;
+    const fromParent = this.inheritance();
     const host = this.goal.host.id;
     return {
       ...inherited,
@@ -152,7 +164,21 @@ export class GoalDelegation {
       assessment: { ...assessment, spawnSubGoals: false },
       reflection: { ...reflection, enabled: false },
       followUpWindowMs: 0,
+      ...(fromParent ? { inherited: fromParent } : {}),
     };
+  }
+
+  /**
+   * What binds the parent binds the child: its rules in force (its input's among them, revoked
+   * ones not; the worker's policy the child reads itself) and its remembered denials.
+   */
+  private inheritance(): GoalInput['inherited'] {
+    const nowMs = Date.now();
+    const rules = (this.state.approvalRules?.rules ?? []).filter(
+      (rule) => isInForce(rule, nowMs) && rule.source !== RuleSource.WorkerPolicy,
+    );
+    const rememberedDenials = this.state.rememberedDenials ?? [];
+    return rules.length === 0 && rememberedDenials.length === 0 ? undefined : { rules, rememberedDenials };
   }
 
   private async runChild(workflowId: string, input: GoalInput): Promise<GoalResult | string> {
