@@ -13,6 +13,7 @@ import { addRule, emptyRules, ruleFor } from '../workflows/approvals/rule-book';
 import type { PendingApprovalView } from '../workflows/goal/messages';
 import { visibleJson, visibleText } from '../workflows/tools/call-text';
 import { askGoal } from './ask-goal';
+import { routeDecision } from './child-call-route';
 import { CliError } from './cli-error';
 import { parseDuration } from '../workflows/common/duration';
 import {
@@ -93,7 +94,9 @@ function registerDecisionCommand(
   // Accepted by approve only to be refused in words, rather than as an unknown option.
   decision.addOption(approved ? doNotAskAgain.hideHelp() : doNotAskAgain);
   decision.action(
-    async (workflowId: string, callId: string | undefined, options: DecideOptions, command: Command) => {
+    async (rootWorkflowId: string, asked: string | undefined, options: DecideOptions, command: Command) => {
+      // A child's call, as its root lists it, is decided on the child (child-call-route.ts).
+      const { workflowId, callId } = routeDecision(rootWorkflowId, asked);
       if (approved && options.doNotAskAgain) {
         throw new CliError(
           `--do-not-ask-again applies to denials only: keel deny ${workflowId} ${callId ?? '<callId>'} --do-not-ask-again`,

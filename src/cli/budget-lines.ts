@@ -37,3 +37,14 @@ export function childrenLines(view: Pick<GoalStatusView, 'children'>): string[] 
       `child running: ${child.workflowId} (${child.workspace}): ${child.task.length > 100 ? `${child.task.slice(0, 99)}…` : child.task}  (keel status ${child.workflowId})`,
   );
 }
+
+/** `keel status` lines for the calls the goal's children wait on, each with the command that decides it from here. */
+export function childApprovalLines(
+  view: Pick<GoalStatusView, 'childApprovals'>,
+  workflowId: string,
+): string[] {
+  return (view.childApprovals ?? []).map(
+    (call) =>
+      `child call waits: ${call.qualifiedId} (${call.reversibility}) ${call.summary}  (keel approve ${workflowId} ${call.qualifiedId})`,
+  );
+}

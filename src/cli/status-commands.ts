@@ -11,7 +11,7 @@ import { approvalLines, labelText, pendingEntries, pendingLines, type PendingEnt
 import { changesCommand, changesPage, CHANGES_PAGE_SIZE } from './approval-changes-pages';
 import { CliError } from './cli-error';
 import { ExitCode } from './exit-codes';
-import { budgetLines, childrenLines } from './budget-lines';
+import { budgetLines, childApprovalLines, childrenLines } from './budget-lines';
 import { finalTextLabel } from './final-text-label';
 import { recordPendingLine, recordPlanLines, recordStatusJson, recordStatusLines } from './goal-record-lines';
 import { hostLossLines } from './host-loss-lines';
@@ -190,6 +190,7 @@ function statusLines(
   print(`tokens: ${tokenUsageText(view.usage)}`);
   for (const line of budgetLines(view)) print(line);
   for (const line of childrenLines(view)) print(line);
+  for (const line of childApprovalLines(view, workflowId)) print(line);
   if (view.host?.unavailableSince !== undefined) {
     print(`workspace host ${view.host.id} unavailable since ${view.host.unavailableSince}; you can:`);
     for (const action of view.host.actions ?? []) print(`  ${action}`);

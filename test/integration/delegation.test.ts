@@ -1,15 +1,22 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approvalRulesQuery, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
 import { goalResult } from '../../src/client/goal-client';
-import { childrenLines } from '../../src/cli/budget-lines';
+import { childApprovalLines, childrenLines } from '../../src/cli/budget-lines';
 import { main } from '../../src/cli/main';
 import { delegationInput, type RunOptions } from '../../src/cli/run-options';
-import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
+import {
+  createHarness,
+  eventually,
+  stopOwnServer,
+  temporalAddress,
+  tempDirectory,
+  type Harness,
+} from '../support/temporal';
 
 /** The delegate tool (issue 47): child goals with some of the parent's tools and a slice of its budget. */
 
@@ -107,6 +114,29 @@ before(async () => {
           { toolCalls: [{ name: 'write_file', input: { path: 'forbidden.txt', content: 'x' } }] },
           { text: 'could not write' },
         ],
+      },
+      {
+        name: 'asking-parent',
+        match: 'GOAL-DELEGATE-ASK',
+        turns: [{ toolCalls: [delegate('CHILD-ASKER: write approved.txt')] }, { text: 'the child wrote it' }],
+      },
+      {
+        name: 'asker',
+        match: 'CHILD-ASKER',
+        turns: [
+          { toolCalls: [{ name: 'write_file', input: { path: 'approved.txt', content: 'yes' } }] },
+          { text: 'approved.txt written' },
+        ],
+      },
+      {
+        name: 'grand-parent',
+        match: 'GOAL-DELEGATE-TREE',
+        turns: [{ toolCalls: [delegate('CHILD-MIDDLE: pass it on')] }, { text: 'the tree wrote it' }],
+      },
+      {
+        name: 'middle',
+        match: 'CHILD-MIDDLE',
+        turns: [{ toolCalls: [delegate('CHILD-ASKER: write approved.txt')] }, { text: 'passed on' }],
       },
       {
         name: 'waiting-parent',
@@ -325,6 +355,88 @@ test("a parent's rules bind its children; a goal no parent started takes no inhe
       /1 inherited rules were not applied: this goal has no parent goal/,
     );
     assert.equal(existsSync(path.join(workspace, 'forbidden.txt')), true);
+  });
+});
+
+test("a child's waiting call shows on its root and is decided from there", async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory();
+    const workflowId = `goal-delegate-ask-${Date.now()}`;
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [
+        { goal: 'GOAL-DELEGATE-ASK: write', workspace, approvalPolicy: 'ask', delegation: { enabled: true } },
+      ],
+    });
+    const waiting = await eventually(async () => {
+      const calls = (await handle.query(goalStatusQuery)).childApprovals ?? [];
+      return calls.length === 1 ? calls : undefined;
+    });
+    assert.deepEqual(
+      waiting.map((call) => [call.workflowId, call.callId, call.qualifiedId, call.reversibility]),
+      [[`${workflowId}-delegate-1`, 'call-1', 'delegate-1/call-1', 'mutating']],
+    );
+    assert.deepEqual(childApprovalLines({ childApprovals: waiting }, workflowId), [
+      `child call waits: delegate-1/call-1 (mutating) ${waiting[0]?.summary}  (keel approve ${workflowId} delegate-1/call-1)`,
+    ]);
+    // The root's Web UI details list it with the command that decides it.
+    const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    assert.match(
+      currentDetails,
+      /#### Waiting in child goals \(1\)\n- `delegate-1\/call-1` \(mutating\) write_file/,
+    );
+    assert.ok(currentDetails.includes(`\`keel approve ${workflowId} delegate-1/call-1\``), currentDetails);
+    // A call id naming no child of this goal is one line and exit 2; the child's is decided on the child.
+    const address = await temporalAddress();
+    assert.equal(await main(['--address', address, 'approve', workflowId, 'elsewhere-1/call-1']), 2);
+    assert.equal(await main(['--address', address, 'approve', workflowId, 'delegate-1/call-1']), 0);
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed');
+    assert.equal(readFileSync(path.join(workspace, 'approved.txt'), 'utf8'), 'yes');
+    const childLedger = await harness.client.workflow
+      .getHandle(`${workflowId}-delegate-1`)
+      .query(ledgerQuery, {});
+    assert.ok(
+      of(childLedger, 'approval.decided').length === 1,
+      JSON.stringify(childLedger.map((e) => e.kind)),
+    );
+    assert.equal((await handle.query(goalStatusQuery)).childApprovals, undefined, 'nothing waits any more');
+  });
+});
+
+test("a grandchild's waiting call reaches the root through its parent, and is decided from the root", async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory();
+    const workflowId = `goal-delegate-tree-${Date.now()}`;
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [
+        {
+          goal: 'GOAL-DELEGATE-TREE: write',
+          workspace,
+          approvalPolicy: 'ask',
+          delegation: { enabled: true },
+        },
+      ],
+    });
+    const waiting = await eventually(async () => {
+      const calls = (await handle.query(goalStatusQuery)).childApprovals ?? [];
+      return calls.length === 1 ? calls : undefined;
+    });
+    assert.deepEqual(
+      waiting.map((call) => [call.workflowId, call.qualifiedId]),
+      [[`${workflowId}-delegate-1-delegate-1`, 'delegate-1-delegate-1/call-1']],
+    );
+    const address = await temporalAddress();
+    assert.equal(
+      await main(['--address', address, 'approve', workflowId, 'delegate-1-delegate-1/call-1']),
+      0,
+    );
+    assert.equal((await goalResult(handle)).status, 'completed');
+    assert.equal(readFileSync(path.join(workspace, 'approved.txt'), 'utf8'), 'yes');
+    assert.equal((await handle.query(goalStatusQuery)).childApprovals, undefined);
   });
 });
 

@@ -27,7 +27,9 @@ import {
   submitReviewUpdate,
   userMessagePayloadSchema,
   userMessageSignal,
+  childApprovalsSignal,
 } from './messages';
+import { acceptChildApprovals } from './views/child-approvals';
 import {
   DecisionRefusalReason,
   judgeDecision,
@@ -261,6 +263,15 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       else wf.log.warn('ignored malformed user message', { error: payload.error.message });
     },
     { description: DESCRIPTIONS.userMessage },
+  );
+  wf.setHandler(
+    childApprovalsSignal,
+    (raw) => {
+      // A running child's waiting calls, shown here and told on to this goal's parent.
+      if (acceptChildApprovals(target.state, raw)) target.visibility.show();
+      else wf.log.warn('ignored a report of waiting calls from no running child');
+    },
+    { description: DESCRIPTIONS.childApprovals },
   );
   wf.setHandler(
     hostLivenessSignal,

@@ -1,5 +1,6 @@
 import type { WorkspaceEffects } from '../tools/tool-outcome';
 import type { ChildSpend } from './oversight/child-budget';
+import type { ChildApproval, ChildApprovalsPayload } from './views/child-approval-schema';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type {
@@ -101,6 +102,8 @@ export const revokeApprovalRuleUpdate = defineUpdate<ApprovalRule, [RevokeRulePa
 /** Every rule of the goal, in force or not, oldest first. */
 export const approvalRulesQuery = defineQuery<ApprovalRule[]>('approvalRules');
 export const userMessageSignal = defineSignal<[UserMessagePayload]>('userMessage');
+/** From a delegated child: the calls of its tree that wait for a human (goal/views/child-approvals.ts). */
+export const childApprovalsSignal = defineSignal<[ChildApprovalsPayload]>('childApprovals');
 
 export interface PendingApprovalView {
   callId: string;
@@ -173,6 +176,8 @@ export interface GoalStatusView {
   budget?: Array<{ dimension: string; spent: number; limit: number }>;
   /** What the goal's child goals spent, counted in its budget and cost (absent before a child ended). */
   childSpend?: ChildSpend;
+  /** Calls of this goal's children (and theirs) that wait for a human, with the id to decide them by here. */
+  childApprovals?: Array<ChildApproval & { qualifiedId: string }>;
   /** Child goals the delegate tool started that are still running (absent when none). */
   children?: Array<{ workflowId: string; task: string; workspace: string }>;
   awaitingReview: boolean;
@@ -291,6 +296,7 @@ export const DESCRIPTIONS = {
     'Add a rule: {"effect": "allow" | "forbid", "tool": "run_command", "pattern": "npm test*", "approver": "...", "irreversible": false, "until": "(ISO time, optional)"}',
   revokeApprovalRule: 'Revoke a rule: {"ruleId": "rule-1", "approver": "..."}',
   approvalRules: "The goal's approval rules, in force and revoked",
+  childApprovals: 'From a delegated child goal: the calls of its tree that wait for a human',
   userMessage: 'Send a follow-up message; it starts a new task inside the goal: {"text": "..."}',
   status: 'Status, counters, pending approvals and the latest messages of the goal',
   plan: 'The current plan with step statuses and its attempt',

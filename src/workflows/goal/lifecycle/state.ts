@@ -22,6 +22,7 @@ import { notificationDefaultsSchema } from '../../approvals/notifications';
 import { approvalRecordSchema } from './approval-record';
 import { childSpendSchema } from '../oversight/child-budget';
 import { delegationStateSchema } from '../../delegation/delegation';
+import { childApprovalSchema } from '../views/child-approval-schema';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;
@@ -245,6 +246,10 @@ export const goalStateSchema = z.lazy(() =>
     childSpend: childSpendSchema.optional(),
     /** Children started by the delegate tool, and those still running (delegation/delegation.ts); absent until one starts. */
     delegations: delegationStateSchema.optional(),
+    /** What running children last said waits for a human in their trees, by child (views/child-approvals.ts). */
+    childApprovals: z.record(z.string(), z.array(childApprovalSchema)).optional(),
+    /** What this delegated goal last told its parent waits (so it tells only changes). */
+    toldParent: z.string().optional(),
     /** The latest ignored approve/deny signal, for the status view and the Web UI. */
     lastIgnoredDecision: ignoredDecisionSchema.optional(),
     /**

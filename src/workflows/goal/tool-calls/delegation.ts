@@ -28,6 +28,7 @@ import type { GoalState, ToolCallRecord } from '../lifecycle/state';
 import { addChildSpend, carveChildBudget, spendOfChild } from '../oversight/child-budget';
 import { effectiveBudget, goalCost } from '../views/status';
 import type { ToolCallsHost } from './tool-calls-host';
+import { forgetChild } from '../views/child-approvals';
 
 export interface DelegationResult {
   content: string;
@@ -207,6 +208,7 @@ export class GoalDelegation {
     const failure = typeof ended === 'string' ? ended : 'it left no result';
     const spent = spendOfChild(result);
     this.state.childSpend = addChildSpend(this.state.childSpend, spent);
+    forgetChild(this.state, workflowId);
     const spendLine = spent
       ? `${spent.toolCalls} tool call${spent.toolCalls === 1 ? '' : 's'}, ${spent.tokens} tokens, $${spent.usd.toFixed(4)}`
       : 'unknown (it left no result)';

@@ -1,5 +1,7 @@
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../../principles/budget';
 import { codeBlock, inlineCode } from './markdown-code';
+import { childApprovalsSection } from './child-approvals-details';
+import type { ChildApproval } from './child-approval-schema';
 import type { ChildSpend } from '../oversight/child-budget';
 import { cacheHitRate, inputTokensOfAllKinds } from '../../principles/cost';
 import type {
@@ -56,6 +58,8 @@ export interface GoalDetailsInput {
   plan?: GoalDetailsPlan;
   lastCheckpoint?: { atToolCall: number; at: string };
   pendingApprovals: PendingApprovalView[];
+  /** Calls its children (and theirs) wait on, decided from here by their qualified ids. */
+  childApprovals?: Array<ChildApproval & { qualifiedId: string }>;
   /** The goal requires signed decisions: only `keel approve --sign-key` can approve. */
   signedApprovals?: boolean;
   lastIgnoredDecision?: IgnoredDecision;
@@ -86,6 +90,7 @@ export function renderGoalDetails(input: GoalDetailsInput): string {
     closingReportSection(input),
     hostSection(input.host, input.pendingApprovals.length),
     pendingApprovalsSection(input),
+    childApprovalsSection(input.workflowId, input.childApprovals),
     rulesSection(input.rules),
     reviewSection(input),
     countersSection(input),

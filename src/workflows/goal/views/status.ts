@@ -23,6 +23,7 @@ import { unavailableActions } from '../../hosts/host-binding';
 import { workspaceLossLine } from '../../hosts/workspace-writes';
 import { currentHostLoss } from '../../hosts/host-loss';
 import { costPicture } from '../../principles/principles';
+import { qualifiedCallId } from './child-approval-schema';
 import { withChildSpend } from '../oversight/child-budget';
 import { explorationRatio, reflectionResponseRate } from '../../reflection/reflection-response';
 import { rawFallbackRate } from '../../common/structured-output';
@@ -252,6 +253,9 @@ export function statusView(
     task,
     workspace,
   }));
+  const childApprovals = Object.values(state.childApprovals ?? {})
+    .flat()
+    .map((call) => ({ ...call, qualifiedId: qualifiedCallId(options.workflowId, call) }));
   return {
     goal: state.config.goal,
     status: state.status,
@@ -271,6 +275,7 @@ export function statusView(
     ...(budget ? { budget } : {}),
     ...(state.childSpend ? { childSpend: state.childSpend } : {}),
     ...(children.length > 0 ? { children } : {}),
+    ...(childApprovals.length > 0 ? { childApprovals } : {}),
     awaitingReview: options.awaitingReview,
     ...(state.lastModel !== undefined ? { model: state.lastModel } : {}),
     ...(state.models === undefined ? {} : { models: modelsView(state) }),
@@ -317,6 +322,7 @@ export function detailsInput(
     ...(view.plan ? { plan: view.plan } : {}),
     ...(view.lastCheckpoint ? { lastCheckpoint: view.lastCheckpoint } : {}),
     pendingApprovals: view.pendingApprovals,
+    ...(view.childApprovals ? { childApprovals: view.childApprovals } : {}),
     ...(view.signedApprovals ? { signedApprovals: true } : {}),
     ...(view.lastIgnoredDecision ? { lastIgnoredDecision: view.lastIgnoredDecision } : {}),
     ...(awaitsHumanReview(state) ? { awaitingHumanReview: true } : {}),

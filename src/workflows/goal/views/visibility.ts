@@ -7,6 +7,7 @@ import { detailsInput, searchAttributeValuesOf } from './status';
 import { appendEvent, eventsAfter, type LedgerEventKind } from '../../common/ledger';
 import { SearchAttributeUpserts } from './search-attribute-upserts';
 import { TurnEvents } from './turn-events';
+import { tellParent } from './child-approvals';
 
 /**
  * What humans and listeners see of a goal: the ledger and its sinks, the Web UI's current
@@ -102,5 +103,6 @@ export class GoalVisibility {
     );
     this.searchAttributes.changed();
     this.publishLedger();
+    tellParent(this.state, this.workflowId);
   }
 }
