@@ -139,6 +139,11 @@ before(async () => {
         turns: [{ toolCalls: [delegate('CHILD-ASKER: write approved.txt')] }, { text: 'passed on' }],
       },
       {
+        name: 'limited-parent',
+        match: 'GOAL-DELEGATE-LIMIT',
+        turns: [{ toolCalls: [delegate('CHILD-GREEDY: list on')] }, { text: 'the child hit the limit' }],
+      },
+      {
         name: 'waiting-parent',
         match: 'GOAL-DELEGATE-CANCEL',
         turns: [{ toolCalls: [delegate('CHILD-WAITER: write a file')] }, { text: 'never reached' }],
@@ -291,6 +296,32 @@ test('the guards see delegate calls: the same task delegated again and again is 
     const warned = of(ledger, 'guard.warned').filter((event) => event.data.guard === 'loop');
     assert.equal(warned.length, 1, JSON.stringify(ledger.map((event) => event.summary)));
     assert.equal(result.childSpend?.children, 4);
+  });
+});
+
+test("the parent's tool-call limit is the tree's: a child gets only the calls left of it", async () => {
+  await harness.withWorker(async () => {
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `goal-delegate-limit-${Date.now()}`,
+      args: [
+        {
+          goal: 'GOAL-DELEGATE-LIMIT: list',
+          workspace: tempDirectory(),
+          delegation: { enabled: true },
+          limits: { maxToolCalls: 3 },
+          guards: { loop: { enabled: false } },
+        },
+      ],
+    });
+    const result = await goalResult(handle);
+    // 3 less the delegate call itself: the child stops at its second listing instead of its third.
+    const finished = of(await handle.query(ledgerQuery, {}), 'delegate.finished');
+    assert.deepEqual(
+      [finished[0]?.data.status, (finished[0]?.data.spent as { toolCalls: number }).toolCalls],
+      ['limit', 2],
+    );
+    assert.equal(result.counters.toolCalls + (result.childSpend?.toolCalls ?? 0), 3);
   });
 });
 

@@ -157,7 +157,12 @@ export class GoalDelegation {
       ...(host === undefined ? {} : { host }),
       limits: {
         ...limits,
-        ...(input.budget.maxTurns === undefined ? {} : { maxTurns: input.budget.maxTurns }),
+        // The parent's tool-call limit is the tree's: a child may make only the calls left of it.
+        maxToolCalls: Math.max(
+          1,
+          limits.maxToolCalls - this.state.counters.toolCalls - (this.state.childSpend?.toolCalls ?? 0),
+        ),
+        maxTurns: Math.min(limits.maxTurns, input.budget.maxTurns ?? limits.maxTurns),
       },
       principles: { ...principles, ...(budget === undefined ? {} : { budget }) },
       delegation: { ...delegation, depth: delegation.depth + 1 },
