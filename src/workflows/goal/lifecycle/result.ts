@@ -1,3 +1,4 @@
+import { ApplicationFailure, ChildWorkflowFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { GoalInput } from './input';
 import { workspaceLossSchema, type WorkspaceLoss } from '../../hosts/workspace-writes';
@@ -69,6 +70,13 @@ export const goalResultSchema = z.lazy(() =>
 export function asGoalResult(value: unknown): GoalResult | undefined {
   const parsed = goalResultSchema.safeParse(value);
   return parsed.success ? (value as GoalResult) : undefined;
+}
+
+/** The result a child goal that did not complete carries in its failure's details, if any. */
+export function resultOfChildFailure(error: unknown): GoalResult | undefined {
+  return error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure
+    ? asGoalResult(error.cause.details?.[0])
+    : undefined;
 }
 
 /** The goal workflow's signature, for code that starts it as a child without importing it. */

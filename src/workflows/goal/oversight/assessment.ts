@@ -1,5 +1,4 @@
 import * as wf from '@temporalio/workflow';
-import { ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import { z } from 'zod';
 import {
   assess,
@@ -11,7 +10,7 @@ import {
 } from '../../planning/assessment';
 import { condensableThrough, condensedText, replaceWithBelief } from '../../planning/consolidation';
 import type { GoalContext } from './context';
-import { asGoalResult, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
+import { resultOfChildFailure, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
 import { LedgerEventKind } from '../../common/ledger';
 import type { Budget } from '../../principles/budget';
 import { effectiveBudget, goalCost } from '../views/status';
@@ -168,10 +167,8 @@ export class GoalAssessment {
         .then(
           (result): GoalResult | string => result,
           (error: unknown) =>
-            // A child that did not complete carries its result in its failure's details.
-            (error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure
-              ? asGoalResult(error.cause.details?.[0])
-              : undefined) ?? `failed: ${error instanceof Error ? error.message : String(error)}`,
+            resultOfChildFailure(error) ??
+            `failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       const result = typeof ended === 'string' ? undefined : ended;
       if (carving) this.countChild(child.workflowId, budget, result);

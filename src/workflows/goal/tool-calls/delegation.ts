@@ -6,7 +6,6 @@
  * parent's failure. The decisions are pure, in delegation/delegation.ts.
  */
 import * as wf from '@temporalio/workflow';
-import { ApplicationFailure, ChildWorkflowFailure } from '@temporalio/workflow';
 import { LedgerEventKind } from '../../common/ledger';
 import { delegateInputSchema, type DelegateInput } from '../../tools/delegate-spec';
 import {
@@ -23,7 +22,7 @@ import type { Budget } from '../../principles/budget';
 import { RuleSource } from '../../approvals/approval-rule';
 import { isInForce } from '../../approvals/rule-book';
 import type { GoalInput } from '../lifecycle/input';
-import { asGoalResult, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
+import { resultOfChildFailure, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
 import type { GoalState, ToolCallRecord } from '../lifecycle/state';
 import { addChildSpend, carveChildBudget, spendOfChild } from '../oversight/child-budget';
 import { effectiveBudget, goalCost } from '../views/status';
@@ -199,11 +198,9 @@ export class GoalDelegation {
       // The parent's own cancellation reaches the child too (its scope), and ends this call.
       if (wf.isCancellation(error)) throw error;
       // A child that did not complete carries its result in its failure's details.
-      const result =
-        error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure
-          ? asGoalResult(error.cause.details?.[0])
-          : undefined;
-      return result ?? `it failed: ${error instanceof Error ? error.message : String(error)}`;
+      return (
+        resultOfChildFailure(error) ?? `it failed: ${error instanceof Error ? error.message : String(error)}`
+      );
     }
   }
 

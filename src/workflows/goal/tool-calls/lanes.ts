@@ -79,10 +79,7 @@ export class ToolCallLanes {
   private async runHarnessTool(call: ToolCallRecord): Promise<void> {
     if (call.toolName === DELEGATE_TOOL) {
       // Counted as the goal's own call (its limit, the guards' windows); its child's calls are the child's.
-      const counters = this.state.counters;
-      counters.toolCalls += 1;
-      counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
-      counters.toolCallsByReversibility[call.reversibility] += 1;
+      this.countCall(call);
       call.result = await this.parts.delegation.run(call);
       call.status = 'done';
       return;
@@ -94,18 +91,21 @@ export class ToolCallLanes {
     if (report.outcome.kind === 'give-up') this.parts.gaveUp(report.outcome);
   }
 
+  /** One more call of the goal's own: its total, by tool and by tier. */
+  private countCall(call: ToolCallRecord): void {
+    const counters = this.state.counters;
+    counters.toolCalls += 1;
+    counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
+    counters.toolCallsByReversibility[call.reversibility] += 1;
+  }
+
   private async execute(call: ToolCallRecord): Promise<void> {
     if (call.reversibility !== 'read-only') await this.goal.planning.beforeMutatingCall();
     this.state.phase = GoalPhase.RunningTools;
     call.status = 'running';
-    const counters = this.state.counters;
     // A call that ran once already and asked for a human (escalation) is still one call.
-    if (call.escalation === undefined) {
-      counters.toolCalls += 1;
-      counters.toolCallsByTool[call.toolName] = (counters.toolCallsByTool[call.toolName] ?? 0) + 1;
-      counters.toolCallsByReversibility[call.reversibility] += 1;
-    }
-    const atToolCall = counters.toolCalls;
+    if (call.escalation === undefined) this.countCall(call);
+    const atToolCall = this.state.counters.toolCalls;
     this.goal.visibility.show();
     const entry = catalogueEntry(this.state.tools?.catalogue ?? [], call.toolName);
     const { runner, held, results } = this.parts;

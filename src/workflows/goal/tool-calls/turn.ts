@@ -46,12 +46,7 @@ export function planTurn(options: {
         const tools = childTools(options.catalogue, delegateInputSchema.parse(checked.input));
         if (!tools.ok) return done(base, 'read-only', checked.summary, `Not delegated: ${tools.error}`);
         if (remainingCalls <= 0) {
-          return done(
-            base,
-            'read-only',
-            checked.summary,
-            `Not run: the goal's limit of ${config.limits.maxToolCalls} tool calls is reached.`,
-          );
+          return done(base, 'read-only', checked.summary, callLimitText(config));
         }
         remainingCalls -= 1;
       }
@@ -85,12 +80,7 @@ export function planTurn(options: {
       );
     }
     if (remainingCalls <= 0) {
-      return done(
-        base,
-        prepared.tier,
-        prepared.summary,
-        `Not run: the goal's limit of ${config.limits.maxToolCalls} tool calls is reached.`,
-      );
+      return done(base, prepared.tier, prepared.summary, callLimitText(config));
     }
     remainingCalls -= 1;
     const record = {
@@ -180,6 +170,11 @@ export function isQuietForContinueAsNew(turn: readonly ToolCallRecord[]): boolea
     waiting.length > 0 &&
     waiting.every((call) => call.approval?.decision === undefined)
   );
+}
+
+/** A call the goal's tool-call limit cut before it ran (wasCutByLimit reads it back). */
+function callLimitText(config: GoalConfig): string {
+  return `Not run: the goal's limit of ${config.limits.maxToolCalls} tool calls is reached.`;
 }
 
 export function wasCutByLimit(call: ToolCallRecord): boolean {
