@@ -7,6 +7,7 @@ import type { ModelRequestStore } from './model/request-store/model-request-stor
 import { createReflectionActivities } from './reflection/reflection-activities';
 import type { ReflectionStore } from './reflection-store/reflection-store';
 import { createBackupActivities } from './rollback/workspace-backups';
+import { createChildCopyActivities } from './delegation/child-copies';
 import { createToolActivities } from './tools/tool-activities';
 import type { ToolRegistry } from './tools/tool-registry';
 import type { Budget } from '../workflows/principles/budget';
@@ -72,6 +73,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ...createBackupActivities(
       dependencies.backupDirectory !== undefined ? { backupDirectory: dependencies.backupDirectory } : {},
     ),
+    ...createChildCopyActivities(),
     ...createHostActivities({
       hostId: dependencies.hostId,
       workspaceRoots: dependencies.workspaceRoots,

@@ -101,7 +101,7 @@ test('running children hold their budgets: a child about to start sees them as s
 });
 
 test('children start while places are free; a writer never runs beside another writer', () => {
-  const running = (...workspaces: Array<'shared' | 'read-only'>): RunningChild[] =>
+  const running = (...workspaces: Array<'shared' | 'read-only' | 'copy'>): RunningChild[] =>
     workspaces.map((workspace) => ({
       callId: 'c',
       workflowId: 'w',
@@ -115,6 +115,10 @@ test('children start while places are free; a writer never runs beside another w
   assert.equal(mayStartChild(running('read-only'), 'shared', 3), true, 'a writer beside readers');
   assert.equal(mayStartChild(running('shared'), 'read-only', 3), true, 'a reader beside a writer');
   assert.equal(mayStartChild(running('read-only', 'shared'), 'shared', 3), false);
+  // A child on its own copy races nobody: it runs beside writers, and writers beside it.
+  assert.equal(mayStartChild(running('shared'), 'copy', 3), true, 'a copy beside a writer');
+  assert.equal(mayStartChild(running('copy', 'copy'), 'shared', 3), true, 'a writer beside copies');
+  assert.equal(mayStartChild(running('copy', 'copy'), 'copy', 2), false, 'at maxConcurrent');
   assert.equal(childWorkflowId('goal-1', 3), 'goal-1-delegate-3');
 });
 

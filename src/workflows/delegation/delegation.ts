@@ -125,7 +125,7 @@ export const runningChildSchema = z.object({
   callId: z.string(),
   workflowId: z.string(),
   task: z.string(),
-  workspace: z.enum([DelegateWorkspace.Shared, DelegateWorkspace.ReadOnly]),
+  workspace: z.enum([DelegateWorkspace.Shared, DelegateWorkspace.ReadOnly, DelegateWorkspace.Copy]),
   reserved: reservationSchema,
 });
 export type RunningChild = z.infer<typeof runningChildSchema>;
@@ -161,6 +161,7 @@ export function spentWithReservations<S extends { tokens: number; usd: number; t
 /**
  * Whether a child may start now: fewer than maxConcurrent children run, and a child that may
  * change the shared workspace never runs beside another such child (their writes would race).
+ * Children on their own copies race nobody: their changes are merged when they end.
  */
 export function mayStartChild(
   running: readonly RunningChild[],
@@ -169,8 +170,8 @@ export function mayStartChild(
 ): boolean {
   if (running.length >= maxConcurrent) return false;
   return (
-    workspace === DelegateWorkspace.ReadOnly ||
-    running.every((child) => child.workspace === DelegateWorkspace.ReadOnly)
+    workspace !== DelegateWorkspace.Shared ||
+    running.every((child) => child.workspace !== DelegateWorkspace.Shared)
   );
 }
 

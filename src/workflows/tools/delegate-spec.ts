@@ -8,7 +8,7 @@ import { z } from 'zod';
  */
 export const DELEGATE_TOOL = 'delegate';
 
-export const DelegateWorkspace = { Shared: 'shared', ReadOnly: 'read-only' } as const;
+export const DelegateWorkspace = { Shared: 'shared', ReadOnly: 'read-only', Copy: 'copy' } as const;
 export type DelegateWorkspace = (typeof DelegateWorkspace)[keyof typeof DelegateWorkspace];
 
 export const delegateBudgetSchema = z
@@ -52,14 +52,14 @@ export const delegateInputSchema = z
       .default({})
       .describe("The child's slice of your remaining budget; it never gets more than you have left."),
     workspace: z
-      .enum([DelegateWorkspace.Shared, DelegateWorkspace.ReadOnly])
+      .enum([DelegateWorkspace.Shared, DelegateWorkspace.ReadOnly, DelegateWorkspace.Copy])
       .default(DelegateWorkspace.Shared)
       .describe(
-        'shared: the child works in your workspace (children that change it run one at a time). read-only: it may only read it, with your read-only tools, and runs alongside others.',
+        'shared: the child works in your workspace (children that change it run one at a time). read-only: it may only read it, with your read-only tools, and runs alongside others. copy: it works in its own copy and runs alongside others; when it completes, its changes come back where you (or another child) did not change the same file since, and any overlap is shown to you to resolve.',
       ),
   })
   .strict();
 export type DelegateInput = z.infer<typeof delegateInputSchema>;
 
 export const DELEGATE_DESCRIPTION =
-  "Hand a self-contained task to a child agent and get its final answer back as this tool's result. Use it for work that would crowd your context or that can proceed on its own (research, a separate module). The child starts with only the task, its success criteria and the tools you give it; its spend counts against your budget. Several delegate calls in one turn run at once when their workspace is read-only.";
+  "Hand a self-contained task to a child agent and get its final answer back as this tool's result. Use it for work that would crowd your context or that can proceed on its own (research, a separate module). The child starts with only the task, its success criteria and the tools you give it; its spend counts against your budget. Several delegate calls in one turn run at once when their workspace is read-only or copy; give each of them a budget slice, or the first holds all you have left and the others wait for it.";

@@ -19,8 +19,8 @@ const FILE_SHOWN_MAX_BYTES = 256 * 1024;
 /** A file with a NUL byte in its first bytes is binary: named, not shown. */
 const BINARY_SNIFF_BYTES = 8 * 1024;
 
-type Side = { kind: 'absent' } | { kind: 'text'; text: string } | { kind: 'other'; what: string };
-const ABSENT: Side = { kind: 'absent' };
+export type Side = { kind: 'absent' } | { kind: 'text'; text: string } | { kind: 'other'; what: string };
+export const ABSENT: Side = { kind: 'absent' };
 const DIRECTORY = 'a directory';
 
 function isDirectory(side: Side): boolean {
@@ -61,7 +61,7 @@ export async function heldDiff(options: {
 }
 
 /** Text with a budget: a patch that does not fit is left out and counted. */
-class BoundedDiff {
+export class BoundedDiff {
   private readonly parts: string[] = [];
   private used = 0;
   private left = 0;
@@ -94,7 +94,7 @@ class BoundedDiff {
   }
 }
 
-function patchOf(relative: string, before: Side, after: Side): string {
+export function patchOf(relative: string, before: Side, after: Side): string {
   const inWords = `${relative}: ${sideWords(before)} → ${sideWords(after)}\n`;
   // Text against text or nothing is diffed; anything else (a link, a binary, a directory) is named.
   if (
@@ -126,7 +126,7 @@ function sideWords(side: Side): string {
 }
 
 /** What is at a path, read without following a link; text only when it is small and not binary. */
-async function sideOf(entry: string): Promise<Side> {
+export async function sideOf(entry: string): Promise<Side> {
   const info = await lstat(entry).catch(() => undefined);
   if (info === undefined) return { kind: 'absent' };
   if (info.isDirectory()) return { kind: 'other', what: DIRECTORY };

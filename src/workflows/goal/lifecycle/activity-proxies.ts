@@ -104,7 +104,11 @@ export function proxiesFor(config: GoalConfig) {
     support: wf.proxyActivities<
       Pick<
         KeelActivities,
-        'loadTaskReflection' | 'storeTaskReflection' | 'backupWorkspace' | 'restoreWorkspace'
+        | 'loadTaskReflection'
+        | 'storeTaskReflection'
+        | 'backupWorkspace'
+        | 'restoreWorkspace'
+        | ChildCopyActivity
       >
     >({
       startToCloseTimeout: '5m',
@@ -195,6 +199,9 @@ function toolProxiesFor(options: {
 }
 type ToolProxies = ReturnType<typeof toolProxiesFor>;
 
+/** A delegated child's copy of the workspace (goal/tool-calls/child-copy.ts): made, merged, dropped. */
+type ChildCopyActivity = 'copyWorkspaceForChild' | 'mergeChildCopy' | 'dropChildCopy';
+
 /** A probe is a few stats: a worker that took one and has not answered in this long is in trouble. */
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -244,7 +251,7 @@ function hostProxiesFor(
       },
     }),
     workspace: wf.proxyActivities<
-      Pick<KeelActivities, 'prepareWorkspace' | 'backupWorkspace' | 'restoreWorkspace'>
+      Pick<KeelActivities, 'prepareWorkspace' | 'backupWorkspace' | 'restoreWorkspace' | ChildCopyActivity>
     >({
       ...options,
       startToCloseTimeout: '10m',

@@ -7,7 +7,9 @@
  */
 import * as wf from '@temporalio/workflow';
 import { LedgerEventKind } from '../../common/ledger';
-import { delegateInputSchema, type DelegateInput } from '../../tools/delegate-spec';
+import { DelegateWorkspace, delegateInputSchema, type DelegateInput } from '../../tools/delegate-spec';
+import { copyEndingDetails, copyEndingText, type CopyEnding } from '../../delegation/merge-report';
+import { ChildCopies } from './child-copy';
 import {
   childTools,
   childWorkflowId,
@@ -41,7 +43,11 @@ export function summaryOf(parentWorkflowId: string, task: string): string {
 }
 
 export class GoalDelegation {
-  constructor(private readonly goal: ToolCallsHost) {}
+  private readonly copies: ChildCopies;
+
+  constructor(private readonly goal: ToolCallsHost) {
+    this.copies = new ChildCopies(goal);
+  }
 
   private get state(): GoalState {
     return this.goal.state;
@@ -65,6 +71,18 @@ export class GoalDelegation {
     }
     const { child, budget } = reserved;
     const workflowId = child.workflowId;
+    let workspace = this.goal.host.workspace;
+    if (input.workspace === DelegateWorkspace.Copy) {
+      const made = await this.copies.make(workflowId);
+      if ('refused' in made) {
+        this.release(child);
+        return {
+          content: `Not delegated: no copy of your workspace could be made: ${made.refused}`,
+          isError: true,
+        };
+      }
+      workspace = made.copy;
+    }
     this.goal.visibility.record(
       LedgerEventKind.DelegateStarted,
       `delegated to ${workflowId}: ${call.summary}`,
@@ -80,12 +98,23 @@ export class GoalDelegation {
     this.goal.visibility.show();
     let ended: GoalResult | string;
     try {
-      ended = await this.runChild(workflowId, this.childInput(input, tools.names, budget));
+      ended = await this.runChild(workflowId, this.childInput(input, tools.names, budget, workspace));
+    } catch (error) {
+      if (input.workspace === DelegateWorkspace.Copy) await this.copies.end(workflowId, false);
+      throw error;
     } finally {
       // Its hold on the budget ends with it; what it spent is counted below.
-      this.delegations.running = this.delegations.running.filter((running) => running !== child);
+      this.release(child);
     }
-    return this.finished(workflowId, ended);
+    const copyEnding =
+      input.workspace === DelegateWorkspace.Copy
+        ? await this.copies.end(workflowId, typeof ended !== 'string' && ended.status === 'completed')
+        : undefined;
+    return this.finished(workflowId, ended, copyEnding);
+  }
+
+  private release(child: RunningChild): void {
+    this.delegations.running = this.delegations.running.filter((running) => running !== child);
   }
 
   /**
@@ -130,10 +159,15 @@ export class GoalDelegation {
 
   /**
    * The parent's settings, narrowed: the task, the tools given, the budget carved, on the
-   * parent's host and workspace path (a child elsewhere would not see the parent's files), one
+   * parent's host, in its workspace or its own copy (a child elsewhere would not see the parent's files), one
    * level deeper, finishing at its answer (no follow-up window, no split, no reflection).
    */
-  private childInput(input: DelegateInput, tools: string[], budget: Budget | undefined): GoalInput {
+  private childInput(
+    input: DelegateInput,
+    tools: string[],
+    budget: Budget | undefined,
+    workspace: string,
+  ): GoalInput {
     const {
       planning,
       assessment,
@@ -152,7 +186,7 @@ export class GoalDelegation {
       goal: input.task,
       successCriteria: input.successCriteria,
       tools,
-      workspace: this.goal.host.workspace,
+      workspace,
       ...(host === undefined ? {} : { host }),
       limits: {
         ...limits,
@@ -205,7 +239,11 @@ export class GoalDelegation {
   }
 
   /** The child's spend becomes the parent's; its answer (or how it stopped) is the call's result. */
-  private finished(workflowId: string, ended: GoalResult | string): DelegationResult {
+  private finished(
+    workflowId: string,
+    ended: GoalResult | string,
+    copyEnding: CopyEnding | undefined,
+  ): DelegationResult {
     const result = typeof ended === 'string' ? undefined : ended;
     const failure = typeof ended === 'string' ? ended : 'it left no result';
     const spent = spendOfChild(result);
@@ -217,11 +255,20 @@ export class GoalDelegation {
     this.goal.visibility.record(
       LedgerEventKind.DelegateFinished,
       `${workflowId} ${result?.status ?? 'ended without a result'}: ${spendLine}`,
-      { workflowId, ...(result ? { status: result.status } : {}), ...(spent ? { spent } : {}) },
+      {
+        workflowId,
+        ...(result ? { status: result.status } : {}),
+        ...(spent ? { spent } : {}),
+        ...(copyEnding ? copyEndingDetails(copyEnding) : {}),
+      },
     );
     this.goal.visibility.show();
+    const copyText = copyEnding ? [copyEndingText(copyEnding)] : [];
     if (result === undefined) {
-      return { content: `Child goal ${workflowId} ended without an answer: ${failure}.`, isError: true };
+      return {
+        content: [`Child goal ${workflowId} ended without an answer: ${failure}.`, ...copyText].join('\n\n'),
+        isError: true,
+      };
     }
     const completed = result.status === 'completed';
     const how = completed
@@ -234,6 +281,7 @@ export class GoalDelegation {
         `Child goal ${workflowId} ${how}.`,
         answer ? `${completed ? 'Its answer' : 'Its report'}:\n${answer}` : 'It gave no answer.',
         `It spent ${spendLine} (counted in your budget); its tool calls: ${byTier['read-only']} read-only, ${byTier.mutating} mutating, ${byTier.irreversible} irreversible.`,
+        ...copyText,
       ].join('\n\n'),
       isError: !completed,
     };

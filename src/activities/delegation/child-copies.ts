@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { cp, lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { FailureType } from '../../workflows/common/failure-types';
+import { parseHostActivityInput, workspacePathSchema } from '../hosts/host-activity-input';
+import { workspaceStateDirectory, workspaceStateRoot } from '../hosts/workspace-state-directory';
+import { copyManifestSchema, manifestOf, type CopyManifest } from './copy-manifest';
+import { mergeCopy, type MergeOutcome } from './merge-copy';
+
+/**
+ * A delegated child's own copy of its parent's workspace (issue 47, workspace "copy"): made when
+ * the child starts, merged back when it completes, dropped after. The child works beside its
+ * siblings and its parent without racing them; what it changed comes back only where the parent's
+ * file is still what the child started from (merge-copy.ts), never over a change made since.
+ *
+ * The copy lies beside the workspace (`/work/app.keel-copy-<hash>` for `/work/app`), under the
+ * same workspace root: inside the workspace a running goal's claim would refuse it (one workspace
+ * inside another), and inside keel's state directory no goal may work. Its manifest — each file's
+ * hash as the child found it — lies in the parent's state directory.
+ */
+
+export const childCopyInputSchema = z.object({
+  workspace: workspacePathSchema,
+  childWorkflowId: z.string().min(1),
+});
+export type ChildCopyInput = z.infer<typeof childCopyInputSchema>;
+
+function keyOf(childWorkflowId: string): string {
+  return createHash('sha256').update(childWorkflowId).digest('hex').slice(0, 12);
+}
+
+/** Where the child's copy of `workspace` lies: beside it, named after the child. */
+export function childCopyPath(workspace: string, childWorkflowId: string): string {
+  const resolved = path.resolve(workspace);
+  return path.join(path.dirname(resolved), `${path.basename(resolved)}.keel-copy-${keyOf(childWorkflowId)}`);
+}
+
+function manifestPath(input: ChildCopyInput): string {
+  return path.join(
+    workspaceStateDirectory(input.workspace, 'copies'),
+    `${keyOf(input.childWorkflowId)}.json`,
+  );
+}
+
+export function createChildCopyActivities() {
+  return {
+    /**
+     * Copies the workspace for the child, whole (links as links), and records what it holds.
+     * Safe to repeat: a copy with its manifest is complete and kept; one without is made again.
+     */
+    async copyWorkspaceForChild(raw: ChildCopyInput): Promise<{ copy: string; files: number }> {
+      const input = parseHostActivityInput(childCopyInputSchema, raw, 'copyWorkspaceForChild');
+      const copy = childCopyPath(input.workspace, input.childWorkflowId);
+      const manifestFile = manifestPath(input);
+      const existing = await readManifest(manifestFile);
+      if (existing && (await lstat(copy).catch(() => undefined))?.isDirectory()) {
+        return { copy, files: Object.keys(existing.files).length };
+      }
+      if (!(await lstat(input.workspace).catch(() => undefined))?.isDirectory()) {
+        throw ApplicationFailure.nonRetryable(
+          `the workspace ${input.workspace} is not a directory on this host`,
+          FailureType.WorkspaceMissing,
+        );
+      }
+      await rm(copy, { recursive: true, force: true });
+      const partial = `${copy}.partial`;
+      await rm(partial, { recursive: true, force: true });
+      await cp(input.workspace, partial, {
+        recursive: true,
+        verbatimSymlinks: true,
+        preserveTimestamps: true,
+      });
+      const files = await manifestOf(partial).catch(async (error: unknown) => {
+        await rm(partial, { recursive: true, force: true });
+        throw error;
+      });
+      await rename(partial, copy);
+      await mkdir(path.dirname(manifestFile), { recursive: true });
+      // The manifest is written last: a copy without one is incomplete and is made again.
+      const manifest: CopyManifest = { version: 1, files };
+      await writeFile(manifestFile, JSON.stringify(manifest));
+      return { copy, files: Object.keys(files).length };
+    },
+
+    /**
+     * Brings the child's changes into the workspace where they do not overlap a change made there
+     * since the copy (merge-copy.ts). Safe to repeat: a change already there counts as applied.
+     */
+    async mergeChildCopy(raw: ChildCopyInput): Promise<MergeOutcome> {
+      const input = parseHostActivityInput(childCopyInputSchema, raw, 'mergeChildCopy');
+      const manifest = await readManifest(manifestPath(input));
+      const copy = childCopyPath(input.workspace, input.childWorkflowId);
+      if (!manifest || !(await lstat(copy).catch(() => undefined))?.isDirectory()) {
+        throw ApplicationFailure.nonRetryable(
+          `the child's copy of ${input.workspace} is gone from this host: its changes cannot be merged`,
+          FailureType.WorkspaceMissing,
+        );
+      }
+      return mergeCopy({ workspace: input.workspace, copy, base: manifest.files });
+    },
+
+    /** Removes the child's copy, its manifest and what the child's goal kept beside it; nothing there is no error. */
+    async dropChildCopy(raw: ChildCopyInput): Promise<void> {
+      const input = parseHostActivityInput(childCopyInputSchema, raw, 'dropChildCopy');
+      const copy = childCopyPath(input.workspace, input.childWorkflowId);
+      await rm(copy, { recursive: true, force: true });
+      await rm(`${copy}.partial`, { recursive: true, force: true });
+      await rm(manifestPath(input), { force: true });
+      await rm(workspaceStateRoot(copy), { recursive: true, force: true });
+    },
+  };
+}
+
+async function readManifest(file: string): Promise<CopyManifest | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const parsed = copyManifestSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined; // cut short: the copy is made again
+  }
+}
