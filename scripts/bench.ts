@@ -46,6 +46,12 @@ const program = new Command('bench')
     200,
   )
   .option('--concurrency-calls <n>', 'tool calls of each of those goals', positive, 10)
+  .option(
+    '--delegations <n>',
+    'pairs of keel goals, one making a plain tool call and one delegating it to a child goal, interleaved: what a delegation costs (0 skips)',
+    natural,
+    5,
+  )
   .option('--many-goals <n>', 'goals of 3 tool calls started together on one worker (0 skips)', natural, 1000)
   .option(
     '--skip-slow',
@@ -92,6 +98,7 @@ async function main(): Promise<void> {
     concurrencyGoals: number;
     concurrencyCalls: number;
     manyGoals: number;
+    delegations: number;
     skipSlow?: boolean;
     extrasOnly?: boolean;
     systems?: SystemName[];
@@ -116,6 +123,8 @@ async function main(): Promise<void> {
     concurrencyGoals: flags.skipSlow ? 0 : flags.concurrencyGoals,
     concurrencyCalls: flags.concurrencyCalls,
     manyGoals: flags.skipSlow ? 0 : flags.manyGoals,
+    // A few seconds: not among the slow ones, so --skip-slow keeps it.
+    delegations: flags.delegations,
     comparison: !flags.extrasOnly,
     outputDirectory: path.resolve(flags.out),
     png: flags.png,

@@ -84,3 +84,31 @@ export async function firstRunIdOf(client: Client, workflowId: string): Promise<
   const started = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
   return started?.firstExecutionRunId ?? '';
 }
+
+/** The child workflows a chain's runs started (a keel goal's delegations), in the order started. */
+export async function childrenOf(
+  client: Client,
+  workflowId: string,
+  runIds: readonly string[],
+): Promise<Array<{ workflowId: string; runId: string }>> {
+  const children: Array<{ workflowId: string; runId: string }> = [];
+  for (const runId of runIds) {
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse =
+        await client.workflowService.getWorkflowExecutionHistory({
+          namespace: client.options.namespace,
+          execution: { workflowId, runId },
+          maximumPageSize: 50,
+          ...(nextPageToken ? { nextPageToken } : {}),
+        });
+      for (const event of page.history?.events ?? []) {
+        const child = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+        if (child?.workflowId && child.runId)
+          children.push({ workflowId: child.workflowId, runId: child.runId });
+      }
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+  }
+  return children;
+}

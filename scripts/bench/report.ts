@@ -3,6 +3,7 @@ import { apiBadDaysMarkdown, type ApiBadDaysResult } from './api-bad-days-result
 import type { CacheFiguresResult } from './cache-figures';
 import type { CommandCostsResult } from './command-costs';
 import { concurrencyMarkdown, type ConcurrencyResult } from './concurrency-figures';
+import { delegationMarkdown, type DelegationCostResult } from './delegation-cost';
 import type { EvictedApprovalResult } from './evicted-approval';
 import type { GoalMeasurement, SystemSummary } from './comparison';
 import type { LongGoalResult, ParkedMemoryResult, ReplayResult, StartTimeResult } from './extras';
@@ -17,6 +18,7 @@ export interface BenchReport {
   summaries: SystemSummary[];
   measurements: GoalMeasurement[];
   replay?: ReplayResult | { skipped: string };
+  delegation?: DelegationCostResult | { skipped: string };
   parkedMemory?: ParkedMemoryResult | { skipped: string };
   evictedApproval?: EvictedApprovalResult | { skipped: string };
   workerStart?: StartTimeResult | { skipped: string };
@@ -89,6 +91,7 @@ function separateLines(report: BenchReport): string[] {
       `- Replay of a recorded ${replay.calls.toLocaleString('en')}-call keel history (${replay.runs} runs, ${replay.events} events; prebuilt bundle, one Worker.runReplayHistories): ${number(replay.replayMs / 1000, 2)} s, ${number(replay.msPerEvent, 2)} ms per event; of which ${number(replay.replayWorkerMs / 1000, 2)} s start and stop the replay worker; a run ${range(replay.runMs, 0)} ms${replay.failures.length > 0 ? `; FAILED: ${replay.failures.join('; ')}` : ''}.`,
     );
   }
+  lines.push(...delegationMarkdown(report.delegation));
   const memory = report.parkedMemory;
   if (memory && 'skipped' in memory) lines.push(`- Worker memory: skipped (${memory.skipped}).`);
   else if (memory) {

@@ -8,6 +8,7 @@ import { measureApiBadDays } from './api-bad-days-process';
 import { measureConcurrency } from './concurrency-process';
 import { measureCommandCosts } from './command-costs';
 import { measureCacheFigures } from './cache-figures';
+import { measureDelegationCost } from './delegation-cost';
 import { measureEvictedApproval } from './evicted-approval';
 import { measureParkedMemory, measureWorkerStart, replayRecorded, runLongGoal } from './extras';
 import { machineDescription, markdownReport, type BenchReport } from './report';
@@ -53,6 +54,11 @@ export interface BenchOptions {
    */
   concurrencyGoals?: number;
   concurrencyCalls?: number;
+  /**
+   * Interleaved pairs of keel goals, one making a plain tool call and one delegating it to a child
+   * goal, for what a delegation costs (delegation-cost.ts, issue 47; 0 skips them).
+   */
+  delegations?: number;
   /** Goals of 3 tool calls started together on one worker (0 skips them). */
   manyGoals?: number;
   /** Run the comparison scenarios (false: only the separate measurements). Default true. */
@@ -132,6 +138,21 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
         );
         return replayRecorded(environment, recorded);
       });
+      const delegations = options.delegations ?? 0;
+      partial.delegation = await attempt(
+        'a delegation against a plain call',
+        delegations,
+        failures,
+        log,
+        () =>
+          measureDelegationCost({
+            client: environment.client,
+            keel,
+            repetitions: delegations,
+            workspace: () => environment.directory('delegation'),
+            log,
+          }),
+      );
       return partial;
     });
     // Its own keel worker and scripted server, after the comparison's workers stopped.

@@ -17,7 +17,7 @@ import { createKeelWorker, createToolRegistry } from '../../src/worker';
 import { GoalStatus } from '../../src/workflows/goal/lifecycle/state';
 import { createBenchActivities } from './bench-activities';
 import type { BenchEnvironment } from './bench-environment';
-import { scenarioPrompt, type BenchScenario } from './bench-scenario';
+import { ScenarioKind, scenarioPrompt, type BenchScenario } from './bench-scenario';
 import { approveCallSignal, pendingCallsQuery } from './workflows/approval-gate';
 import type { LoopResult } from './workflows/floor-types';
 import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
@@ -185,6 +185,9 @@ function keelSystem(client: Client, taskQueue: string, options: { viewer?: boole
           // With network allowed every run_command is irreversible: the mixed scenario's append
           // waits for approval, as it does in the other systems.
           sandbox: { network: true },
+          ...(scenario.delegation === true || scenario.kind === ScenarioKind.Delegate
+            ? { delegation: { enabled: true } }
+            : {}),
         },
       });
       const goal = goalHandle(client, id);

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { runBench } from '../../scripts/bench/run-bench';
+import type { BenchReport } from '../../scripts/bench/report';
 import { SystemName } from '../../scripts/bench/systems';
 import { inputTokensOfAllKinds } from '../../src/workflows/principles/cost';
 import { tempDirectory } from '../support/temp-directory';
@@ -145,5 +146,52 @@ test(
     assert.ok(cache.inputCostRatio <= 0.25 && cache.inputCostRatioMet, shown);
     assert.match(shown, /% of input read from the cache\*\* \(target ≥ 85\.0%: target met\)/);
     assert.match(shown, /input cost 0\.\d+× the uncached\*\* \(target ≤ 0\.25×: target met\)/);
+  },
+);
+
+// Not timed either: the wall times only have to exist; the history events are the workflows' own.
+test(
+  'npm run bench, delegation: a delegating goal and a plain one, both measured, the delegation dearer in events',
+  { timeout: 300_000 },
+  async () => {
+    const outputDirectory = tempDirectory('keel-bench-delegation-');
+    const { report, files } = await runBench({
+      repetitions: 1,
+      calls: 1,
+      extraSequential: [],
+      parallelPerTurn: 1,
+      systems: [SystemName.Keel],
+      comparison: false,
+      longGoalCalls: 0,
+      longGoalTimeoutMs: 1,
+      replayCalls: 0,
+      parkedGoals: 0,
+      startSamples: 0,
+      commandSamples: 0,
+      delegations: 2,
+      outputDirectory,
+      png: false,
+      ...(process.env.TEMPORAL_ADDRESS ? { address: process.env.TEMPORAL_ADDRESS } : {}),
+      log: () => undefined,
+    });
+    const shown = readFileSync(files.markdown, 'utf8');
+    assert.deepEqual(report.failures, [], shown);
+    const delegation = report.delegation;
+    assert.ok(delegation && !('skipped' in delegation), shown);
+    assert.deepEqual(delegation.errors, [], shown);
+    assert.equal(delegation.pairs.length, 2, shown);
+    for (const { plain, delegated } of delegation.pairs) {
+      assert.ok(plain.wallMs > 0 && delegated.wallMs > 0, shown);
+      assert.ok(plain.events > 0 && delegated.parentEvents > 0 && delegated.childEvents > 0, shown);
+      // The child is a goal of its own, making the plain goal's call: together they hold more.
+      assert.ok(delegated.parentEvents + delegated.childEvents > plain.events, shown);
+      assert.notEqual(delegated.childWorkflowId, delegated.workflowId, shown);
+    }
+    assert.ok(delegation.extraTotalEvents.min > 0, shown);
+    assert.ok(Number.isFinite(delegation.msRatio.median) && delegation.msRatio.median > 0, shown);
+    assert.match(shown, /a delegation costs \+\d+ history events and [+-]\d+ ms more than a plain tool call/);
+    const json = JSON.parse(readFileSync(files.json, 'utf8')) as BenchReport;
+    assert.ok(json.delegation && !('skipped' in json.delegation), 'the JSON holds the delegation figures');
+    assert.equal(json.delegation.pairs.length, 2);
   },
 );
