@@ -181,17 +181,31 @@ test('a stalled goal with spawnSubGoals pursues its sub-goals as child goal work
     // stalling by repeating one listing is the point here; the loop guard would stop it at the 5th,
     // the stagnation guard at the 10th
     guards: { loop: { enabled: false }, stagnation: { enabled: false } },
+    approvalRules: [{ tool: 'write_file', effect: 'forbid', reason: 'nothing written in this test' }],
   });
   assert.equal(result.status, 'completed');
   assert.equal(result.finalText, 'finished after the sub-goals');
   const spawned = ledger.find((event) => event.kind === 'subgoals.spawned');
   const children = (spawned?.data.subGoals ?? []) as Array<{ workflowId: string }>;
   assert.equal(children.length, 2);
-  for (const child of children) {
-    const description = await harness.client.workflow.getHandle(child.workflowId).describe();
-    assert.equal(description.status.name, 'COMPLETED');
-    assert.ok(description.parentExecution, 'a child of the stalled goal');
-  }
+  // A worker answers the children's ledger queries (run's has stopped).
+  await harness.withWorker(async () => {
+    for (const child of children) {
+      const handle = harness.client.workflow.getHandle(child.workflowId);
+      const description = await handle.describe();
+      assert.equal(description.status.name, 'COMPLETED');
+      assert.ok(description.parentExecution, 'a child of the stalled goal');
+      // Sub-goals are delegated children (issue 47, one mechanism): the parent's rules bind them.
+      const inherited = (await handle.query(ledgerQuery, {})).filter(
+        (event) => event.kind === 'approval.rule_added' && event.summary.includes('inherited from'),
+      );
+      assert.equal(inherited.length, 1, `${child.workflowId} took the parent's forbid rule`);
+    }
+  });
+  assert.deepEqual(
+    ledger.filter((event) => event.kind === 'subgoal.finished').map((event) => event.data.status),
+    ['completed', 'completed'],
+  );
   // The split comes at the assessment of cycle 16: the next request tells the model the outcome.
   const afterSplit = harness.scripted.requests.find((r) => r.scenario === 'stalled' && r.turnIndex === 16);
   const told = JSON.stringify(afterSplit?.body.messages?.at(-1));

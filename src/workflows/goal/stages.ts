@@ -23,6 +23,7 @@ import { GoalPlanning } from './oversight/planning';
 import { GoalReflection } from './oversight/reflection';
 import { HumanReviewWait } from './oversight/review-wait';
 import { GoalApprovalRules } from './tool-calls/approval-rules';
+import { GoalDelegation } from './tool-calls/delegation';
 import { GoalToolCalls } from './tool-calls/tool-calls';
 import { GoalVisibility } from './views/visibility';
 
@@ -82,16 +83,10 @@ export function goalStages(state: GoalState): GoalStages {
   const discipline = new GoalDiscipline(state, visibility);
   const rules = new GoalApprovalRules(() => state, visibility);
   const handover = new GoalHandover({ state, visibility, carriedRequest: () => model.carriedRequest() });
-  const toolCalls = new GoalToolCalls({
-    ...core,
-    rules,
-    planning,
-    guards,
-    host,
-    model,
-    discipline,
-    handover,
-  });
+  const toolCallsHost = { ...core, rules, planning, guards, host, model, discipline, handover };
+  // Delegate calls and the self-assessment's split start children the one way (issue 47).
+  const delegation = new GoalDelegation(toolCallsHost);
+  const toolCalls = new GoalToolCalls(toolCallsHost, delegation);
   return {
     ...core,
     host,
@@ -99,7 +94,7 @@ export function goalStages(state: GoalState): GoalStages {
     closingReport: new GoalClosingReport({ state, model, visibility }),
     discipline,
     planning,
-    assessment: new GoalAssessment(oversight),
+    assessment: new GoalAssessment(oversight, delegation),
     reflection,
     review,
     guards,

@@ -10,6 +10,7 @@ import {
 } from '../../planning/assessment';
 import { condensableThrough, condensedText, replaceWithBelief } from '../../planning/consolidation';
 import type { GoalContext } from './context';
+import type { GoalInput } from '../lifecycle/input';
 import { resultOfChildFailure, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
 import { LedgerEventKind } from '../../common/ledger';
 import type { Budget } from '../../principles/budget';
@@ -18,6 +19,17 @@ import { addChildSpend, carveChildBudget, spendOfChild } from './child-budget';
 
 /** Marks goals whose sub-goals run on budgets carved from theirs and count as their spend. */
 export const SUB_GOAL_BUDGETS_PATCH = 'sub-goal-budgets-carved';
+
+/**
+ * Marks goals whose sub-goals run as delegated children (goal/tool-calls/delegation.ts): budgets
+ * held while they run, the parent's rules inherited, their waiting calls shown on the parent.
+ */
+export const SUB_GOALS_DELEGATED_PATCH = 'sub-goals-delegated';
+
+/** The split's way to pursue one sub-goal: the delegate tool's (tool-calls/delegation.ts). */
+export interface SubGoalRunner {
+  subGoal(goal: string, successCriteria: string[], workflowId: string): Promise<string>;
+}
 
 const subGoalsSchema = z.lazy(() =>
   z.object({
@@ -39,7 +51,10 @@ function describeChildResult(result: GoalResult): string {
  * file applies them (priority, notes to the model, consolidation per seed 004).
  */
 export class GoalAssessment {
-  constructor(private readonly goal: GoalContext) {}
+  constructor(
+    private readonly goal: GoalContext,
+    private readonly subGoals?: SubGoalRunner,
+  ) {}
 
   due(): boolean {
     const state = this.goal.state;
@@ -147,37 +162,46 @@ export class GoalAssessment {
     const carving = wf.patched(SUB_GOAL_BUDGETS_PATCH);
     // One after another: sub-goals share the workspace, and later ones may build on earlier ones.
     const outcomes: string[] = [];
+    const delegated = carving && this.subGoals !== undefined && wf.patched(SUB_GOALS_DELEGATED_PATCH);
     for (const child of children) {
-      const carved = carving
-        ? carveChildBudget(effectiveBudget(state), goalCost(state, Date.now()).spent)
-        : undefined;
-      if (carved?.kind === 'exhausted') {
-        outcomes.push(
-          `- ${child.input.goal} (${child.workflowId}) → not started: the ${carved.dimension} budget is spent`,
-        );
-        continue;
-      }
-      const budget = carved?.budget;
-      const input =
-        budget === undefined
-          ? child.input
-          : { ...child.input, principles: { ...child.input.principles, budget } };
-      const ended = await wf
-        .executeChild<GoalWorkflowFunction>('goalWorkflow', { workflowId: child.workflowId, args: [input] })
-        .then(
-          (result): GoalResult | string => result,
-          (error: unknown) =>
-            resultOfChildFailure(error) ??
-            `failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      const result = typeof ended === 'string' ? undefined : ended;
-      if (carving) this.countChild(child.workflowId, budget, result);
-      const outcome = typeof ended === 'string' ? ended : describeChildResult(ended);
+      const outcome = delegated
+        ? await this.subGoals.subGoal(child.input.goal, child.input.successCriteria, child.workflowId)
+        : await this.subGoalAsBefore(child, carving);
       outcomes.push(`- ${child.input.goal} (${child.workflowId}) → ${outcome}`);
     }
     this.goal.note(
       `[Self-assessment] The goal was split into sub-goals, pursued as child goals:\n${outcomes.join('\n')}\nContinue from here.`,
     );
+  }
+
+  /**
+   * How goals split before sub-goals were delegated children (their histories replay so): a
+   * child started here with a carved budget (none before SUB_GOAL_BUDGETS_PATCH), not held.
+   */
+  private async subGoalAsBefore(
+    child: { workflowId: string; input: GoalInput },
+    carving: boolean,
+  ): Promise<string> {
+    const state = this.goal.state;
+    const carved = carving
+      ? carveChildBudget(effectiveBudget(state), goalCost(state, Date.now()).spent)
+      : undefined;
+    if (carved?.kind === 'exhausted') return `not started: the ${carved.dimension} budget is spent`;
+    const budget = carved?.budget;
+    const input =
+      budget === undefined
+        ? child.input
+        : { ...child.input, principles: { ...child.input.principles, budget } };
+    const ended = await wf
+      .executeChild<GoalWorkflowFunction>('goalWorkflow', { workflowId: child.workflowId, args: [input] })
+      .then(
+        (result): GoalResult | string => result,
+        (error: unknown) =>
+          resultOfChildFailure(error) ?? `failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    const result = typeof ended === 'string' ? undefined : ended;
+    if (carving) this.countChild(child.workflowId, budget, result);
+    return typeof ended === 'string' ? ended : describeChildResult(ended);
   }
 
   /** A child ended: its spend becomes the parent's, in the state and the ledger. */

@@ -36,6 +36,14 @@ export interface DelegationResult {
   isError: boolean;
 }
 
+/** Who asked for a child: a delegate call, or the self-assessment's split (with the id it names). */
+interface DelegationOrigin {
+  callId: string;
+  summary: string;
+  workflowId?: string;
+  subGoal?: boolean;
+}
+
 /** A child's summary in the Web UI, within the length the UI shows whole. */
 export function summaryOf(parentWorkflowId: string, task: string): string {
   const text = `delegated by ${parentWorkflowId}: ${task.replace(/\s+/g, ' ')}`;
@@ -62,13 +70,54 @@ export class GoalDelegation {
     const input = delegateInputSchema.parse(call.input);
     const tools = childTools(this.state.tools?.catalogue ?? [], input);
     if (!tools.ok) return { content: `Not delegated: ${tools.error}`, isError: true };
-    const reserved = await this.reserve(call, input);
-    if (reserved.kind === 'exhausted') {
+    const delegated = await this.delegate(input, tools.names, { callId: call.callId, summary: call.summary });
+    if (delegated.kind === 'exhausted') {
       return {
-        content: `Not delegated: your ${reserved.dimension} budget is spent, so no child can start. Finish with what you have.`,
+        content: `Not delegated: your ${delegated.dimension} budget is spent, so no child can start. Finish with what you have.`,
         isError: true,
       };
     }
+    return delegated.result;
+  }
+
+  /**
+   * One sub-goal of the self-assessment's split (goal/oversight/assessment.ts), by the same
+   * mechanism as a delegate call: a budget carved and held, the parent's rules inherited, its
+   * waiting calls shown on the parent. With every tool, on the shared workspace, under the id the
+   * split names it by. Returns how it ended, in a line.
+   */
+  async subGoal(goal: string, successCriteria: string[], workflowId: string): Promise<string> {
+    const input: DelegateInput = {
+      task: goal,
+      successCriteria,
+      budget: {},
+      workspace: DelegateWorkspace.Shared,
+    };
+    const tools = childTools(this.state.tools?.catalogue ?? [], input);
+    if (!tools.ok) return `not started: ${tools.error}`;
+    const delegated = await this.delegate(input, tools.names, {
+      callId: workflowId,
+      summary: goal,
+      workflowId,
+      subGoal: true,
+    });
+    if (delegated.kind === 'exhausted') return `not started: the ${delegated.dimension} budget is spent`;
+    const { ended } = delegated;
+    if (typeof ended === 'string') return ended;
+    const detail = ended.finalText ?? ended.reason;
+    return `${ended.status}${detail ? `: ${detail}` : ''}`;
+  }
+
+  private async delegate(
+    input: DelegateInput,
+    tools: string[],
+    origin: DelegationOrigin,
+  ): Promise<
+    | { kind: 'exhausted'; dimension: string }
+    | { kind: 'ended'; result: DelegationResult; ended: GoalResult | string }
+  > {
+    const reserved = await this.reserve(origin, input);
+    if (reserved.kind === 'exhausted') return reserved;
     const { child, budget } = reserved;
     const workflowId = child.workflowId;
     let workspace = this.goal.host.workspace;
@@ -76,29 +125,30 @@ export class GoalDelegation {
       const made = await this.copies.make(workflowId);
       if ('refused' in made) {
         this.release(child);
-        return {
-          content: `Not delegated: no copy of your workspace could be made: ${made.refused}`,
-          isError: true,
-        };
+        const content = `Not delegated: no copy of your workspace could be made: ${made.refused}`;
+        return { kind: 'ended', result: { content, isError: true }, ended: content };
       }
       workspace = made.copy;
     }
-    this.goal.visibility.record(
-      LedgerEventKind.DelegateStarted,
-      `delegated to ${workflowId}: ${call.summary}`,
-      {
-        callId: call.callId,
-        workflowId,
-        workspace: input.workspace,
-        tools: tools.names,
-        ...(budget ? { budget } : {}),
-        ...(input.budget.maxTurns ? { maxTurns: input.budget.maxTurns } : {}),
-      },
-    );
+    // A sub-goal's start is in the split's own event (subgoals.spawned).
+    if (!origin.subGoal) {
+      this.goal.visibility.record(
+        LedgerEventKind.DelegateStarted,
+        `delegated to ${workflowId}: ${origin.summary}`,
+        {
+          callId: origin.callId,
+          workflowId,
+          workspace: input.workspace,
+          tools,
+          ...(budget ? { budget } : {}),
+          ...(input.budget.maxTurns ? { maxTurns: input.budget.maxTurns } : {}),
+        },
+      );
+    }
     this.goal.visibility.show();
     let ended: GoalResult | string;
     try {
-      ended = await this.runChild(workflowId, this.childInput(input, tools.names, budget, workspace));
+      ended = await this.runChild(workflowId, this.childInput(input, tools, budget, workspace));
     } catch (error) {
       if (input.workspace === DelegateWorkspace.Copy) await this.copies.end(workflowId, false);
       throw error;
@@ -110,7 +160,11 @@ export class GoalDelegation {
       input.workspace === DelegateWorkspace.Copy
         ? await this.copies.end(workflowId, typeof ended !== 'string' && ended.status === 'completed')
         : undefined;
-    return this.finished(workflowId, ended, copyEnding);
+    return {
+      kind: 'ended',
+      result: this.finished(workflowId, ended, { copyEnding, budget, subGoal: origin.subGoal === true }),
+      ended,
+    };
   }
 
   private release(child: RunningChild): void {
@@ -124,7 +178,7 @@ export class GoalDelegation {
    * check and the hold happen with no await between them: lanes of one turn run side by side.
    */
   private async reserve(
-    call: ToolCallRecord,
+    origin: DelegationOrigin,
     input: DelegateInput,
   ): Promise<
     | { kind: 'reserved'; child: RunningChild; budget: Budget | undefined }
@@ -140,10 +194,10 @@ export class GoalDelegation {
       const carved = carveChildBudget(effectiveBudget(this.state), spent);
       if (carved.kind === 'carved') {
         const budget: Budget | undefined = sliceBudget(carved.budget, input.budget);
-        this.delegations.started += 1;
+        if (origin.workflowId === undefined) this.delegations.started += 1;
         const child: RunningChild = {
-          callId: call.callId,
-          workflowId: childWorkflowId(this.goal.workflowId, this.delegations.started),
+          callId: origin.callId,
+          workflowId: origin.workflowId ?? childWorkflowId(this.goal.workflowId, this.delegations.started),
           task: input.task,
           workspace: input.workspace,
           reserved: reservationOf(budget),
@@ -242,8 +296,9 @@ export class GoalDelegation {
   private finished(
     workflowId: string,
     ended: GoalResult | string,
-    copyEnding: CopyEnding | undefined,
+    ending: { copyEnding: CopyEnding | undefined; budget: Budget | undefined; subGoal: boolean },
   ): DelegationResult {
+    const { copyEnding, budget, subGoal } = ending;
     const result = typeof ended === 'string' ? undefined : ended;
     const failure = typeof ended === 'string' ? ended : 'it left no result';
     const spent = spendOfChild(result);
@@ -253,11 +308,12 @@ export class GoalDelegation {
       ? `${spent.toolCalls} tool call${spent.toolCalls === 1 ? '' : 's'}, ${spent.tokens} tokens, $${spent.usd.toFixed(4)}`
       : 'unknown (it left no result)';
     this.goal.visibility.record(
-      LedgerEventKind.DelegateFinished,
-      `${workflowId} ${result?.status ?? 'ended without a result'}: ${spendLine}`,
+      subGoal ? LedgerEventKind.SubGoalFinished : LedgerEventKind.DelegateFinished,
+      `${subGoal ? 'sub-goal ' : ''}${workflowId} ${result?.status ?? 'ended without a result'}: ${spendLine}`,
       {
         workflowId,
         ...(result ? { status: result.status } : {}),
+        ...(budget ? { budget } : {}),
         ...(spent ? { spent } : {}),
         ...(copyEnding ? copyEndingDetails(copyEnding) : {}),
       },

@@ -37,7 +37,11 @@ export class GoalToolCalls {
   private readonly approvals: ToolCallApprovals;
   private readonly lanes: ToolCallLanes;
 
-  constructor(private readonly goal: ToolCallsHost) {
+  constructor(
+    private readonly goal: ToolCallsHost,
+    /** Shared with the self-assessment's split (goal/stages.ts): one set of children per goal. */
+    delegation: GoalDelegation = new GoalDelegation(goal),
+  ) {
     const results = new CallResults(goal);
     const runner = new CallRunner(goal);
     this.automatic = new AutomaticDecisions(goal);
@@ -48,7 +52,7 @@ export class GoalToolCalls {
       held,
       runner,
       results,
-      delegation: new GoalDelegation(goal),
+      delegation,
       gaveUp: (outcome) => {
         this.planningGaveUp = outcome;
       },
