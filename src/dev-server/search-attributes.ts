@@ -19,6 +19,8 @@ export const KEEL_SEARCH_ATTRIBUTES = {
   KeelPriority: 'Double',
   /** The goal's workspace host: `keel hosts` and the host watcher find the running goals bound to each. */
   KeelHost: 'Keyword',
+  /** What the goal spent in USD, its children's spend included (Web UI: `KeelCostUsd > 1`). */
+  KeelCostUsd: 'Double',
 } as const;
 
 /** The name clients query goals by their workspace host with. */

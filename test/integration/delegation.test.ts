@@ -5,6 +5,7 @@ import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approvalRulesQuery, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
+import { KeelSearchAttributes } from '../../src/workflows/goal/views/search-attribute-values';
 import { goalResult } from '../../src/client/goal-client';
 import { childApprovalLines, childrenLines } from '../../src/cli/budget-lines';
 import { main } from '../../src/cli/main';
@@ -219,6 +220,17 @@ test('three read-only children run at once on budget slices, and their spend add
     );
     assert.equal(result.childSpend?.tokens, tokens);
     assert.ok(Math.abs((result.childSpend?.usd ?? 0) - sum((r) => r.stats.usdEstimate)) < 1e-9);
+    // The Web UI can filter on the whole tree's spend: KeelCostUsd is the parent's and its children's.
+    const attributes = (await handle.describe()).typedSearchAttributes;
+    const costUsd = attributes.get(KeelSearchAttributes.costUsd) ?? 0;
+    assert.ok(
+      costUsd > (result.childSpend?.usd ?? 0),
+      `KeelCostUsd ${costUsd} holds the children's spend and the parent's`,
+    );
+    assert.ok(
+      Math.abs(costUsd - result.stats.usdEstimate) < 1e-4,
+      `${costUsd} vs ${result.stats.usdEstimate}`,
+    );
     // Each child is linked to its parent (the Web UI shows both ways) and ran one level deeper.
     const described = await harness.client.workflow
       .getHandle(String(finished[0]?.data.workflowId))

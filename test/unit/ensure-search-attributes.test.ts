@@ -38,6 +38,7 @@ test('missing attributes are registered with their types; present ones are left 
       KeelPendingApprovals: IndexedValueType.INDEXED_VALUE_TYPE_INT,
       KeelPriority: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
       KeelHost: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+      KeelCostUsd: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
     },
   ]);
   const again = await ensureKeelSearchAttributes({ connection: server.connection, namespace: 'default' });

@@ -69,9 +69,13 @@ export class SearchAttributeUpserts {
     this.writeExactly(this.current());
   }
 
-  /** Writes every value that differs from what was written. */
+  /**
+   * Writes every value that differs from what was written; the cost only with another (it never
+   * makes a write of its own, so a run writes the upserts it wrote before the cost existed).
+   */
   private writeExactly(values: SearchAttributeValues): void {
-    this.write(values, changedFields(this.published, values));
+    const fields = changedFields(this.published, values);
+    this.write(values, fields.every((field) => field === 'costUsd') ? [] : fields);
   }
 
   private write(values: SearchAttributeValues, fields: readonly SearchAttributeField[]): void {

@@ -23,6 +23,8 @@ export const KeelSearchAttributes = {
   priority: defineSearchAttributeKey('KeelPriority', SearchAttributeType.DOUBLE),
   /** The workspace host the goal is bound to (written when it binds and when it is rebound). */
   host: defineSearchAttributeKey('KeelHost', SearchAttributeType.KEYWORD),
+  /** What the goal has spent, in USD, its delegated children's and sub-goals' spend included. */
+  costUsd: defineSearchAttributeKey('KeelCostUsd', SearchAttributeType.DOUBLE),
 } as const;
 
 export interface SearchAttributeValues {
@@ -34,6 +36,8 @@ export interface SearchAttributeValues {
   priority: number;
   /** Absent until the goal binds to a host (and in goals without one): nothing is written then. */
   host?: string;
+  /** Absent in goals started before keel wrote it (their histories replay without it). */
+  costUsd?: number;
 }
 
 /** Fixed order, so the upsert command is the same on every replay. */
@@ -45,6 +49,7 @@ const fieldsInOrder = [
   'pendingApprovals',
   'priority',
   'host',
+  'costUsd',
 ] as const satisfies ReadonlyArray<keyof SearchAttributeValues>;
 
 /** Every attribute that has a value, for the first upsert of a run. */
@@ -87,12 +92,16 @@ export function changedFields(
  */
 export const TOOL_CALLS_REFRESH_STEP = 10;
 
+/** Fields that change at every call or model turn: they ride along with other writes. */
+const RIDERS: ReadonlySet<SearchAttributeField> = new Set(['toolCalls', 'costUsd']);
+
 /**
- * The fields due for a write, the tool-call count allowed to lag: it changes at
+ * The fields due for a write, the tool-call count and the cost allowed to lag: they change at
  * every call, and an upsert is an event, so a turn of reads would write one each. Status, phase,
- * plan attempt, pending approvals and priority are written as soon as they change, and the count
- * rides along with any of them; alone, it is written once it lags by `refreshStep` calls or more
- * (or when it was never written). Anything else is the same as changedFields.
+ * plan attempt, pending approvals, priority and host are written as soon as they change, and the
+ * count and cost ride along with any of them; alone, the count is written once it lags by
+ * `refreshStep` calls or more (or when it was never written), the cost with it, never by itself.
+ * Anything else is the same as changedFields.
  */
 export function dueFields(
   previous: Partial<SearchAttributeValues> | undefined,
@@ -100,9 +109,10 @@ export function dueFields(
   refreshStep: number = TOOL_CALLS_REFRESH_STEP,
 ): SearchAttributeField[] {
   const changed = changedFields(previous, next);
-  if (changed.some((field) => field !== 'toolCalls')) return changed;
+  if (changed.some((field) => !RIDERS.has(field))) return changed;
+  if (!changed.includes('toolCalls')) return [];
   const written = previous?.toolCalls;
-  if (changed.length === 0 || written === undefined) return changed;
+  if (written === undefined) return changed;
   const lag = Math.abs(wholeNumber(next.toolCalls) - wholeNumber(written));
   return lag >= refreshStep ? changed : [];
 }
@@ -144,12 +154,20 @@ function updatePair(
       return { key: KeelSearchAttributes.priority, value: finiteNumber(values.priority) };
     case 'host':
       return { key: KeelSearchAttributes.host, value: values.host ?? '' };
+    case 'costUsd':
+      return { key: KeelSearchAttributes.costUsd, value: roundedUsd(values.costUsd ?? 0) };
   }
 }
 
 function normalise(field: keyof SearchAttributeValues, value: string | number): string | number {
   if (typeof value === 'string') return value;
+  if (field === 'costUsd') return roundedUsd(value);
   return field === 'priority' ? finiteNumber(value) : wholeNumber(value);
+}
+
+/** A cost to a hundredth of a cent: finer changes are no reason to write. */
+function roundedUsd(value: number): number {
+  return Math.round(finiteNumber(value) * 10_000) / 10_000;
 }
 
 /** An Int attribute refuses fractions and the upsert would fail the workflow task; round instead. */

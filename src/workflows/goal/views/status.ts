@@ -346,6 +346,7 @@ function awaitsHumanReview(state: GoalState): boolean {
   );
 }
 
+/** The search attributes' values; KeelCostUsd is the goal's spend and its children's. */
 export function searchAttributeValuesOf(state: GoalState): SearchAttributeValues {
   return {
     status: state.status,
@@ -355,5 +356,6 @@ export function searchAttributeValuesOf(state: GoalState): SearchAttributeValues
     pendingApprovals: pendingApprovals(state).length,
     priority: state.assessment.priority,
     ...(state.host === undefined ? {} : { host: state.host.id }),
+    costUsd: goalCost(state, Date.now()).spent.usd,
   };
 }
