@@ -1,8 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { tokenUsageText } from '../workflows/goal/views/details';
 import { goalHandle, goalResult, goalStatus, type GoalHandle } from '../client/goal-client';
-import { formatElapsed } from '../workflows/principles/budget';
-import type { GoalResult } from '../workflows/goal/workflow';
+import type { GoalResult, goalWorkflow } from '../workflows/goal/workflow';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { describeResult, finalAnswerPreview } from './follow-goal';
 import { finalTextLabel } from './final-text-label';
@@ -12,6 +11,15 @@ import type { StreamProgress } from '../workflows/goal/model-turn/call-settings'
 import { approvalLines, autoDeniedClause, decisionHint, labelText } from './approval-lines';
 import { followGoalEvents, type GoalStreamEvent } from '../client/goal-events';
 import { eventLines, logLine } from './watch-events';
+import {
+  childCallLines,
+  childrenProgress,
+  CHILD_ANSWER_MS,
+  progressOf,
+  runningChildLines,
+  timeLeft,
+  type ChildProgress,
+} from './watch-children';
 
 /**
  * `keel watch <id>`: a live terminal view of one goal for those who prefer the terminal to the
@@ -36,6 +44,11 @@ export interface WatchViewOptions {
   resultFollows?: boolean;
   /** The latest events of the goal's stream (goal-events.ts), shown under the view with their offsets. */
   events?: readonly GoalStreamEvent[];
+  /**
+   * What each running child's own status query said (watch-children.ts), by workflow id; a child
+   * not in it gave no answer. Absent: nobody asked, and the children's lines show no progress.
+   */
+  childProgress?: Readonly<Record<string, ChildProgress>>;
 }
 
 const TEXT_PREVIEW_CHARS = 120;
@@ -75,6 +88,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
       lines.push(`  ${marker} ${step.index + 1}. ${step.toolName} — ${preview(step.rationale)}`);
     }
   }
+  lines.push(...runningChildLines(view, workflowId, options.childProgress));
   if (options.forming && view.phase === 'thinking') lines.push(formingLine(options.forming));
   if (messages.length > 0) {
     lines.push('recent:');
@@ -90,6 +104,7 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
       lines.push(decisionHint(workflowId, approval.callId));
     }
   }
+  lines.push(...childCallLines(view, workflowId, options.now));
   if (options.events?.length) lines.push(...eventLines(options.events, workflowId));
   if (leftToResult) return lines;
   if (view.finalText) lines.push(`${finalTextLabel(view.status)}: ${preview(view.finalText)}`);
@@ -108,13 +123,6 @@ function formingLine(progress: StreamProgress): string {
         : progress.writing;
   const latest = oneLine(progress.latest);
   return `model writing: ~${progress.outputTokens} tokens, ${what}${latest === '' ? '' : `: …${latest.slice(-TEXT_PREVIEW_CHARS)}`}`;
-}
-
-function timeLeft(deadline: string, now: Date | undefined): string {
-  if (!now) return '';
-  const remainingMs = Date.parse(deadline) - now.getTime();
-  if (Number.isNaN(remainingMs)) return '';
-  return remainingMs > 0 ? ` (${formatElapsed(remainingMs)} left)` : ' (due now)';
 }
 
 function oneLine(text: string): string {
@@ -142,6 +150,11 @@ export interface WatchOptions {
    * event redraws the view, and is printed as a line when not a TTY, or listed under the view.
    */
   after?: number;
+  /**
+   * A running child's progress, for its line under the view; by default its own status query,
+   * bounded by CHILD_ANSWER_MS (childrenProgress bounds whatever is given).
+   */
+  childProgress?: (workflowId: string) => Promise<ChildProgress>;
 }
 
 /** Events a TTY frame lists under the view. */
@@ -168,6 +181,7 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
   // unhandled rejection would end the process with a stack trace instead of keel's one line.
   result.catch(() => undefined);
   let shown = new Set<string>();
+  const askChild = options.childProgress ?? childStatusQuery(handle);
   const latest: GoalStreamEvent[] = [];
   const draw = async (final = false): Promise<void> => {
     let view: GoalStatusView;
@@ -178,16 +192,25 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
     }
     // An ended goal's frame waits for the stream's last events, so its end lines come last.
     if (!final && view.status !== 'running') return;
-    const model =
+    // The children are asked beside the model's progress: a slow one delays the frame only so long.
+    const [model, childProgress] = await Promise.all([
       MODEL_PHASES.has(view.phase) && options.model
-        ? await options.model().catch(() => undefined)
-        : undefined;
+        ? options.model().catch(() => undefined)
+        : Promise.resolve(undefined),
+      view.children?.length
+        ? childrenProgress(
+            view.children.map((child) => child.workflowId),
+            askChild,
+          )
+        : Promise.resolve(undefined),
+    ]);
     const forming = view.phase === 'thinking' ? model?.progress : undefined;
     const shape = {
       workflowId: handle.workflowId,
       ...(options.resultFollows ? { resultFollows: true } : {}),
       ...(forming ? { forming } : {}),
       ...(model?.wait ? { waiting: model.wait } : {}),
+      ...(childProgress ? { childProgress } : {}),
     };
     if (options.isTTY) {
       const lines = renderWatchView(view, { ...shape, now: clock(), events: latest });
@@ -226,6 +249,20 @@ export async function watchGoal(handle: GoalHandle, options: WatchOptions): Prom
   await following;
   await draw(true);
   return result;
+}
+
+/**
+ * A child's progress from its own status query, on the root's connection. The deadline ends the
+ * call itself (a child with no worker has its query held by the server), not only the wait for it.
+ */
+function childStatusQuery(handle: GoalHandle): (workflowId: string) => Promise<ChildProgress> {
+  const client = handle.client;
+  return (workflowId) =>
+    client
+      .withDeadline(Date.now() + CHILD_ANSWER_MS, () =>
+        goalStatus(client.getHandle<typeof goalWorkflow>(workflowId)),
+      )
+      .then(progressOf);
 }
 
 export interface WatchCommandOptions {
