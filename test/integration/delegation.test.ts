@@ -145,6 +145,19 @@ before(async () => {
         turns: [{ toolCalls: [delegate('CHILD-GREEDY: list on')] }, { text: 'the child hit the limit' }],
       },
       {
+        name: 'limit-two-at-once',
+        match: 'GOAL-DELEGATE-HELD-LIMIT',
+        turns: [
+          {
+            toolCalls: [
+              delegate('CHILD-GREEDY: list on', { workspace: 'read-only' }),
+              delegate('CHILD-GREEDY: list more', { workspace: 'read-only' }),
+            ],
+          },
+          { text: 'one child had the calls' },
+        ],
+      },
+      {
         name: 'waiting-parent',
         match: 'GOAL-DELEGATE-CANCEL',
         turns: [{ toolCalls: [delegate('CHILD-WAITER: write a file')] }, { text: 'never reached' }],
@@ -334,6 +347,38 @@ test("the parent's tool-call limit is the tree's: a child gets only the calls le
       ['limit', 2],
     );
     assert.equal(result.counters.toolCalls + (result.childSpend?.toolCalls ?? 0), 3);
+  });
+});
+
+test('a child holds the calls of the limit it was given: a sibling started beside it waits, and gets only what is left', async () => {
+  await harness.withWorker(async () => {
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `goal-delegate-held-limit-${Date.now()}`,
+      args: [
+        {
+          goal: 'GOAL-DELEGATE-HELD-LIMIT: list twice over',
+          workspace: tempDirectory(),
+          delegation: { enabled: true },
+          limits: { maxToolCalls: 5 },
+          guards: { loop: { enabled: false } },
+        },
+      ],
+    });
+    const result = await goalResult(handle);
+    // 5 less the two delegate calls: the first child holds the 3 left and spends them; the second
+    // waits for it instead of taking the same 3, and then finds none left.
+    const ledger = await handle.query(ledgerQuery, {});
+    assert.equal(of(ledger, 'delegate.started').length, 1);
+    const next = harness.scripted.requests.find(
+      (r) => r.scenario === 'limit-two-at-once' && r.turnIndex === 1,
+    );
+    assert.match(JSON.stringify(next?.body.messages?.at(-1)), /Not delegated: your tool-call limit is spent/);
+    assert.equal(
+      result.counters.toolCalls + (result.childSpend?.toolCalls ?? 0),
+      5,
+      'the tree made 5 calls, not 8',
+    );
   });
 });
 

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   childTools,
+  childCallLimit,
   childWorkflowId,
   delegationSettingsSchema,
   mayDelegate,
@@ -131,4 +132,25 @@ test('a delegate call is checked before it runs: every field, with defaults fill
   });
   const bad = checkHarnessCall('delegate', { task: '', budget: { maxUsd: -1 }, extra: 1 });
   assert.match(bad.ok ? '' : bad.error, /^Invalid input for delegate: task: .*budget\.maxUsd: .*\(input\): /);
+});
+
+test("a child's tool-call limit is what is left of the tree's, running siblings' holds set aside, cut to its slice", () => {
+  const held = (heldCalls?: number): RunningChild => ({
+    callId: 'c',
+    workflowId: 'w',
+    task: 't',
+    workspace: 'read-only',
+    reserved: { tokens: 0, usd: 0, toolCalls: 0 },
+    ...(heldCalls === undefined ? {} : { heldCalls }),
+  });
+  const base = { limit: 20, ownCalls: 5, endedChildrenCalls: 3, running: [], slice: undefined };
+  assert.equal(childCallLimit(base), 12);
+  assert.equal(
+    childCallLimit({ ...base, running: [held(4), held(), held(2)] }),
+    6,
+    'a hold from an older state is none',
+  );
+  assert.equal(childCallLimit({ ...base, slice: 7 }), 7);
+  assert.equal(childCallLimit({ ...base, slice: 30 }), 12, 'a slice never raises it');
+  assert.equal(childCallLimit({ ...base, running: [held(15)] }), 0, 'nothing left: never below 0');
 });

@@ -127,6 +127,8 @@ export const runningChildSchema = z.object({
   task: z.string(),
   workspace: z.enum([DelegateWorkspace.Shared, DelegateWorkspace.ReadOnly, DelegateWorkspace.Copy]),
   reserved: reservationSchema,
+  /** The tool calls of the parent's limit it holds (its own limit); absent in older states: none. */
+  heldCalls: z.number().int().nonnegative().optional(),
 });
 export type RunningChild = z.infer<typeof runningChildSchema>;
 
@@ -173,6 +175,24 @@ export function mayStartChild(
     workspace !== DelegateWorkspace.Shared ||
     running.every((child) => child.workspace !== DelegateWorkspace.Shared)
   );
+}
+
+/**
+ * The tool-call limit a child starts with: the parent's limit is the tree's, so what is left of
+ * it once the parent's own calls, its ended children's and the holds of running children are
+ * counted, cut to the slice's `maxToolCalls`. 0: nothing is left for it (it waits for a running
+ * sibling, or is not started).
+ */
+export function childCallLimit(options: {
+  limit: number;
+  ownCalls: number;
+  endedChildrenCalls: number;
+  running: readonly RunningChild[];
+  slice: number | undefined;
+}): number {
+  const held = options.running.reduce((total, child) => total + (child.heldCalls ?? 0), 0);
+  const left = Math.max(0, options.limit - options.ownCalls - options.endedChildrenCalls - held);
+  return options.slice === undefined ? left : Math.min(left, options.slice);
 }
 
 /** The child goal's workflow id: the parent's, and the child's number in it. */

@@ -11,6 +11,7 @@ import { DelegateWorkspace, delegateInputSchema, type DelegateInput } from '../.
 import { copyEndingDetails, copyEndingText, type CopyEnding } from '../../delegation/merge-report';
 import { ChildCopies } from './child-copy';
 import {
+  childCallLimit,
   childTools,
   childWorkflowId,
   mayStartChild,
@@ -73,7 +74,7 @@ export class GoalDelegation {
     const delegated = await this.delegate(input, tools.names, { callId: call.callId, summary: call.summary });
     if (delegated.kind === 'exhausted') {
       return {
-        content: `Not delegated: your ${delegated.dimension} budget is spent, so no child can start. Finish with what you have.`,
+        content: `Not delegated: your ${delegated.dimension} is spent, so no child can start. Finish with what you have.`,
         isError: true,
       };
     }
@@ -101,7 +102,7 @@ export class GoalDelegation {
       workflowId,
       subGoal: true,
     });
-    if (delegated.kind === 'exhausted') return `not started: the ${delegated.dimension} budget is spent`;
+    if (delegated.kind === 'exhausted') return `not started: the ${delegated.dimension} is spent`;
     const { ended } = delegated;
     if (typeof ended === 'string') return ended;
     const detail = ended.finalText ?? ended.reason;
@@ -148,7 +149,10 @@ export class GoalDelegation {
     this.goal.visibility.show();
     let ended: GoalResult | string;
     try {
-      ended = await this.runChild(workflowId, this.childInput(input, tools, budget, workspace));
+      ended = await this.runChild(
+        workflowId,
+        this.childInput(input, tools, budget, workspace, child.heldCalls ?? 1),
+      );
     } catch (error) {
       if (input.workspace === DelegateWorkspace.Copy) await this.copies.end(workflowId, false);
       throw error;
@@ -192,7 +196,14 @@ export class GoalDelegation {
       const running = this.delegations.running;
       const spent = spentWithReservations(goalCost(this.state, Date.now()).spent, running);
       const carved = carveChildBudget(effectiveBudget(this.state), spent);
-      if (carved.kind === 'carved') {
+      const calls = childCallLimit({
+        limit: this.state.config.limits.maxToolCalls,
+        ownCalls: this.state.counters.toolCalls,
+        endedChildrenCalls: this.state.childSpend?.toolCalls ?? 0,
+        running,
+        slice: input.budget.maxToolCalls,
+      });
+      if (carved.kind === 'carved' && calls > 0) {
         const budget: Budget | undefined = sliceBudget(carved.budget, input.budget);
         if (origin.workflowId === undefined) this.delegations.started += 1;
         const child: RunningChild = {
@@ -201,11 +212,16 @@ export class GoalDelegation {
           task: input.task,
           workspace: input.workspace,
           reserved: reservationOf(budget),
+          heldCalls: calls,
         };
         running.push(child);
         return { kind: 'reserved', child, budget };
       }
-      if (running.length === 0) return carved;
+      if (running.length === 0) {
+        return carved.kind === 'exhausted'
+          ? { kind: 'exhausted', dimension: `${carved.dimension} budget` }
+          : { kind: 'exhausted', dimension: 'tool-call limit' };
+      }
       const before = running.length;
       await wf.condition(() => this.delegations.running.length < before);
     }
@@ -221,6 +237,7 @@ export class GoalDelegation {
     tools: string[],
     budget: Budget | undefined,
     workspace: string,
+    heldCalls: number,
   ): GoalInput {
     const {
       planning,
@@ -244,11 +261,8 @@ export class GoalDelegation {
       ...(host === undefined ? {} : { host }),
       limits: {
         ...limits,
-        // The parent's tool-call limit is the tree's: a child may make only the calls left of it.
-        maxToolCalls: Math.max(
-          1,
-          limits.maxToolCalls - this.state.counters.toolCalls - (this.state.childSpend?.toolCalls ?? 0),
-        ),
+        // The parent's tool-call limit is the tree's: the child holds the calls left of it (reserve).
+        maxToolCalls: heldCalls,
         maxTurns: Math.min(limits.maxTurns, input.budget.maxTurns ?? limits.maxTurns),
       },
       principles: { ...principles, ...(budget === undefined ? {} : { budget }) },
