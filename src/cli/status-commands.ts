@@ -15,6 +15,7 @@ import { budgetLines, childApprovalLines, childrenLines } from './budget-lines';
 import { finalTextLabel } from './final-text-label';
 import { recordPendingLine, recordPlanLines, recordStatusJson, recordStatusLines } from './goal-record-lines';
 import { hostLossLines } from './host-loss-lines';
+import { underRoots } from '../client/pending-tree';
 import {
   askWorker,
   goalHandle,
@@ -102,7 +103,8 @@ export function registerStatusCommands(
       await withClient(command, async (client, settings) => {
         const pending: PendingEntry[] = [];
         const [goals, sightings] = await Promise.all([
-          runningGoals(client, workflowId),
+          // A goal's delegated children too: their waiting calls are listed under it (pending-tree.ts).
+          runningGoals(client, workflowId, { withChildren: true }),
           hostSightings({ connection: client.connection, namespace: settings.namespace }),
         ]);
         for (const { goal, answer, error } of await statusOfEach(client, goals)) {
@@ -129,14 +131,15 @@ export function registerStatusCommands(
             ),
           );
         }
+        const listed = underRoots(pending, new Set(goals.map((goal) => goal.workflowId)));
         const lines =
           options.diff !== undefined && workflowId !== undefined
-            ? heldDiffLines(pending, workflowId, options.diff)
+            ? heldDiffLines(listed, workflowId, options.diff)
             : options.changes !== undefined && workflowId !== undefined
-              ? changesOf(pending, workflowId, options.changes, page, options.json === true)
+              ? changesOf(listed, workflowId, options.changes, page, options.json === true)
               : options.json
-                ? [visibleJson(pending)]
-                : pendingLines(pending);
+                ? [visibleJson(listed)]
+                : pendingLines(listed);
         for (const line of lines) print(line);
       });
     });

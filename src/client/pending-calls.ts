@@ -2,6 +2,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { goalHandle, goalStatus } from './goal-client';
 import { askWorker, workersMayAnswer, type WorkerAnswer } from './worker-answer';
+import { isChildOf } from './pending-tree';
 
 /**
  * Every running goal and what it says is waiting, as `keel pending` and the inbox list them: the
@@ -10,12 +11,21 @@ import { askWorker, workersMayAnswer, type WorkerAnswer } from './worker-answer'
  */
 
 /** Running keel goals, newest first, with the task queue and search attributes the listing carries. */
-export async function runningGoals(client: Client, workflowId?: string): Promise<WorkflowExecutionInfo[]> {
+export async function runningGoals(
+  client: Client,
+  workflowId?: string,
+  options: { withChildren?: boolean } = {},
+): Promise<WorkflowExecutionInfo[]> {
   const goals: WorkflowExecutionInfo[] = [];
   const query = `WorkflowType = 'goalWorkflow' AND ExecutionStatus = 'Running'`;
   // Filtered here rather than in the query: an id is never spliced into the query's text.
   for await (const execution of client.workflow.list({ query }))
-    if (workflowId === undefined || execution.workflowId === workflowId) goals.push(execution);
+    if (
+      workflowId === undefined ||
+      execution.workflowId === workflowId ||
+      (options.withChildren === true && isChildOf(execution.workflowId, workflowId))
+    )
+      goals.push(execution);
   return goals;
 }
 

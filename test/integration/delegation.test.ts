@@ -1,5 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
@@ -20,6 +21,17 @@ import {
 } from '../support/temporal';
 
 /** The delegate tool (issue 47): child goals with some of the parent's tools and a slice of its budget. */
+
+const KEEL = path.resolve(__dirname, '../../bin/keel.js');
+
+/** The CLI as users run it, in a process of its own. */
+function keel(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [KEEL, ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
 
 const list = { name: 'list_dir', input: { path: '.' } };
 const delegate = (task: string, extra: Record<string, unknown> = {}) => ({
@@ -475,8 +487,22 @@ test("a child's waiting call shows on its root and is decided from there", async
       /#### Waiting in child goals \(1\)\n- `delegate-1\/call-1` \(mutating\) write_file/,
     );
     assert.ok(currentDetails.includes(`\`keel approve ${workflowId} delegate-1/call-1\``), currentDetails);
-    // A call id naming no child of this goal is one line and exit 2; the child's is decided on the child.
+    // `keel pending ROOT` lists it under the root, with the id the root decides it by.
     const address = await temporalAddress();
+    const pending = await keel(['--address', address, 'pending', workflowId, '--json']);
+    assert.equal(pending.code, 0, pending.stderr);
+    const listed = JSON.parse(pending.stdout) as Array<{
+      workflowId: string;
+      callId: string;
+      toolName: string;
+    }>;
+    assert.deepEqual(
+      listed.map((entry) => [entry.workflowId, entry.callId, entry.toolName]),
+      [[workflowId, 'delegate-1/call-1', 'write_file']],
+    );
+    const text = await keel(['--address', address, 'pending', workflowId]);
+    assert.ok(text.stdout.includes(`${workflowId}  delegate-1/call-1  mutating  write_file`), text.stdout);
+    // A call id naming no child of this goal is one line and exit 2; the child's is decided on the child.
     assert.equal(await main(['--address', address, 'approve', workflowId, 'elsewhere-1/call-1']), 2);
     assert.equal(await main(['--address', address, 'approve', workflowId, 'delegate-1/call-1']), 0);
     const result = await goalResult(handle);
