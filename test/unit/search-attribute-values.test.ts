@@ -123,21 +123,6 @@ test('dueFields: every other attribute is written as it changes, and the count r
   assert.deepEqual(dueFields(values, { ...values }), []);
 });
 
-test('dueFields: the cost (children included) rides along with other writes and is never written alone', () => {
-  const costed = { ...values, costUsd: 0.25 };
-  assert.deepEqual(dueFields(costed, { ...costed, costUsd: 0.5 }), [], 'a cost that changed alone waits');
-  assert.deepEqual(dueFields(costed, { ...costed, costUsd: 0.5, phase: 'thinking' }), ['phase', 'costUsd']);
-  const lagging = { ...costed, toolCalls: values.toolCalls + TOOL_CALLS_REFRESH_STEP, costUsd: 0.5 };
-  assert.deepEqual(dueFields(costed, lagging), ['toolCalls', 'costUsd'], 'with a lagging count');
-  // Rounded to a hundredth of a cent: a finer change is no change, and what is written is rounded.
-  assert.deepEqual(changedSearchAttributes(costed, { ...costed, costUsd: 0.250_04 }), []);
-  const pairs = changedSearchAttributes(costed, { ...costed, costUsd: 0.123_456 });
-  assert.deepEqual(asRecord(pairs), { KeelCostUsd: 0.1235 });
-  assert.equal(pairs[0]?.key.type, 'DOUBLE');
-  // Values without a cost never name it.
-  assert.ok(!searchAttributeUpdates(values).some((pair) => pair.key.name === 'KeelCostUsd'));
-});
-
 test('dueFields: a count never written is written at once, like every field the first time', () => {
   assert.equal(dueFields(undefined, values).length, 6);
   const { toolCalls: _toolCalls, ...withoutCount } = values;
