@@ -123,7 +123,11 @@ export class GoalDelegation {
     const workflowId = child.workflowId;
     let workspace = this.goal.host.workspace;
     if (input.workspace === DelegateWorkspace.Copy) {
-      const made = await this.copies.make(workflowId);
+      // A cancelled parent must not wait for a child that never started (workflow.ts).
+      const made = await this.copies.make(workflowId).catch((error: unknown) => {
+        this.release(child);
+        throw error;
+      });
       if ('refused' in made) {
         this.release(child);
         const content = `Not delegated: no copy of your workspace could be made: ${made.refused}`;
