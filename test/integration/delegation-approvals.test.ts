@@ -1,9 +1,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
-import { goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import {
+  addApprovalRuleUpdate,
+  approvalRulesQuery,
+  goalStatusQuery,
+  ledgerQuery,
+  parentRuleSignal,
+} from '../../src/workflows/goal/messages';
 import { goalResult } from '../../src/client/goal-client';
 import { childApprovalLines, childrenLines } from '../../src/cli/budget-lines';
 import { main } from '../../src/cli/main';
@@ -89,6 +95,60 @@ test("a child's waiting call shows on its root and is decided from there", async
       JSON.stringify(childLedger.map((e) => e.kind)),
     );
     assert.equal((await handle.query(goalStatusQuery)).childApprovals, undefined, 'nothing waits any more');
+  });
+});
+
+test('a forbid rule added to the parent reaches its running child and decides the call waiting there; an allow rule never comes that way', async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory();
+    const workflowId = `goal-delegate-later-rule-${Date.now()}`;
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId,
+      args: [
+        { goal: 'GOAL-DELEGATE-ASK: write', workspace, approvalPolicy: 'ask', delegation: { enabled: true } },
+      ],
+    });
+    await eventually(
+      async () => ((await handle.query(goalStatusQuery)).childApprovals ?? []).length === 1 || undefined,
+    );
+    const child = harness.client.workflow.getHandle(`${workflowId}-delegate-1`);
+    // A signal does not say who sent it: an allow rule sent as the parent's is not taken.
+    const allow = {
+      id: 'rule-1',
+      effect: 'allow',
+      source: 'added',
+      by: 'mallory',
+      reason: '',
+      createdAt: new Date().toISOString(),
+      tool: 'write_file',
+      pattern: '*',
+      irreversible: false,
+    } as const;
+    await child.signal(parentRuleSignal, allow);
+    await eventually(
+      async () =>
+        of(await child.query(ledgerQuery, {}), 'approval.rule_not_applied').length === 1 || undefined,
+    );
+    assert.deepEqual(await child.query(approvalRulesQuery), []);
+    assert.equal((await child.query(goalStatusQuery)).pendingApprovals.length, 1, 'the call still waits');
+
+    await handle.executeUpdate(addApprovalRuleUpdate, {
+      args: [{ tool: 'write_file', effect: 'forbid', approver: 'ann', reason: 'no writes from here on' }],
+    });
+    // Bounded: without the rule the child would wait for a human for good.
+    const added = await eventually(async () => {
+      const summaries = of(await child.query(ledgerQuery, {}), 'approval.rule_added').map((e) => e.summary);
+      return summaries.length > 0 ? summaries : undefined;
+    });
+    assert.equal(added.length, 1, JSON.stringify(added));
+    assert.match(
+      added[0] ?? '',
+      new RegExp(`added by ann \\(inherited from ${workflowId}\\).*: forbid write_file: \\*$`),
+    );
+    const result = await goalResult(handle);
+    assert.equal(result.status, 'completed');
+    assert.equal(existsSync(path.join(workspace, 'approved.txt')), false, 'the waiting write was refused');
   });
 });
 

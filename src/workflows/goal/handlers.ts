@@ -28,6 +28,7 @@ import {
   userMessagePayloadSchema,
   userMessageSignal,
   childApprovalsSignal,
+  parentRuleSignal,
 } from './messages';
 import { acceptChildApprovals } from './views/child-approvals';
 import {
@@ -272,6 +273,15 @@ export function registerGoalHandlers(target: HandlerTarget): void {
       else wf.log.warn('ignored a report of waiting calls from no running child');
     },
     { description: DESCRIPTIONS.childApprovals },
+  );
+  wf.setHandler(
+    parentRuleSignal,
+    (raw) => {
+      // Like a rule added here: the calls still waiting that it forbids are decided by it.
+      if (target.rules.fromParent(raw, wf.workflowInfo().parent?.workflowId))
+        target.toolCalls.applyRulesToWaiting();
+    },
+    { description: DESCRIPTIONS.parentRule },
   );
   wf.setHandler(
     hostLivenessSignal,

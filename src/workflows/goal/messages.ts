@@ -104,6 +104,8 @@ export const approvalRulesQuery = defineQuery<ApprovalRule[]>('approvalRules');
 export const userMessageSignal = defineSignal<[UserMessagePayload]>('userMessage');
 /** From a delegated child: the calls of its tree that wait for a human (goal/views/child-approvals.ts). */
 export const childApprovalsSignal = defineSignal<[ChildApprovalsPayload]>('childApprovals');
+/** From a delegated child's parent: a forbid rule added there after the child started. */
+export const parentRuleSignal = defineSignal<[ApprovalRule]>('parentRule');
 
 export interface PendingApprovalView {
   callId: string;
@@ -297,6 +299,8 @@ export const DESCRIPTIONS = {
   revokeApprovalRule: 'Revoke a rule: {"ruleId": "rule-1", "approver": "..."}',
   approvalRules: "The goal's approval rules, in force and revoked",
   childApprovals: 'From a delegated child goal: the calls of its tree that wait for a human',
+  parentRule:
+    "From this goal's parent: a forbid rule added there after this goal started (only forbid rules are taken)",
   userMessage: 'Send a follow-up message; it starts a new task inside the goal: {"text": "..."}',
   status: 'Status, counters, pending approvals and the latest messages of the goal',
   plan: 'The current plan with step statuses and its attempt',

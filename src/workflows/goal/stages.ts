@@ -86,6 +86,7 @@ export function goalStages(state: GoalState): GoalStages {
   const toolCallsHost = { ...core, rules, planning, guards, host, model, discipline, handover };
   // Delegate calls and the self-assessment's split start children the one way (issue 47).
   const delegation = new GoalDelegation(toolCallsHost);
+  rules.whenAdded((rule) => delegation.shareRule(rule));
   const toolCalls = new GoalToolCalls(toolCallsHost, delegation);
   return {
     ...core,

@@ -1,5 +1,12 @@
 import { LedgerEventKind } from '../../common/ledger';
-import { RuleSource, ruleText, type ApprovalRule, type RuleSpec } from '../../approvals/approval-rule';
+import {
+  approvalRuleSchema,
+  RuleEffect,
+  RuleSource,
+  ruleText,
+  type ApprovalRule,
+  type RuleSpec,
+} from '../../approvals/approval-rule';
 import { addRule, revokeRule, ruleFor, type RuleDraft, type RuleVerdict } from '../../approvals/rule-book';
 import type { GoalState, ToolCallRecord } from '../lifecycle/state';
 import type { GoalVisibility } from '../views/visibility';
@@ -11,10 +18,17 @@ import type { GoalVisibility } from '../views/visibility';
  * from before rules replay exactly as they ran.
  */
 export class GoalApprovalRules {
+  /** Told of each rule added (delegation shares forbid rules with running children). */
+  private readonly listeners: Array<(rule: ApprovalRule) => void> = [];
+
   constructor(
     private readonly state: () => GoalState,
     private readonly visibility: GoalVisibility,
   ) {}
+
+  whenAdded(listener: (rule: ApprovalRule) => void): void {
+    this.listeners.push(listener);
+  }
 
   verdictFor(call: ToolCallRecord): RuleVerdict | undefined {
     const state = this.state();
@@ -43,6 +57,7 @@ export class GoalApprovalRules {
       `rule ${rule.id} added by ${rule.by} (${rule.source}): ${ruleText(rule)}`,
       { rule },
     );
+    for (const listener of this.listeners) listener(rule);
     return { ok: true, rule };
   }
 
@@ -111,5 +126,26 @@ export class GoalApprovalRules {
         });
       }
     }
+  }
+
+  /**
+   * A rule the parent added after this child started (the parentRule signal). Only a child takes
+   * one, and only a forbid rule: a signal does not say who sent it, so what it brings may narrow
+   * what the goal may do, never widen it (an allow rule, a revocation). Whether it took it.
+   */
+  fromParent(raw: unknown, parentWorkflowId: string | undefined): boolean {
+    const parsed = approvalRuleSchema.safeParse(raw);
+    if (parentWorkflowId === undefined || !parsed.success || parsed.data.effect !== RuleEffect.Forbid) {
+      this.visibility.record(
+        LedgerEventKind.ApprovalRuleNotApplied,
+        parentWorkflowId === undefined
+          ? 'a rule from a parent was not applied: this goal has no parent goal'
+          : 'a rule from the parent was not applied: only a well-formed forbid rule is taken that way',
+        { rule: raw },
+      );
+      return false;
+    }
+    this.inherit([parsed.data], parentWorkflowId);
+    return true;
   }
 }

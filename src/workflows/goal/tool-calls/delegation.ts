@@ -22,7 +22,8 @@ import {
   type RunningChild,
 } from '../../delegation/delegation';
 import type { Budget } from '../../principles/budget';
-import { RuleSource } from '../../approvals/approval-rule';
+import { RuleEffect, RuleSource, type ApprovalRule } from '../../approvals/approval-rule';
+import { parentRuleSignal } from '../messages';
 import { isInForce } from '../../approvals/rule-book';
 import type { GoalInput } from '../lifecycle/input';
 import { resultOfChildFailure, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
@@ -173,6 +174,22 @@ export class GoalDelegation {
       result: this.finished(workflowId, ended, { copyEnding, budget, subGoal: origin.subGoal === true }),
       ended,
     };
+  }
+
+  /**
+   * A forbid rule added to this goal reaches its running children (and, through them, theirs): a
+   * model must not delegate its way around a rule a human set after the child started. Allow rules
+   * and revocations do not travel: a running child keeps what it inherited (docs: Delegation).
+   */
+  shareRule(rule: ApprovalRule): void {
+    if (rule.effect !== RuleEffect.Forbid) return;
+    for (const child of this.delegations.running) {
+      // A child that has just ended cannot take it: nothing to do then.
+      void wf
+        .getExternalWorkflowHandle(child.workflowId)
+        .signal(parentRuleSignal, rule)
+        .catch(() => undefined);
+    }
   }
 
   private release(child: RunningChild): void {
