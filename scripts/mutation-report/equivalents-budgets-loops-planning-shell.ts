@@ -1,0 +1,212 @@
+import { forOneReason, keyOrderComparator, type Equivalent } from './equivalent';
+
+/** Equivalent mutants (see scripts/mutation-report.ts) of the context budget, budgets, the loop guard, planning, and the sh tokenizer and option parser. */
+export const equivalentsOfBudgetsLoopsPlanningAndShell: readonly Equivalent[] = [
+  // The context budget (src/workflows/common/context-budget.ts).
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 67,
+    mutator: 'ConditionalExpression',
+    replacement: 'false',
+    why: 'copy on write copies a message again when a second block of it is cut: the copy of the copy has the same content, and the original stays untouched either way',
+  },
+  ...forOneReason(
+    'src/workflows/common/context-budget.ts',
+    'the outer loop goes on to later messages once the target is reached: the inner loop checks `chars > target` before every block, so nothing more is cut',
+    [
+      [78, 'ConditionalExpression', 'true'],
+      [78, 'EqualityOperator', 'chars >= target'],
+    ],
+  ),
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 110,
+    mutator: 'ArithmeticOperator',
+    replacement: 'messages.length + 1',
+    why: 'the search for the last assistant message starts past the end: the two indices beyond it hold no message',
+  },
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 110,
+    mutator: 'EqualityOperator',
+    replacement: 'index > 0',
+    why: "the search for the last assistant message skips message 0: that is always the user's task",
+  },
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 112,
+    mutator: 'UnaryOperator',
+    replacement: '+1',
+    why: 'a transcript without an assistant message then names message 1 as the last one: it only decides which thinking block is kept, and thinking only comes in assistant messages',
+  },
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 124,
+    mutator: 'ArithmeticOperator',
+    replacement: 'messages.length + 1',
+    why: 'the pass over the kept messages takes in the last one too: the same blocks in the same order as the last pass, which then finds it within the target (a kept head always fits) or its blocks already notes',
+  },
+  {
+    file: 'src/workflows/common/context-budget.ts',
+    line: 191,
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: "a message's remembered size measured again: the same number, only slower",
+  },
+  {
+    file: 'src/workflows/principles/budget.ts',
+    line: 158,
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: "formatUsd's defaults for the whole and the cents emptied: toFixed(2) always gives both, so a default is never used",
+  },
+  {
+    file: 'src/workflows/principles/hypothesis.ts',
+    line: 203,
+    mutator: 'Regex',
+    replacement: '/[.;,!?](?=\\s)|\\n|\\bbut\\b/',
+    why: 'a punctuation mark at the very end no longer ends a clause: it then stays at the end of the last clause, where no word pattern reads it',
+  },
+  // The loop guard's cycle detector and the order of an input's keys (loop-guard.ts).
+  ...keyOrderComparator('src/workflows/principles/loop-guard.ts', 58),
+  ...forOneReason(
+    'src/workflows/principles/loop-guard.ts',
+    'a history too short for two rounds compared anyway: its earlier round is shorter than the latest, and a call never equals a missing one',
+    [
+      [203, 'ConditionalExpression', 'false'],
+      [203, 'ArithmeticOperator', '2 / length'],
+    ],
+  ),
+  {
+    file: 'src/workflows/principles/loop-guard.ts',
+    line: 221,
+    mutator: 'EqualityOperator',
+    replacement: 'start <= ids.length',
+    why: 'one more rotation, at start = length: that is the cycle as entered, already tried at start = 0',
+  },
+  {
+    file: 'src/workflows/principles/loop-guard.ts',
+    line: 223,
+    mutator: 'EqualityOperator',
+    replacement: "rotation.join('\\u0001') <= best.join('\\u0001')",
+    why: 'a tie replaces the best rotation with an equal one: the same signature',
+  },
+  {
+    file: 'src/workflows/principles/loop-guard.ts',
+    line: 225,
+    mutator: 'ArrayDeclaration',
+    replacement: '["Stryker was here"]',
+    why: 'the `?? []` fallback changed: a cycle has at least two calls, so a best rotation is always found',
+  },
+  // Planning (src/workflows/planning/).
+  {
+    file: 'src/workflows/planning/assessment.ts',
+    line: 16,
+    mutator: 'EqualityOperator',
+    replacement: 'interval < 0',
+    why: 'an interval of 0 let through: `cycle % 0` is NaN, so no assessment is due either way',
+  },
+  {
+    file: 'src/workflows/planning/assessment.ts',
+    line: 109,
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'the cycle check dropped beside the stagnant-cycles check: a cycle number is never negative, so cycles without progress never outnumber the cycles',
+  },
+  {
+    file: 'src/workflows/planning/assessment.ts',
+    line: 200,
+    mutator: 'EqualityOperator',
+    replacement: 'priority > PRIORITY_BOOST_CEILING',
+    why: 'a priority at the ceiling boosted anyway: the boost is capped at the ceiling, so it stays where it was',
+  },
+  ...forOneReason(
+    'src/workflows/planning/plan.ts',
+    'the next step found by position or by status alone: in every plan the steps after the active one are pending and none before it is',
+    [
+      [156, 'LogicalOperator', 'step.index > active.index || step.status === StepStatus.Pending'],
+      [156, 'ConditionalExpression', 'true'],
+      [156, 'EqualityOperator', 'step.index >= active.index'],
+    ],
+  ),
+  {
+    file: 'src/workflows/planning/plan.ts',
+    line: 320,
+    mutator: 'StringLiteral',
+    replacement: '""',
+    why: "the `?? 'undefined'` fallback changed: a tool input is an object, and JSON.stringify of an object is never undefined",
+  },
+  ...keyOrderComparator('src/workflows/planning/plan.ts', 327),
+  {
+    file: 'src/workflows/planning/strategy.ts',
+    line: 146,
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: 'criteria given as a list (or none) wrapped in one more list: joined, a list reads as its items with commas and none as nothing, which split into the same words',
+  },
+  {
+    file: 'src/workflows/planning/strategy.ts',
+    line: 146,
+    mutator: 'ArrayDeclaration',
+    replacement: '["Stryker was here"]',
+    why: 'no criteria read as the words stryker, was, here: none is a keyword and none resonates with a pattern (each adds 0 to every score and to the total), so no goal is scored differently',
+  },
+  {
+    file: 'src/workflows/planning/strategy.ts',
+    line: 186,
+    mutator: 'EqualityOperator',
+    replacement: 'closest > WORD_RESONANCE_THRESHOLD',
+    why: 'a cosine of exactly 0.4 never occurs: stems are ±1 vectors of 2,048, so a cosine is (1024 − h)/1024 for a Hamming distance h, and 409.6/1024 is not one',
+  },
+  // The sh tokenizer and the option parser (src/workflows/tools/).
+  ...forOneReason(
+    'src/workflows/tools/option-parser.ts',
+    "a long option's `=` at index 0: the word starts with `--`, so `=` is never its first character",
+    [
+      [106, 'EqualityOperator', 'equals <= 0'],
+      [107, 'EqualityOperator', 'equals <= 0'],
+    ],
+  ),
+  {
+    file: 'src/workflows/tools/shell-words.ts',
+    line: 84,
+    mutator: 'EqualityOperator',
+    replacement: 'close >= open',
+    why: 'the `}` at the same index as the `{`: one character cannot be both',
+  },
+  {
+    file: 'src/workflows/tools/shell-words.ts',
+    line: 188,
+    mutator: 'EqualityOperator',
+    replacement: 'end <= 0',
+    why: 'the closing quote at index 0: the search starts after the opening quote, so it never finds one there',
+  },
+  {
+    file: 'src/workflows/tools/shell-words.ts',
+    line: 229,
+    mutator: 'EqualityOperator',
+    replacement: 'end <= 0',
+    why: "a comment's newline at index 0: the search starts after the `#`, so it never finds one there",
+  },
+  {
+    file: 'src/workflows/tools/read-only-find.ts',
+    line: 38,
+    mutator: 'ConditionalExpression',
+    replacement: 'true',
+    why: "the end of the arguments checked by `args[index]?.text ?? ''` too: past the end that is '', which is no leading option, so the loop stops there either way",
+  },
+  {
+    file: 'src/workflows/tools/read-only-find.ts',
+    line: 38,
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    why: "the `?? ''` fallback changed: the loop checks `args[index] !== undefined` first, so it is never used",
+  },
+  {
+    file: 'src/workflows/tools/workspace-change-policy.ts',
+    line: 62,
+    mutator: 'StringLiteral',
+    replacement: '"Stryker was here!"',
+    why: "the first segment's default changed: the path has a segment after `.git` here, so the default is never used",
+  },
+];
