@@ -15,7 +15,7 @@ import {
   startWorkerProcess,
   WorkerLaunch,
   type WorkerProcess,
-} from './extras';
+} from './worker-process';
 import { spread } from './stats';
 
 /**

@@ -8,7 +8,7 @@ import {
 import type { BenchEnvironment } from './bench-environment';
 import { PARKING_CALLS, ScenarioKind, scenarioPrompt } from './bench-scenario';
 import { prepareWorkspace } from './bench-workspace';
-import { ensureCompiled, prebuiltBundleFile, startWorkerProcess, WorkerLaunch } from './extras';
+import { ensureCompiled, prebuiltBundleFile, startWorkerProcess, WorkerLaunch } from './worker-process';
 import { spread, type Spread } from './stats';
 
 export interface EvictedApprovalResult {

@@ -6,7 +6,10 @@ import { concurrencyMarkdown, type ConcurrencyResult } from './concurrency-figur
 import { delegationMarkdown, type DelegationCostResult } from './delegation-cost';
 import type { EvictedApprovalResult } from './evicted-approval';
 import type { GoalMeasurement, SystemSummary } from './comparison';
-import type { LongGoalResult, ParkedMemoryResult, ReplayResult, StartTimeResult } from './extras';
+import type { LongGoalResult } from './long-goal';
+import type { ParkedMemoryResult } from './parked-memory';
+import type { ReplayResult } from './replay-recorded';
+import type { StartTimeResult } from './worker-start';
 import type { Spread } from './stats';
 import type { SystemName } from './systems';
 

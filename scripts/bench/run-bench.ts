@@ -10,7 +10,10 @@ import { measureCommandCosts } from './command-costs';
 import { measureCacheFigures } from './cache-figures';
 import { measureDelegationCost } from './delegation-cost';
 import { measureEvictedApproval } from './evicted-approval';
-import { measureParkedMemory, measureWorkerStart, replayRecorded, runLongGoal } from './extras';
+import { runLongGoal } from './long-goal';
+import { measureParkedMemory } from './parked-memory';
+import { replayRecorded } from './replay-recorded';
+import { measureWorkerStart } from './worker-start';
 import { machineDescription, markdownReport, type BenchReport } from './report';
 import { startBenchWorkersIn, SystemName, type BenchSystem } from './systems';
 
