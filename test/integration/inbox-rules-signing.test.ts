@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -9,7 +9,6 @@ import { inboxSetup } from '../../src/cli/inbox-command';
 import { newInboxToken, tokenHash } from '../../src/inbox/credentials';
 import { temporalGoals } from '../../src/inbox/goals';
 import { startInbox, type Inbox } from '../../src/inbox/server';
-import type { ScenarioInput } from '../../src/scripted-model/scenario';
 import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { approvalRulesQuery, goalStatusQuery } from '../../src/workflows/goal/messages';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
@@ -25,6 +24,7 @@ import {
   waitingCall,
   type GoalHandle,
 } from '../support/inbox-driver';
+import { inboxRulesSigningScenarios, pem, pemBody } from '../support/inbox-rules-signing-scenarios';
 import { createHarness, historyText, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 // The inbox's two features the first browser test left out, driven in headless Chromium on the
@@ -33,59 +33,9 @@ import { createHarness, historyText, stopOwnServer, tempDirectory, type Harness 
 // decisions (a key the inbox holds, a key pasted into the form: the right one decides, a wrong,
 // empty or garbled one is refused in one line, the call still waits, and the key is kept nowhere).
 
-const shell = (command: string) => ({ toolCalls: [{ name: 'run_command', input: { command } }] });
-
-const SCENARIOS: ScenarioInput[] = [
-  {
-    name: 'allow',
-    match: 'GOAL-REMEMBER-ALLOW',
-    turns: [
-      shell('npm test -- unit'), // approved with the rule npm test*
-      shell('npm test -- integration'), // by that rule
-      shell('npm run lint'), // not covered: waits; approved with the rule of exactly this call
-      shell('npm run lint'), // by that rule
-      shell('npm run lint -- --fix'), // not exactly it: waits
-      { text: 'allow finished' },
-    ],
-  },
-  {
-    name: 'elsewhere',
-    match: 'GOAL-REMEMBER-ELSEWHERE',
-    turns: [shell('npm test -- unit'), { text: 'done' }],
-  },
-  {
-    name: 'deny',
-    match: 'GOAL-REMEMBER-DENY',
-    turns: [
-      shell('rm -rf build'), // denied with the rule rm -rf *
-      shell('rm -rf dist'), // refused by it
-      shell('touch kept.txt'), // not covered: waits
-      { text: 'deny finished' },
-    ],
-  },
-  {
-    name: 'irreversible',
-    match: 'GOAL-REMEMBER-IRREVERSIBLE',
-    turns: [shell('touch one.txt'), shell('touch two.txt'), { text: 'irreversible finished' }],
-  },
-  {
-    name: 'signed',
-    match: 'GOAL-SIGNED-INBOX',
-    turns: [
-      shell('npm test -- signed one'), // alice pastes keys: wrong ones refused, hers decides
-      shell('npm test -- signed two'), // carol's key is held by the inbox; she makes a rule
-      shell('npm test -- signed three'), // by carol's signed rule
-      { text: 'signed finished' },
-    ],
-  },
-];
-
 const tokens = { alice: newInboxToken(), carol: newInboxToken() };
 const pair = () => generateKeyPairSync('ed25519').privateKey;
 const keys = { alice: pair(), bob: pair(), carol: pair() };
-const pem = (key: KeyObject) => key.export({ format: 'pem', type: 'pkcs8' }).toString();
-/** The line of a PEM that differs from key to key (every Ed25519 PKCS#8 body starts alike). */
-const pemBody = (key: KeyObject) => pem(key).split('\n')[1] ?? '';
 
 let harness: Harness;
 let inbox: Inbox;
@@ -95,7 +45,7 @@ const started: GoalHandle[] = [];
 const log: string[] = [];
 
 before(async () => {
-  harness = await createHarness({ scenarios: SCENARIOS });
+  harness = await createHarness({ scenarios: inboxRulesSigningScenarios });
   // Set up as `keel inbox --approvers FILE --signing-key carol=FILE` is: the flags read the same way.
   const setupDirectory = tempDirectory('keel-inbox-setup-');
   const approversFile = path.join(setupDirectory, 'approvers.json');
