@@ -114,3 +114,48 @@ test('the merge brings what only the child changed, keeps what both changed, and
   );
   await assert.rejects(activities.mergeChildCopy(input), /copy of .* is gone from this host/);
 });
+
+test('a copy of one folder: the child sees only it, its changes come back into it, named inside it', async () => {
+  const workspace = workspaceWith({ 'top.txt': 'top\n', 'sub/a.txt': 'a\n', 'sub/deep/b.txt': 'b\n' });
+  const input = { workspace, childWorkflowId: 'goal-3-delegate-1', folder: 'sub' };
+  const { copy, files } = await activities.copyWorkspaceForChild(input);
+  assert.equal(files, 2);
+  assert.deepEqual(readdirSync(copy).sort(), ['a.txt', 'deep']);
+  writeFileSync(path.join(copy, 'a.txt'), 'changed\n');
+  writeFileSync(path.join(copy, 'new.txt'), 'new\n');
+  const merged = await activities.mergeChildCopy(input);
+  assert.deepEqual(merged.applied, [
+    { path: 'sub/a.txt', change: 'changed' },
+    { path: 'sub/new.txt', change: 'added' },
+  ]);
+  assert.equal(read(workspace, 'sub/a.txt'), 'changed\n');
+  assert.equal(read(workspace, 'sub/new.txt'), 'new\n');
+  assert.equal(read(workspace, 'top.txt'), 'top\n');
+  await activities.dropChildCopy(input);
+});
+
+test('a folder that is missing, outside the workspace or swapped for a link is refused, never followed', async () => {
+  const workspace = workspaceWith({ 'sub/a.txt': 'a\n' });
+  await assert.rejects(
+    activities.copyWorkspaceForChild({ workspace, childWorkflowId: 'goal-4-delegate-1', folder: 'nowhere' }),
+    /nowhere is not a folder of the workspace \(missing at nowhere\)/,
+  );
+  await assert.rejects(
+    activities.copyWorkspaceForChild({ workspace, childWorkflowId: 'goal-4-delegate-2', folder: '../etc' }),
+    /folder must be relative to the workspace, without "\.\."/,
+  );
+  const input = { workspace, childWorkflowId: 'goal-4-delegate-3', folder: 'sub' };
+  const { copy } = await activities.copyWorkspaceForChild(input);
+  writeFileSync(path.join(copy, 'a.txt'), 'to wherever the link points\n');
+  // The model swaps the folder for a link while the child works: the merge writes nothing through it.
+  const elsewhere = tempDirectory();
+  writeFileSync(path.join(elsewhere, 'a.txt'), 'a\n');
+  rmSync(path.join(workspace, 'sub'), { recursive: true });
+  symlinkSync(elsewhere, path.join(workspace, 'sub'));
+  await assert.rejects(
+    activities.mergeChildCopy(input),
+    /sub is not a folder of the workspace \(symlink at sub\)/,
+  );
+  assert.equal(read(elsewhere, 'a.txt'), 'a\n');
+  await activities.dropChildCopy(input);
+});

@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { ledgerQuery } from '../../src/workflows/goal/messages';
@@ -46,6 +46,23 @@ before(async () => {
           { text: `${name.toLowerCase()} done` },
         ],
       })),
+      {
+        name: 'copy-folder',
+        match: 'GOAL-COPIES-FOLDER',
+        turns: [
+          { toolCalls: [delegate('CHILD-COPY-FOLDER: note what is here', { folder: 'pkg' })] },
+          { text: 'the folder has its note' },
+        ],
+      },
+      {
+        name: 'folder-child',
+        match: 'CHILD-COPY-FOLDER',
+        turns: [
+          { toolCalls: [{ name: 'list_dir', input: { path: '.' } }] },
+          { toolCalls: [write('note.txt', 'only inside.txt here\n')] },
+          { text: 'noted' },
+        ],
+      },
       {
         name: 'copy-fails',
         match: 'GOAL-COPIES-FAILED',
@@ -144,5 +161,34 @@ test("a child on a copy that does not complete leaves nothing in the parent's wo
       JSON.stringify(next?.body.messages?.at(-1)),
       /changes in its copy of the workspace were discarded/,
     );
+  });
+});
+
+test('a child on a copy of one folder sees only that folder, and its changes come back into it', async () => {
+  await harness.withWorker(async () => {
+    const workspace = tempDirectory();
+    mkdirSync(path.join(workspace, 'pkg'));
+    writeFileSync(path.join(workspace, 'pkg', 'inside.txt'), 'in\n');
+    writeFileSync(path.join(workspace, 'outside.txt'), 'out\n');
+    const handle = await harness.client.workflow.start(goalWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `goal-copies-folder-${Date.now()}`,
+      args: [{ goal: 'GOAL-COPIES-FOLDER: note', workspace, delegation: { enabled: true } }],
+    });
+    assert.equal((await goalResult(handle)).status, 'completed');
+    assert.equal(readFileSync(path.join(workspace, 'pkg', 'note.txt'), 'utf8'), 'only inside.txt here\n');
+    assert.equal(readdirSync(workspace).includes('note.txt'), false);
+    const listing = harness.scripted.requests.find((r) => r.scenario === 'folder-child' && r.turnIndex === 1);
+    const seen = JSON.stringify(listing?.body.messages?.at(-1));
+    assert.match(seen, /inside\.txt/);
+    assert.doesNotMatch(seen, /outside\.txt/);
+    const finished = of(await handle.query(ledgerQuery, {}), 'delegate.finished')[0]?.data;
+    assert.equal(finished?.applied, 1);
+    const next = harness.scripted.requests.find((r) => r.scenario === 'copy-folder' && r.turnIndex === 1);
+    assert.match(
+      JSON.stringify(next?.body.messages?.at(-1)),
+      /Its changes now in your workspace: pkg\/note\.txt \(added\)/,
+    );
+    assert.deepEqual(copiesBeside(workspace), []);
   });
 });

@@ -132,6 +132,22 @@ test('a delegate call is checked before it runs: every field, with defaults fill
   });
   const bad = checkHarnessCall('delegate', { task: '', budget: { maxUsd: -1 }, extra: 1 });
   assert.match(bad.ok ? '' : bad.error, /^Invalid input for delegate: task: .*budget\.maxUsd: .*\(input\): /);
+  // A folder: only with a copy, and only inside the workspace.
+  const folder = checkHarnessCall('delegate', {
+    task: 'fix the api',
+    workspace: 'copy',
+    folder: 'services/api',
+  });
+  assert.equal(folder.ok ? folder.summary : folder.error, 'delegate (copy of services/api): fix the api');
+  for (const [input, problem] of [
+    [{ workspace: 'shared', folder: 'src' }, /folder: folder needs workspace "copy"/],
+    [{ workspace: 'copy', folder: '../etc' }, /folder: folder must be a folder inside your workspace/],
+    [{ workspace: 'copy', folder: '/etc' }, /folder: folder must be a folder inside your workspace/],
+    [{ workspace: 'copy', folder: './.' }, /folder: folder must be a folder inside your workspace/],
+  ] as const) {
+    const refused = checkHarnessCall('delegate', { task: 't', ...input });
+    assert.match(refused.ok ? '' : refused.error, problem, JSON.stringify(input));
+  }
 });
 
 test("a child's tool-call limit is what is left of the tree's, running siblings' holds set aside, cut to its slice", () => {

@@ -7,6 +7,7 @@ import { FailureType } from '../../workflows/common/failure-types';
 import { parseHostActivityInput, workspacePathSchema } from '../hosts/host-activity-input';
 import { workspaceStateDirectory, workspaceStateRoot } from '../hosts/workspace-state-directory';
 import { copyManifestSchema, manifestOf, type CopyManifest } from './copy-manifest';
+import { BeneathError, openDirectoryBeneath, segmentsOf } from '../tools/workspace-access/open-beneath';
 import { mergeCopy, type MergeOutcome } from './merge-copy';
 
 /**
@@ -24,6 +25,17 @@ import { mergeCopy, type MergeOutcome } from './merge-copy';
 export const childCopyInputSchema = z.object({
   workspace: workspacePathSchema,
   childWorkflowId: z.string().min(1),
+  /** Only this folder of the workspace is copied, and merged back into it (relative, no ".."). */
+  folder: z
+    .string()
+    .refine(
+      (folder) =>
+        !folder.startsWith('/') && !segmentsOf(folder).includes('..') && segmentsOf(folder).length > 0,
+      {
+        message: 'folder must be relative to the workspace, without ".."',
+      },
+    )
+    .optional(),
 });
 export type ChildCopyInput = z.infer<typeof childCopyInputSchema>;
 
@@ -67,11 +79,9 @@ export function createChildCopyActivities() {
       await rm(copy, { recursive: true, force: true });
       const partial = `${copy}.partial`;
       await rm(partial, { recursive: true, force: true });
-      await cp(input.workspace, partial, {
-        recursive: true,
-        verbatimSymlinks: true,
-        preserveTimestamps: true,
-      });
+      await withFolder(input, (source) =>
+        cp(source, partial, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true }),
+      );
       const files = await manifestOf(partial).catch(async (error: unknown) => {
         await rm(partial, { recursive: true, force: true });
         throw error;
@@ -98,7 +108,10 @@ export function createChildCopyActivities() {
           FailureType.WorkspaceMissing,
         );
       }
-      return mergeCopy({ workspace: input.workspace, copy, base: manifest.files });
+      const outcome = await withFolder(input, (target) =>
+        mergeCopy({ workspace: target, lockKey: input.workspace, copy, base: manifest.files }),
+      );
+      return input.folder === undefined ? outcome : inFolder(outcome, segmentsOf(input.folder).join('/'));
     },
 
     /** Removes the child's copy, its manifest and what the child's goal kept beside it; nothing there is no error. */
@@ -110,6 +123,43 @@ export function createChildCopyActivities() {
       await rm(manifestPath(input), { force: true });
       await rm(workspaceStateRoot(copy), { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Runs `work` on the directory the child's copy is of: the workspace, or its folder opened
+ * beneath it without following a link (a folder the model swapped for a link to /etc since must
+ * not be copied from, nor merged into), by a path through the open descriptor.
+ */
+async function withFolder<T>(input: ChildCopyInput, work: (directory: string) => Promise<T>): Promise<T> {
+  if (input.folder === undefined) return work(input.workspace);
+  let directory;
+  try {
+    directory = await openDirectoryBeneath(input.workspace, segmentsOf(input.folder));
+  } catch (error) {
+    if (!(error instanceof BeneathError)) throw error;
+    throw ApplicationFailure.nonRetryable(
+      `${input.folder} is not a folder of the workspace (${error.refusal.kind} at ${error.refusal.at})`,
+      FailureType.WorkspaceUnpreparable,
+    );
+  }
+  try {
+    // "/." so that copying it copies the directory, not the descriptor's link to it.
+    return await work(`/proc/self/fd/${directory.fd}/.`);
+  } finally {
+    await directory.close();
+  }
+}
+
+/** The outcome's paths as the parent names them: inside the folder. */
+function inFolder(outcome: MergeOutcome, folder: string): MergeOutcome {
+  const within = <E extends { path: string }>(entries: E[]) =>
+    entries.map((entry) => ({ ...entry, path: `${folder}/${entry.path}` }));
+  return {
+    ...outcome,
+    applied: within(outcome.applied),
+    overlaps: within(outcome.overlaps),
+    notMerged: within(outcome.notMerged),
   };
 }
 

@@ -43,7 +43,10 @@ const MAX_LISTED = 200;
 const PERMISSION_BITS = 0o777;
 
 export async function mergeCopy(options: {
+  /** Where the changes go: the workspace, or the folder the copy is of. */
   workspace: string;
+  /** The workspace whose writers this merge waits for (workspace-lock.ts); `workspace` by default. */
+  lockKey?: string;
   copy: string;
   base: Record<string, string>;
 }): Promise<MergeOutcome> {
@@ -54,7 +57,7 @@ export async function mergeCopy(options: {
     .sort();
   const outcome: MergeOutcome = { applied: [], appliedCount: 0, overlaps: [], notMerged: [] };
   const diff = new BoundedDiff(HELD_DIFF_MAX_CHARS);
-  await withWorkspaceLock(workspace, async () => {
+  await withWorkspaceLock(options.lockKey ?? workspace, async () => {
     for (const relative of changed) {
       const before = base[relative];
       const after = now[relative];

@@ -57,9 +57,37 @@ export const delegateInputSchema = z
       .describe(
         'shared: the child works in your workspace (children that change it run one at a time). read-only: it may only read it, with your read-only tools, and runs alongside others. copy: it works in its own copy and runs alongside others; when it completes, its changes come back where you (or another child) did not change the same file since, and any overlap is shown to you to resolve.',
       ),
+    folder: z
+      .string()
+      .trim()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe(
+        'With workspace "copy": the child gets a copy of only this folder of your workspace (relative, e.g. "services/api") and its changes come back into it.',
+      ),
   })
-  .strict();
+  .strict()
+  .superRefine((input, context) => {
+    if (input.folder === undefined) return;
+    if (input.workspace !== DelegateWorkspace.Copy)
+      context.addIssue({ code: 'custom', path: ['folder'], message: 'folder needs workspace "copy"' });
+    else if (!isRelativeFolder(input.folder))
+      context.addIssue({
+        code: 'custom',
+        path: ['folder'],
+        message:
+          'folder must be a folder inside your workspace, relative, without ".." (e.g. "services/api")',
+      });
+  });
 export type DelegateInput = z.infer<typeof delegateInputSchema>;
+
+/** A path inside the workspace: relative, no "..", not the workspace itself. */
+function isRelativeFolder(folder: string): boolean {
+  if (folder.startsWith('/') || folder.includes('\\') || folder.includes('\0')) return false;
+  const segments = folder.split('/').filter((segment) => segment !== '' && segment !== '.');
+  return segments.length > 0 && !segments.includes('..');
+}
 
 export const DELEGATE_DESCRIPTION =
   "Hand a self-contained task to a child agent and get its final answer back as this tool's result. Use it for work that would crowd your context or that can proceed on its own (research, a separate module). The child starts with only the task, its success criteria and the tools you give it; its spend counts against your budget. Several delegate calls in one turn run at once when their workspace is read-only or copy; give each of them a budget slice, or the first holds all you have left and the others wait for it.";

@@ -72,7 +72,9 @@ export function checkHarnessCall(name: string, rawInput: unknown): HarnessCallCh
     const parsed = delegateInputSchema.safeParse(rawInput);
     if (!parsed.success) return { ok: false, error: invalidInput(name, parsed.error) };
     const task = parsed.data.task.length > 80 ? `${parsed.data.task.slice(0, 79)}…` : parsed.data.task;
-    return { ok: true, input: parsed.data, summary: `delegate (${parsed.data.workspace}): ${task}` };
+    const { workspace, folder } = parsed.data;
+    const scope = folder === undefined ? workspace : `${workspace} of ${folder}`;
+    return { ok: true, input: parsed.data, summary: `delegate (${scope}): ${task}` };
   }
   return { ok: false, error: `Unknown harness tool "${name}".` };
 }

@@ -15,10 +15,10 @@ export class ChildCopies {
   constructor(private readonly goal: ToolCallsHost) {}
 
   /** The copy's path for the child to work in, or why none could be made. */
-  async make(childWorkflowId: string): Promise<{ copy: string } | { refused: string }> {
+  async make(childWorkflowId: string, folder?: string): Promise<{ copy: string } | { refused: string }> {
     try {
       const made = await this.onHost((host) =>
-        host.copyWorkspaceForChild({ workspace: this.goal.host.workspace, childWorkflowId }),
+        host.copyWorkspaceForChild(this.inputOf(childWorkflowId, folder)),
       );
       return { copy: made.copy };
     } catch (error) {
@@ -31,9 +31,9 @@ export class ChildCopies {
    * Merges a completed child's copy (a child that did not complete leaves nothing behind) and
    * drops it. A parent cancelled meanwhile still drops it: the copy would otherwise outlive both.
    */
-  async end(childWorkflowId: string, completed: boolean): Promise<CopyEnding> {
+  async end(childWorkflowId: string, completed: boolean, folder?: string): Promise<CopyEnding> {
     return wf.CancellationScope.nonCancellable(async () => {
-      const input = { workspace: this.goal.host.workspace, childWorkflowId };
+      const input = this.inputOf(childWorkflowId, folder);
       let ending: CopyEnding = { kind: 'discarded' };
       if (completed) {
         try {
@@ -45,6 +45,15 @@ export class ChildCopies {
       await this.onHost((host) => host.dropChildCopy(input));
       return ending;
     });
+  }
+
+  /** The copy of the workspace on its host, or of one folder of it. */
+  private inputOf(childWorkflowId: string, folder: string | undefined) {
+    return {
+      workspace: this.goal.host.workspace,
+      childWorkflowId,
+      ...(folder === undefined ? {} : { folder }),
+    };
   }
 
   private onHost<T>(call: (activities: CopyActivities) => Promise<T>): Promise<T> {

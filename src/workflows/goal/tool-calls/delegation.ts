@@ -125,7 +125,7 @@ export class GoalDelegation {
     let workspace = this.goal.host.workspace;
     if (input.workspace === DelegateWorkspace.Copy) {
       // A cancelled parent must not wait for a child that never started (workflow.ts).
-      const made = await this.copies.make(workflowId).catch((error: unknown) => {
+      const made = await this.copies.make(workflowId, input.folder).catch((error: unknown) => {
         this.release(child);
         throw error;
       });
@@ -145,6 +145,7 @@ export class GoalDelegation {
           callId: origin.callId,
           workflowId,
           workspace: input.workspace,
+          ...(input.folder === undefined ? {} : { folder: input.folder }),
           tools,
           ...(budget ? { budget } : {}),
           ...(input.budget.maxTurns ? { maxTurns: input.budget.maxTurns } : {}),
@@ -159,7 +160,7 @@ export class GoalDelegation {
         this.childInput(input, tools, budget, workspace, child.heldCalls ?? 1),
       );
     } catch (error) {
-      if (input.workspace === DelegateWorkspace.Copy) await this.copies.end(workflowId, false);
+      if (input.workspace === DelegateWorkspace.Copy) await this.copies.end(workflowId, false, input.folder);
       throw error;
     } finally {
       // Its hold on the budget ends with it; what it spent is counted below.
@@ -167,7 +168,11 @@ export class GoalDelegation {
     }
     const copyEnding =
       input.workspace === DelegateWorkspace.Copy
-        ? await this.copies.end(workflowId, typeof ended !== 'string' && ended.status === 'completed')
+        ? await this.copies.end(
+            workflowId,
+            typeof ended !== 'string' && ended.status === 'completed',
+            input.folder,
+          )
         : undefined;
     return {
       kind: 'ended',
