@@ -237,6 +237,11 @@ test('children that may change the shared workspace run one after another', asyn
       .map((event) => event.kind.replace('delegate.', ''));
     assert.deepEqual(kinds, ['started', 'finished', 'started', 'finished']);
     assert.equal(result.childSpend?.toolCalls, 2);
+    // Each result says what the child changed in the shared workspace.
+    const next = harness.scripted.requests.find((r) => r.scenario === 'two-writers' && r.turnIndex === 1);
+    const told = JSON.stringify(next?.body.messages?.at(-1));
+    assert.match(told, /It changed in your workspace: one\.txt\./);
+    assert.match(told, /It changed in your workspace: two\.txt\./);
   });
 });
 

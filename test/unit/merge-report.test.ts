@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyEndingDetails, copyEndingText } from '../../src/workflows/delegation/merge-report';
+import {
+  copyEndingDetails,
+  copyEndingText,
+  sharedWritesText,
+} from '../../src/workflows/delegation/merge-report';
 
 /** What the parent's model and ledger are told of a child's copy (issue 47, workspace "copy"). */
 
@@ -53,4 +57,26 @@ test('a long list is cut with a count; nothing changed, discarded and unmerged c
   assert.match(copyEndingText({ kind: 'discarded' }), /did not complete.*discarded/);
   assert.match(copyEndingText({ kind: 'unmerged', why: 'the copy is gone' }), /\(the copy is gone\)/);
   assert.deepEqual(copyEndingDetails({ kind: 'discarded' }), { copy: 'discarded' });
+});
+
+test("a shared child's writes: the paths, a count past the list, and the calls that did not say", () => {
+  assert.equal(sharedWritesText(undefined), 'It changed nothing in your workspace.');
+  assert.equal(
+    sharedWritesText({ paths: [], omitted: 0, unreported: [] }),
+    'It changed nothing in your workspace.',
+  );
+  assert.equal(
+    sharedWritesText({ paths: ['a.txt', 'b.txt'], omitted: 0, unreported: [] }),
+    'It changed in your workspace: a.txt, b.txt.',
+  );
+  const many = Array.from({ length: 22 }, (_, index) => `f${index}`);
+  assert.match(sharedWritesText({ paths: many, omitted: 5, unreported: [] }), /f19, and 7 more\.$/);
+  assert.equal(
+    sharedWritesText({ paths: [], omitted: 3, unreported: [] }),
+    'It changed in your workspace: 3 paths.',
+  );
+  assert.equal(
+    sharedWritesText({ paths: ['a.txt'], omitted: 0, unreported: ['mcp: deploy'] }),
+    'It changed in your workspace: a.txt.\nCalls that may have changed it without saying what: mcp: deploy.',
+  );
 });

@@ -63,3 +63,32 @@ export function copyEndingDetails(ending: CopyEnding): Record<string, unknown> {
     notMerged: ending.outcome.notMerged.length,
   };
 }
+
+/** What a child on the shared workspace changed there, as its goal recorded it (hosts/workspace-writes.ts). */
+export interface WritesShape {
+  paths: readonly string[];
+  omitted: number;
+  unreported: readonly string[];
+}
+
+/** "It changed in your workspace: a.txt, b.txt, and 3 more." and the calls that did not say. */
+export function sharedWritesText(writes: WritesShape | undefined): string {
+  if (
+    writes === undefined ||
+    (writes.paths.length === 0 && writes.omitted === 0 && writes.unreported.length === 0)
+  )
+    return 'It changed nothing in your workspace.';
+  const lines: string[] = [];
+  if (writes.paths.length > 0 || writes.omitted > 0) {
+    const shown = writes.paths.slice(0, PATHS_SHOWN);
+    const more = writes.paths.length - shown.length + writes.omitted;
+    const list =
+      shown.length === 0 ? `${more} paths` : `${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`;
+    lines.push(`It changed in your workspace: ${list}.`);
+  }
+  if (writes.unreported.length > 0)
+    lines.push(
+      `Calls that may have changed it without saying what: ${writes.unreported.slice(0, PATHS_SHOWN).join('; ')}.`,
+    );
+  return lines.join('\n');
+}

@@ -1,7 +1,7 @@
 import { ApplicationFailure, ChildWorkflowFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { GoalInput } from './input';
-import { workspaceLossSchema, type WorkspaceLoss } from '../../hosts/workspace-writes';
+import { workspaceLossSchema, type WorkspaceLoss, type WorkspaceWrites } from '../../hosts/workspace-writes';
 import { goalCountersSchema, GoalStatus, tokenUsageSchema, type GoalState } from './state';
 import type { ModelsView } from '../model-turn/fallback';
 import type { ChildSpend } from '../oversight/child-budget';
@@ -48,6 +48,8 @@ export interface GoalResult {
   models?: ModelsView;
   /** What its child goals spent, counted in its budget and its cost (goal/oversight/child-budget.ts). */
   childSpend?: ChildSpend;
+  /** What its calls changed in its workspace (hosts/workspace-writes.ts): a delegated child's is told to its parent. */
+  workspaceWrites?: WorkspaceWrites;
 }
 
 /** Checks a result read back from a failure's details (a boundary: the payload is just JSON). */

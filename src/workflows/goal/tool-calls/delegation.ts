@@ -8,7 +8,12 @@
 import * as wf from '@temporalio/workflow';
 import { LedgerEventKind } from '../../common/ledger';
 import { DelegateWorkspace, delegateInputSchema, type DelegateInput } from '../../tools/delegate-spec';
-import { copyEndingDetails, copyEndingText, type CopyEnding } from '../../delegation/merge-report';
+import {
+  copyEndingDetails,
+  copyEndingText,
+  sharedWritesText,
+  type CopyEnding,
+} from '../../delegation/merge-report';
 import { ChildCopies } from './child-copy';
 import {
   childCallLimit,
@@ -176,7 +181,12 @@ export class GoalDelegation {
         : undefined;
     return {
       kind: 'ended',
-      result: this.finished(workflowId, ended, { copyEnding, budget, subGoal: origin.subGoal === true }),
+      result: this.finished(workflowId, ended, {
+        copyEnding,
+        budget,
+        subGoal: origin.subGoal === true,
+        shared: input.workspace === DelegateWorkspace.Shared,
+      }),
       ended,
     };
   }
@@ -336,9 +346,14 @@ export class GoalDelegation {
   private finished(
     workflowId: string,
     ended: GoalResult | string,
-    ending: { copyEnding: CopyEnding | undefined; budget: Budget | undefined; subGoal: boolean },
+    ending: {
+      copyEnding: CopyEnding | undefined;
+      budget: Budget | undefined;
+      subGoal: boolean;
+      shared: boolean;
+    },
   ): DelegationResult {
-    const { copyEnding, budget, subGoal } = ending;
+    const { copyEnding, budget, subGoal, shared } = ending;
     const result = typeof ended === 'string' ? undefined : ended;
     const failure = typeof ended === 'string' ? ended : 'it left no result';
     const spent = spendOfChild(result);
@@ -359,10 +374,17 @@ export class GoalDelegation {
       },
     );
     this.goal.visibility.show();
-    const copyText = copyEnding ? [copyEndingText(copyEnding)] : [];
+    // What it changed: a copy's merge says it; a child on the shared workspace, what its calls wrote.
+    const changes =
+      copyEnding !== undefined
+        ? copyEndingText(copyEnding)
+        : shared && result !== undefined
+          ? sharedWritesText(result.workspaceWrites)
+          : undefined;
+    const changesText = changes === undefined ? [] : [changes];
     if (result === undefined) {
       return {
-        content: [`Child goal ${workflowId} ended without an answer: ${failure}.`, ...copyText].join('\n\n'),
+        content: [`Child goal ${workflowId} ended without an answer: ${failure}.`, ...changesText].join('\n\n'),
         isError: true,
       };
     }
@@ -377,7 +399,7 @@ export class GoalDelegation {
         `Child goal ${workflowId} ${how}.`,
         answer ? `${completed ? 'Its answer' : 'Its report'}:\n${answer}` : 'It gave no answer.',
         `It spent ${spendLine} (counted in your budget); its tool calls: ${byTier['read-only']} read-only, ${byTier.mutating} mutating, ${byTier.irreversible} irreversible.`,
-        ...copyText,
+        ...changesText,
       ].join('\n\n'),
       isError: !completed,
     };

@@ -170,6 +170,7 @@ export function goalResultOf(state: GoalState, nowMs: number): GoalResult {
     ...(loss.length > 0 ? { workspaceLoss: loss } : {}),
     ...(state.models === undefined ? {} : { models: modelsView(state) }),
     ...(state.childSpend ? { childSpend: state.childSpend } : {}),
+    ...(state.workspaceWrites ? { workspaceWrites: state.workspaceWrites } : {}),
   };
 }
 
