@@ -15,6 +15,7 @@ import {
   type CopyEnding,
 } from '../../delegation/merge-report';
 import { ChildCopies } from './child-copy';
+import { childResultOf, spendLineOf, type DelegationResult } from './delegation-result';
 import {
   childCallLimit,
   childTools,
@@ -38,10 +39,7 @@ import { effectiveBudget, goalCost } from '../views/status';
 import type { ToolCallsHost } from './tool-calls-host';
 import { forgetChild } from '../views/child-approvals';
 
-export interface DelegationResult {
-  content: string;
-  isError: boolean;
-}
+export type { DelegationResult } from './delegation-result';
 
 /** Who asked for a child: a delegate call, or the self-assessment's split (with the id it names). */
 interface DelegationOrigin {
@@ -355,13 +353,10 @@ export class GoalDelegation {
   ): DelegationResult {
     const { copyEnding, budget, subGoal, shared } = ending;
     const result = typeof ended === 'string' ? undefined : ended;
-    const failure = typeof ended === 'string' ? ended : 'it left no result';
     const spent = spendOfChild(result);
     this.state.childSpend = addChildSpend(this.state.childSpend, spent);
     forgetChild(this.state, workflowId);
-    const spendLine = spent
-      ? `${spent.toolCalls} tool call${spent.toolCalls === 1 ? '' : 's'}, ${spent.tokens} tokens, $${spent.usd.toFixed(4)}`
-      : 'unknown (it left no result)';
+    const spendLine = spendLineOf(spent);
     this.goal.visibility.record(
       subGoal ? LedgerEventKind.SubGoalFinished : LedgerEventKind.DelegateFinished,
       `${subGoal ? 'sub-goal ' : ''}${workflowId} ${result?.status ?? 'ended without a result'}: ${spendLine}`,
@@ -381,27 +376,6 @@ export class GoalDelegation {
         : shared && result !== undefined
           ? sharedWritesText(result.workspaceWrites)
           : undefined;
-    const changesText = changes === undefined ? [] : [changes];
-    if (result === undefined) {
-      return {
-        content: [`Child goal ${workflowId} ended without an answer: ${failure}.`, ...changesText].join('\n\n'),
-        isError: true,
-      };
-    }
-    const completed = result.status === 'completed';
-    const how = completed
-      ? 'completed'
-      : `ended ${result.status}${result.reason ? ` (${result.reason})` : ''}`;
-    const answer = result.finalText?.trim();
-    const byTier = result.counters.toolCallsByReversibility;
-    return {
-      content: [
-        `Child goal ${workflowId} ${how}.`,
-        answer ? `${completed ? 'Its answer' : 'Its report'}:\n${answer}` : 'It gave no answer.',
-        `It spent ${spendLine} (counted in your budget); its tool calls: ${byTier['read-only']} read-only, ${byTier.mutating} mutating, ${byTier.irreversible} irreversible.`,
-        ...changesText,
-      ].join('\n\n'),
-      isError: !completed,
-    };
+    return childResultOf({ workflowId, ended: result ?? 'it left no result', spendLine, changes });
   }
 }
