@@ -119,7 +119,13 @@ export function proxiesFor(config: GoalConfig) {
         backoffCoefficient: 2,
         maximumInterval: '1m',
         maximumAttempts: 10,
-        nonRetryableErrorTypes: ['InvalidReflection'],
+        // A child's copy refused (too large, a folder that is none, bad input) is so for good.
+        nonRetryableErrorTypes: [
+          'InvalidReflection',
+          FailureType.WorkspaceUnpreparable,
+          FailureType.WorkspaceMissing,
+          'InvalidHostActivityInput',
+        ],
       },
     }),
     // Listeners may be slow or down: publishing is retried patiently and never awaited by the loop.
@@ -263,7 +269,11 @@ function hostProxiesFor(
         backoffCoefficient: 2,
         maximumInterval: '1m',
         maximumAttempts: 10,
-        nonRetryableErrorTypes: [FailureType.WorkspaceUnpreparable, FailureType.WorkspaceMissing],
+        nonRetryableErrorTypes: [
+          FailureType.WorkspaceUnpreparable,
+          FailureType.WorkspaceMissing,
+          'InvalidHostActivityInput',
+        ],
       },
     }),
   };
