@@ -45,14 +45,12 @@ export async function chainHistory(
   return total;
 }
 
-async function runHistory(
+/** A run's history events, a small page at a time (every response stays under the gRPC receive limit). */
+async function* eventsOf(
   client: Client,
   workflowId: string,
   runId: string,
-): Promise<{ events: number; bytes: number; continuedAs: string | undefined }> {
-  let events = 0;
-  let bytes = 0;
-  let continuedAs: string | undefined;
+): AsyncGenerator<temporal.api.history.v1.IHistoryEvent> {
   let nextPageToken: Uint8Array | undefined;
   do {
     const page: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse =
@@ -62,15 +60,26 @@ async function runHistory(
         maximumPageSize: 50,
         ...(nextPageToken ? { nextPageToken } : {}),
       });
-    for (const event of page.history?.events ?? []) {
-      events += 1;
-      bytes += temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
-      if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW) {
-        continuedAs = event.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
-      }
-    }
+    yield* page.history?.events ?? [];
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
+}
+
+async function runHistory(
+  client: Client,
+  workflowId: string,
+  runId: string,
+): Promise<{ events: number; bytes: number; continuedAs: string | undefined }> {
+  let events = 0;
+  let bytes = 0;
+  let continuedAs: string | undefined;
+  for await (const event of eventsOf(client, workflowId, runId)) {
+    events += 1;
+    bytes += temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
+    if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW) {
+      continuedAs = event.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+    }
+  }
   return { events, bytes, continuedAs };
 }
 
@@ -93,22 +102,11 @@ export async function childrenOf(
 ): Promise<Array<{ workflowId: string; runId: string }>> {
   const children: Array<{ workflowId: string; runId: string }> = [];
   for (const runId of runIds) {
-    let nextPageToken: Uint8Array | undefined;
-    do {
-      const page: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse =
-        await client.workflowService.getWorkflowExecutionHistory({
-          namespace: client.options.namespace,
-          execution: { workflowId, runId },
-          maximumPageSize: 50,
-          ...(nextPageToken ? { nextPageToken } : {}),
-        });
-      for (const event of page.history?.events ?? []) {
-        const child = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
-        if (child?.workflowId && child.runId)
-          children.push({ workflowId: child.workflowId, runId: child.runId });
-      }
-      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
-    } while (nextPageToken);
+    for await (const event of eventsOf(client, workflowId, runId)) {
+      const child = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+      if (child?.workflowId && child.runId)
+        children.push({ workflowId: child.workflowId, runId: child.runId });
+    }
   }
   return children;
 }

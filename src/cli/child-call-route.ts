@@ -1,4 +1,5 @@
 import { CliError } from './cli-error';
+import { isChildOf } from '../client/pending-tree';
 
 /**
  * `keel approve ROOT delegate-1/call-3`: a call a delegated child waits on, as the root's status
@@ -15,10 +16,7 @@ export function routeDecision(
   const child = callId.slice(0, at);
   const inner = callId.slice(at + 1);
   const workflowId = child.startsWith(`${rootWorkflowId}-`) ? child : `${rootWorkflowId}-${child}`;
-  if (
-    inner === '' ||
-    !/^(delegate|sub)-\d+(-(delegate|sub)-\d+)*$/.test(workflowId.slice(rootWorkflowId.length + 1))
-  ) {
+  if (inner === '' || !isChildOf(workflowId, rootWorkflowId)) {
     throw new CliError(
       `${callId} names no call of a child goal of ${rootWorkflowId} (as delegate-N/call-M): keel status ${rootWorkflowId} lists the calls its children wait on`,
     );

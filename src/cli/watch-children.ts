@@ -1,6 +1,8 @@
 import type { GoalStatusView } from '../workflows/goal/messages';
 import { formatElapsed } from '../workflows/principles/budget';
 import { decisionHint, labelText } from './approval-lines';
+import { within } from '../client/within';
+import { childPathOf } from '../workflows/goal/views/child-approval-schema';
 
 /**
  * `keel watch ROOT`'s lines for a goal's delegated children (issue 47): each running child with its
@@ -66,7 +68,7 @@ export function runningChildLines(
   progress?: Readonly<Record<string, ChildProgress>>,
 ): string[] {
   return (view.children ?? []).map((child) => {
-    const name = `child ${shortId(workflowId, child.workflowId)} (${labelText(child.workspace)})`;
+    const name = `child ${labelText(childPathOf(workflowId, child.workflowId))} (${labelText(child.workspace)})`;
     const task = taskPreview(child.task);
     if (progress === undefined) return `${name} — ${task}`;
     const answer = progress[child.workflowId];
@@ -102,29 +104,8 @@ export function timeLeft(deadline: string, now: Date | undefined): string {
   return remainingMs > 0 ? ` (${formatElapsed(remainingMs)} left)` : ' (due now)';
 }
 
-/** `delegate-1` for `ROOT-delegate-1`: the id as the root's commands take it. */
-function shortId(rootWorkflowId: string, childWorkflowId: string): string {
-  const prefix = `${rootWorkflowId}-`;
-  const short = childWorkflowId.startsWith(prefix) ? childWorkflowId.slice(prefix.length) : childWorkflowId;
-  return labelText(short);
-}
-
 /** The task is the parent model's text: one line, nothing a terminal could hide, cut short. */
 function taskPreview(task: string): string {
   const line = labelText(task.replace(/\s+/g, ' ').trim());
   return line.length > TASK_PREVIEW_CHARS ? `${line.slice(0, TASK_PREVIEW_CHARS - 1)}…` : line;
-}
-
-/** The promise's value, or undefined when it takes longer than `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  promise.catch(() => undefined); // a late failure is nobody's to handle
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

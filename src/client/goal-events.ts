@@ -3,6 +3,7 @@ import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-wor
 import type { StreamProgress } from '../workflows/goal/model-turn/call-settings';
 import { ledgerQuery } from '../workflows/goal/messages';
 import type { GoalHandle } from './goal-client';
+import { within } from './within';
 import { ledgerStreamEvents, sequenceOfOffset, textStreamEvent, type GoalStreamEvent } from './goal-stream';
 
 export {
@@ -123,20 +124,6 @@ function isStreamProgress(value: unknown): value is StreamProgress {
     typeof progress.outputTokens === 'number' &&
     progress.lastError === undefined // a failed attempt's last stream is not an answer forming
   );
-}
-
-/** The promise's value, or undefined when it takes longer than `ms` (it is then left to settle). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  promise.catch(() => undefined);
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -1,4 +1,5 @@
 import type { PendingEntry } from './pending-entries';
+import { qualifiedCallId } from '../workflows/goal/views/child-approval-schema';
 
 /**
  * A delegated child's waiting calls belong under its root goal (issue 47): `keel pending ROOT`
@@ -38,7 +39,7 @@ export function underRoots(entries: readonly PendingEntry[], goals: ReadonlySet<
     return {
       ...entry,
       workflowId: root,
-      callId: `${entry.workflowId.slice(root.length + 1)}/${entry.callId}`,
+      callId: qualifiedCallId(root, entry),
     };
   });
 }

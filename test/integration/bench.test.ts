@@ -1,11 +1,34 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { runBench } from '../../scripts/bench/run-bench';
+import { runBench, type BenchOptions } from '../../scripts/bench/run-bench';
 import type { BenchReport } from '../../scripts/bench/report';
 import { SystemName } from '../../scripts/bench/systems';
 import { inputTokensOfAllKinds } from '../../src/workflows/principles/cost';
 import { tempDirectory } from '../support/temp-directory';
+
+/** A bench of one keel section alone: no comparison, nothing else measured. */
+function oneSection(outputDirectory: string, section: Partial<BenchOptions>): BenchOptions {
+  return {
+    repetitions: 1,
+    calls: 1,
+    extraSequential: [],
+    parallelPerTurn: 1,
+    systems: [SystemName.Keel],
+    comparison: false,
+    longGoalCalls: 0,
+    longGoalTimeoutMs: 1,
+    replayCalls: 0,
+    parkedGoals: 0,
+    startSamples: 0,
+    commandSamples: 0,
+    outputDirectory,
+    png: false,
+    ...(process.env.TEMPORAL_ADDRESS ? { address: process.env.TEMPORAL_ADDRESS } : {}),
+    log: () => undefined,
+    ...section,
+  };
+}
 
 // A host without workspace roots keeps its claims registry in KEEL_STATE_DIRECTORY, or else in
 // /tmp for good (workspace-claims.ts): the bench's workers get a folder this test removes.
@@ -105,25 +128,7 @@ test(
   { timeout: 180_000 },
   async () => {
     const outputDirectory = tempDirectory('keel-bench-cache-');
-    const { report, files } = await runBench({
-      repetitions: 1,
-      calls: 1,
-      extraSequential: [],
-      parallelPerTurn: 1,
-      systems: [SystemName.Keel],
-      comparison: false,
-      longGoalCalls: 0,
-      longGoalTimeoutMs: 1,
-      replayCalls: 0,
-      parkedGoals: 0,
-      startSamples: 0,
-      commandSamples: 0,
-      cacheTurns: 50,
-      outputDirectory,
-      png: false,
-      ...(process.env.TEMPORAL_ADDRESS ? { address: process.env.TEMPORAL_ADDRESS } : {}),
-      log: () => undefined,
-    });
+    const { report, files } = await runBench(oneSection(outputDirectory, { cacheTurns: 50 }));
     const shown = readFileSync(files.markdown, 'utf8');
     assert.deepEqual(report.failures, [], shown);
     const cache = report.cacheFigures;
@@ -155,25 +160,7 @@ test(
   { timeout: 300_000 },
   async () => {
     const outputDirectory = tempDirectory('keel-bench-delegation-');
-    const { report, files } = await runBench({
-      repetitions: 1,
-      calls: 1,
-      extraSequential: [],
-      parallelPerTurn: 1,
-      systems: [SystemName.Keel],
-      comparison: false,
-      longGoalCalls: 0,
-      longGoalTimeoutMs: 1,
-      replayCalls: 0,
-      parkedGoals: 0,
-      startSamples: 0,
-      commandSamples: 0,
-      delegations: 2,
-      outputDirectory,
-      png: false,
-      ...(process.env.TEMPORAL_ADDRESS ? { address: process.env.TEMPORAL_ADDRESS } : {}),
-      log: () => undefined,
-    });
+    const { report, files } = await runBench(oneSection(outputDirectory, { delegations: 2 }));
     const shown = readFileSync(files.markdown, 'utf8');
     assert.deepEqual(report.failures, [], shown);
     const delegation = report.delegation;

@@ -14,6 +14,11 @@ export const copyManifestSchema = z.object({
 });
 export type CopyManifest = z.infer<typeof copyManifestSchema>;
 
+/** A file's entry in a manifest: its content's hash. */
+export function contentHash(content: Buffer): string {
+  return `sha256:${createHash('sha256').update(content).digest('hex')}`;
+}
+
 /** A copy keel makes is bounded: a workspace beyond this is delegated shared, not copied. */
 const MAX_COPY_FILES = 20_000;
 const MAX_COPY_BYTES = 1024 * 1024 * 1024;
@@ -39,9 +44,7 @@ export async function manifestOf(root: string, limits = { files: MAX_COPY_FILES,
     files[file.relative] =
       file.kind === 'symlink'
         ? `link:${await readlink(file.path)}`
-        : `sha256:${createHash('sha256')
-            .update(await readRegularFile(file.path))
-            .digest('hex')}`;
+        : contentHash(await readRegularFile(file.path));
   }
   return files;
 }

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { manifestOf } from './copy-manifest';
+import { contentHash, manifestOf } from './copy-manifest';
 import { BoundedDiff, HELD_DIFF_MAX_CHARS, patchOf, sideOf } from '../tools/layers/held-diff';
 import {
   BeneathError,
@@ -99,9 +98,7 @@ async function fingerprint(workspace: string, relative: string): Promise<string 
   try {
     const { file } = await openFileBeneath(workspace, segmentsOf(relative), 'read');
     try {
-      return `sha256:${createHash('sha256')
-        .update(await file.readFile())
-        .digest('hex')}`;
+      return contentHash(await file.readFile());
     } finally {
       await file.close();
     }

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { DelegateWorkspace, type DelegateBudget, type DelegateInput } from '../tools/delegate-spec';
+import {
+  DelegateWorkspace,
+  delegateWorkspaceSchema,
+  type DelegateBudget,
+  type DelegateInput,
+} from '../tools/delegate-spec';
 
 /**
  * The decisions of delegation (issue 47), pure: who may delegate, which tools a child gets, what
@@ -125,7 +130,7 @@ export const runningChildSchema = z.object({
   callId: z.string(),
   workflowId: z.string(),
   task: z.string(),
-  workspace: z.enum([DelegateWorkspace.Shared, DelegateWorkspace.ReadOnly, DelegateWorkspace.Copy]),
+  workspace: delegateWorkspaceSchema,
   reserved: reservationSchema,
   /** The tool calls of the parent's limit it holds (its own limit); absent in older states: none. */
   heldCalls: z.number().int().nonnegative().optional(),

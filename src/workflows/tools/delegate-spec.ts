@@ -10,6 +10,11 @@ export const DELEGATE_TOOL = 'delegate';
 
 export const DelegateWorkspace = { Shared: 'shared', ReadOnly: 'read-only', Copy: 'copy' } as const;
 export type DelegateWorkspace = (typeof DelegateWorkspace)[keyof typeof DelegateWorkspace];
+export const delegateWorkspaceSchema = z.enum([
+  DelegateWorkspace.Shared,
+  DelegateWorkspace.ReadOnly,
+  DelegateWorkspace.Copy,
+]);
 
 export const delegateBudgetSchema = z
   .object({
@@ -51,8 +56,7 @@ export const delegateInputSchema = z
     budget: delegateBudgetSchema
       .default({})
       .describe("The child's slice of your remaining budget; it never gets more than you have left."),
-    workspace: z
-      .enum([DelegateWorkspace.Shared, DelegateWorkspace.ReadOnly, DelegateWorkspace.Copy])
+    workspace: delegateWorkspaceSchema
       .default(DelegateWorkspace.Shared)
       .describe(
         'shared: the child works in your workspace (children that change it run one at a time). read-only: it may only read it, with your read-only tools, and runs alongside others. copy: it works in its own copy and runs alongside others; when it completes, its changes come back where you (or another child) did not change the same file since, and any overlap is shown to you to resolve.',

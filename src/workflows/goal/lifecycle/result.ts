@@ -74,6 +74,12 @@ export function asGoalResult(value: unknown): GoalResult | undefined {
   return parsed.success ? (value as GoalResult) : undefined;
 }
 
+/** How a sub-goal ended, in a line for its parent's note: "completed: its answer". */
+export function describeChildResult(result: GoalResult): string {
+  const detail = result.finalText ?? result.reason;
+  return `${result.status}${detail ? `: ${detail}` : ''}`;
+}
+
 /** The result a child goal that did not complete carries in its failure's details, if any. */
 export function resultOfChildFailure(error: unknown): GoalResult | undefined {
   return error instanceof ChildWorkflowFailure && error.cause instanceof ApplicationFailure

@@ -11,7 +11,12 @@ import {
 import { condensableThrough, condensedText, replaceWithBelief } from '../../planning/consolidation';
 import type { GoalContext } from './context';
 import type { GoalInput } from '../lifecycle/input';
-import { resultOfChildFailure, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
+import {
+  describeChildResult,
+  resultOfChildFailure,
+  type GoalResult,
+  type GoalWorkflowFunction,
+} from '../lifecycle/result';
 import { LedgerEventKind } from '../../common/ledger';
 import type { Budget } from '../../principles/budget';
 import { effectiveBudget, goalCost } from '../views/status';
@@ -39,11 +44,6 @@ const subGoalsSchema = z.lazy(() =>
       .max(5),
   }),
 );
-
-function describeChildResult(result: GoalResult): string {
-  const detail = result.finalText ?? result.reason;
-  return `${result.status}${detail ? `: ${detail}` : ''}`;
-}
 
 /**
  * Periodic self-assessment (seed 001): every N model turns the goal looks at its progress, its

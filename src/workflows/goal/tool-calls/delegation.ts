@@ -32,7 +32,12 @@ import { RuleEffect, RuleSource, type ApprovalRule } from '../../approvals/appro
 import { parentRuleSignal } from '../messages';
 import { isInForce } from '../../approvals/rule-book';
 import type { GoalInput } from '../lifecycle/input';
-import { resultOfChildFailure, type GoalResult, type GoalWorkflowFunction } from '../lifecycle/result';
+import {
+  describeChildResult,
+  resultOfChildFailure,
+  type GoalResult,
+  type GoalWorkflowFunction,
+} from '../lifecycle/result';
 import type { GoalState, ToolCallRecord } from '../lifecycle/state';
 import { addChildSpend, carveChildBudget, spendOfChild } from '../oversight/child-budget';
 import { effectiveBudget, goalCost } from '../views/status';
@@ -108,9 +113,7 @@ export class GoalDelegation {
     });
     if (delegated.kind === 'exhausted') return `not started: the ${delegated.dimension} is spent`;
     const { ended } = delegated;
-    if (typeof ended === 'string') return ended;
-    const detail = ended.finalText ?? ended.reason;
-    return `${ended.status}${detail ? `: ${detail}` : ''}`;
+    return typeof ended === 'string' ? ended : describeChildResult(ended);
   }
 
   private async delegate(

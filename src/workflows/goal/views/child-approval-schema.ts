@@ -29,12 +29,16 @@ export const childApprovalsPayloadSchema = z
   .strict();
 export type ChildApprovalsPayload = z.infer<typeof childApprovalsPayloadSchema>;
 
+/** A child goal's id as its root's commands take it: `delegate-1` for `ROOT-delegate-1` (another id whole). */
+export function childPathOf(rootWorkflowId: string, childWorkflowId: string): string {
+  const prefix = `${rootWorkflowId}-`;
+  return childWorkflowId.startsWith(prefix) ? childWorkflowId.slice(prefix.length) : childWorkflowId;
+}
+
 /** The id a call of the tree is decided by from this goal: `delegate-1/call-3` (the child's id past this goal's). */
 export function qualifiedCallId(
   rootWorkflowId: string,
   call: Pick<ChildApproval, 'workflowId' | 'callId'>,
 ): string {
-  const prefix = `${rootWorkflowId}-`;
-  const child = call.workflowId.startsWith(prefix) ? call.workflowId.slice(prefix.length) : call.workflowId;
-  return `${child}/${call.callId}`;
+  return `${childPathOf(rootWorkflowId, call.workflowId)}/${call.callId}`;
 }
