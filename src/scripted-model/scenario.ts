@@ -120,6 +120,22 @@ export const scenarioSchema = z
     /** Chosen for requests whose first user message contains this text; the fallback when absent. */
     match: z.string().optional(),
     turns: z.array(scriptedTurnSchema).min(1),
+    /**
+     * Other turns from turn `fromTurn` on (1-based), taken when a user message contains `when`
+     * (never the goal's own text): what a person said to a forked or rewound goal (`keel fork --say`) changes
+     * what the scripted model does next, as it would a real one's.
+     */
+    branches: z
+      .array(
+        z
+          .object({
+            when: z.string().min(1),
+            fromTurn: z.number().int().positive(),
+            turns: z.array(scriptedTurnSchema).min(1),
+          })
+          .strict(),
+      )
+      .default([]),
     structured: z.array(scriptedStructuredSchema).default([]),
     report: scriptedReportSchema.optional(),
   })
@@ -148,4 +164,21 @@ export function loadScenarioFile(file: string): Scenario {
     throw unreadable(file, error);
   }
   return parseScenario(scenarioData(text, file), file);
+}
+
+/** The scripted turn at `turnIndex` (0-based) for this request: a branch's when a user message asks for it. */
+export function scriptedTurnAt(
+  scenario: Scenario,
+  turnIndex: number,
+  messages: ReadonlyArray<{ role?: unknown; content?: unknown }>,
+): ScriptedTurn | undefined {
+  // Every user message: a person's words after the goal's own may share its first message.
+  const userText = messages
+    .filter((message) => message.role === 'user')
+    .map((message) => JSON.stringify(message.content ?? ''))
+    .join('\n');
+  const branch = scenario.branches.find(
+    (candidate) => turnIndex >= candidate.fromTurn - 1 && userText.includes(candidate.when),
+  );
+  return branch === undefined ? scenario.turns[turnIndex] : branch.turns[turnIndex - (branch.fromTurn - 1)];
 }

@@ -7,6 +7,7 @@ import { PromptCache } from './prompt-cache';
 import type { MessagesRequestBody } from './request-body';
 import {
   parseScenario,
+  scriptedTurnAt,
   scriptedTurnSchema,
   type Scenario,
   type ScenarioInput,
@@ -19,7 +20,6 @@ import { BadDays, streamFault, type ScriptedFault } from './bad-days';
 import { ThinkingSigner } from './thinking-signature';
 import type { InputUsage } from './token-count';
 import { validateRequest } from './validation';
-
 export type { MessagesRequestBody } from './request-body';
 
 /**
@@ -179,7 +179,7 @@ export async function startScriptedMessagesServer(
   ): Promise<void> {
     const turnIndex = record.turnIndex;
     const scripted: ScriptedTurn =
-      scenario.turns[turnIndex] ??
+      scriptedTurnAt(scenario, turnIndex, Array.isArray(body.messages) ? body.messages : []) ??
       scriptedTurnSchema.parse({
         text: `(The scripted scenario "${scenario.name}" has no turn ${turnIndex + 1}; ending here.)`,
       });
