@@ -8,6 +8,7 @@ import { createReflectionActivities } from './reflection/reflection-activities';
 import type { ReflectionStore } from './reflection-store/reflection-store';
 import { createBackupActivities } from './rollback/workspace-backups';
 import { createChildCopyActivities } from './delegation/child-copies';
+import { createForkActivities } from './lineage/fork-activities';
 import { createToolActivities } from './tools/tool-activities';
 import type { ToolRegistry } from './tools/tool-registry';
 import type { Budget } from '../workflows/principles/budget';
@@ -74,6 +75,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       dependencies.backupDirectory !== undefined ? { backupDirectory: dependencies.backupDirectory } : {},
     ),
     ...createChildCopyActivities(),
+    ...createForkActivities(),
     ...createHostActivities({
       hostId: dependencies.hostId,
       workspaceRoots: dependencies.workspaceRoots,

@@ -21,6 +21,8 @@ export const KEEL_SEARCH_ATTRIBUTES = {
   KeelHost: 'Keyword',
   /** What the goal spent in USD, its children's spend included (Web UI: `KeelCostUsd > 1`). */
   KeelCostUsd: 'Double',
+  /** The goal a fork or rewind came from, set by the client that starts it (Web UI: `KeelForkOf = "goal-x"`). */
+  KeelForkOf: 'Keyword',
 } as const;
 
 /** The name clients query goals by their workspace host with. */

@@ -39,6 +39,7 @@ test('missing attributes are registered with their types; present ones are left 
       KeelPriority: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
       KeelHost: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
       KeelCostUsd: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+      KeelForkOf: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
     },
   ]);
   const again = await ensureKeelSearchAttributes({ connection: server.connection, namespace: 'default' });

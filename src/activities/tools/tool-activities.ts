@@ -17,6 +17,7 @@ import type { RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
 import { capOutcome } from './outcome-cap';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
+import { checkpointBeforeCall } from '../lineage/turn-checkpoints';
 import { existingWorkspace, ToolActivityFailureType, wrongHost } from './tool-activity-failures';
 import {
   describeToolsInputSchema,
@@ -144,6 +145,8 @@ export function createToolActivities(options: {
       heartbeat: beat,
       log: activity === undefined ? consoleLogger : activity.log,
     };
+    // Before anything of this call's turn changes the files (issue 48: fork and rewind).
+    if (call.checkpoint !== undefined) await checkpointBeforeCall(workspace, call.checkpoint, context.log);
     const run = (): Promise<ToolOutcome> => runWithHeartbeats(tool, parsed.input, context, activity, beat);
     const outcome =
       journalId === undefined

@@ -34,6 +34,17 @@ export const executeToolInputSchema = z.object({
    * a command whose layer would change one is held for a human, whatever its text (issue 44).
    */
   deniedEffects: z.array(z.string()).optional(),
+  /**
+   * A changing call's turn checkpoint (workflows/goal/lineage/turn-checkpoint.ts): the workspace is
+   * kept as it is before the turn's first change, under this key and label (issue 48).
+   */
+  checkpoint: z
+    .object({
+      key: z.string().min(1),
+      turn: z.number().int().positive(),
+      retainTurns: z.number().int().min(1).optional(),
+    })
+    .optional(),
 });
 export type ExecuteToolInput = z.input<typeof executeToolInputSchema>;
 

@@ -30,6 +30,8 @@ export const FailureType = {
   /** The model declined to go on (stop reason "refusal"): the goal fails with this type. */
   ModelRefused: 'ModelRefused',
   WorkspaceMissing: 'WorkspaceMissing',
+  /** A fork's or rewind's files cannot be restored: its turn's checkpoints are gone (retention) or damaged. */
+  CheckpointUnavailable: 'CheckpointUnavailable',
   /** The goal's tool patterns match no tool the worker has. */
   UnknownTools: 'UnknownTools',
   /** A `decideApproval` Update refused: unknown or decided call, unauthorized approver, bad signature. */

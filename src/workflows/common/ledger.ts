@@ -107,6 +107,10 @@ export const LedgerEventKind = {
   DelegateFinished: 'delegate.finished',
   /** The workflow continued as new; the ledger went with it. */
   GoalContinuedAsNew: 'goal.continued_as_new',
+  /** This goal is a fork of another at a turn (issue 48): whence, the files restored, irreversible calls after. */
+  GoalForked: 'goal.forked',
+  /** This goal went back to an earlier turn in place, its files with it (issue 48). */
+  GoalRewound: 'goal.rewound',
   /**
    * A guard or a limit stopped the goal and the model was asked, without tools, what was done and
    * what is left: `outcome` written (the report is the goal's final text), failed or skipped, with

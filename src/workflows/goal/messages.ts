@@ -202,6 +202,8 @@ export interface GoalStatusView {
   rules?: RuleView[];
   /** Each recreation of the workspace after a move that lost writes of the goal; absent when none. */
   workspaceLoss?: WorkspaceLoss[];
+  /** "forked from goal-x at turn 12": where a fork or a rewind came from; absent for goals started anew. */
+  lineage?: string;
 }
 
 /** A rule in force as the status and the Web UI show it. */

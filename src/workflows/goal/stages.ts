@@ -26,6 +26,7 @@ import { GoalApprovalRules } from './tool-calls/approval-rules';
 import { GoalDelegation } from './tool-calls/delegation';
 import { GoalToolCalls } from './tool-calls/tool-calls';
 import { GoalVisibility } from './views/visibility';
+import { GoalLineage } from './lineage/restore';
 
 /** What every stage shares. */
 export interface GoalCore {
@@ -50,6 +51,7 @@ export interface GoalStages extends GoalCore {
   readonly handover: GoalHandover;
   readonly followUps: GoalFollowUps;
   readonly preparation: GoalPreparation;
+  readonly lineage: GoalLineage;
 }
 
 export function goalStages(state: GoalState): GoalStages {
@@ -104,5 +106,6 @@ export function goalStages(state: GoalState): GoalStages {
     handover,
     followUps: new GoalFollowUps({ state, visibility, guards }),
     preparation: new GoalPreparation({ state, activities, visibility, host, rules, reflection, planning }),
+    lineage: new GoalLineage(oversight),
   };
 }

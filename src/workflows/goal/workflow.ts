@@ -26,6 +26,7 @@ import type { ModelTurn } from './model-turn/model-calls';
 import { afterUnfinishedAnswer } from './model-turn/unfinished-answer';
 import type { GuardStop } from './oversight/guards';
 import { goalStages, type GoalStages } from './stages';
+import { captureCallsRan, captureTurnStart } from './lineage/fork-capture';
 import { nameCalls, type NamedCall } from './tool-calls/call-ids';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './tool-calls/turn';
 
@@ -123,12 +124,14 @@ class GoalRun {
       const failure = await preparation.learnTools();
       if (failure) return this.finish(GoalStatus.Failed, failure);
     }
+    await this.stages.lineage.restoreIfPending();
     for (;;) {
       visibility.show();
       if (state.currentTurn) {
         const ended = await this.finishTurn(state.currentTurn);
         if (ended) return ended;
       }
+      captureTurnStart(state);
       followUps.take();
       await handover.ifSuggested();
       if (state.counters.modelTurns >= config.limits.maxTurns) {
@@ -244,6 +247,7 @@ class GoalRun {
   private async finishTurn(turn: ToolCallRecord[]): Promise<GoalResult | undefined> {
     const { state, toolCalls, guards, discipline, planning } = this.stages;
     await toolCalls.run(turn);
+    captureCallsRan(state, turn);
     const results = toolResultBlocks(turn);
     const metaNote = takeMetaNote(state.principles);
     const last = results[results.length - 1];

@@ -108,6 +108,7 @@ export function proxiesFor(config: GoalConfig) {
         | 'storeTaskReflection'
         | 'backupWorkspace'
         | 'restoreWorkspace'
+        | 'restoreForkWorkspace'
         | ChildCopyActivity
       >
     >({
@@ -257,7 +258,14 @@ function hostProxiesFor(
       },
     }),
     workspace: wf.proxyActivities<
-      Pick<KeelActivities, 'prepareWorkspace' | 'backupWorkspace' | 'restoreWorkspace' | ChildCopyActivity>
+      Pick<
+        KeelActivities,
+        | 'prepareWorkspace'
+        | 'backupWorkspace'
+        | 'restoreWorkspace'
+        | 'restoreForkWorkspace'
+        | ChildCopyActivity
+      >
     >({
       ...options,
       startToCloseTimeout: '10m',

@@ -249,6 +249,17 @@ export const goalInputSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Workspace checkpoints per turn, for `keel fork` and `keel rewind` (issue 48): on unless turned
+     * off; every checkpoint is kept unless retainTurns bounds them to the latest ones.
+     */
+    checkpoints: z
+      .object({
+        enabled: z.boolean().default(true),
+        retainTurns: z.number().int().min(1).optional(),
+      })
+      .strict()
+      .optional(),
     /** The delegate tool: child goals with a subset of the tools and a slice of the budget (delegation/delegation.ts). */
     delegation: delegationSettingsSchema.prefault({}),
     /** Cross-run task reflection (seed 002), after the output is accepted by a review. */

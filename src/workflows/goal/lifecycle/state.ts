@@ -23,6 +23,7 @@ import { approvalRecordSchema } from './approval-record';
 import { childSpendSchema } from '../oversight/child-budget';
 import { delegationStateSchema } from '../../delegation/delegation';
 import { childApprovalSchema } from '../views/child-approval-schema';
+import { lineageSchema } from '../lineage/lineage';
 
 /** Bump when the shape changes; loadGoalState migrates older versions forward. */
 export const GOAL_STATE_SCHEMA_VERSION = 2;
@@ -343,6 +344,8 @@ export const goalStateSchema = z.lazy(() =>
      * can extend it instead of sending the transcript whole (goal/model-turn/request.ts).
      */
     lastRequest: carriedModelRequestSchema.optional(),
+    /** A fork's or a rewind's origin (goal/lineage/lineage.ts); absent in goals started anew. */
+    lineage: lineageSchema.optional(),
   }),
 );
 export type GoalState = z.infer<typeof goalStateSchema>;

@@ -41,4 +41,7 @@ export interface GoalContext {
   ): Promise<StructuredAnswer<z.output<Schema>>>;
 }
 
-export type WorkspaceActivities = Pick<KeelActivities, 'backupWorkspace' | 'restoreWorkspace'>;
+export type WorkspaceActivities = Pick<
+  KeelActivities,
+  'backupWorkspace' | 'restoreWorkspace' | 'restoreForkWorkspace'
+>;

@@ -21,6 +21,7 @@ import type { HeldChanges } from './held-changes';
 import type { GoalDelegation } from './delegation';
 import { DELEGATE_TOOL } from '../../tools/delegate-spec';
 import type { ToolCallsHost } from './tool-calls-host';
+import { turnCheckpoint } from '../lineage/turn-checkpoint';
 
 export interface LaneParts {
   readonly approvals: ToolCallApprovals;
@@ -121,6 +122,7 @@ export class ToolCallLanes {
       sandbox: { network: this.state.config.sandbox.network },
       // a command's text need not name what it changes: its layer checks its changes (issue 44)
       ...(call.toolName === 'run_command' ? runner.deniedEffectsInput() : {}),
+      ...turnCheckpoint(this.state, this.goal.workflowId, call),
     };
     let outcome: ToolOutcome | undefined;
     try {

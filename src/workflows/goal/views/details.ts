@@ -77,6 +77,8 @@ export interface GoalDetailsInput {
   rules?: RuleView[];
   /** With fallback models: which model answered which turns. */
   models?: ModelsView;
+  /** Where a fork or a rewind came from (lineage.ts lineageLine). */
+  lineage?: string;
 }
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
@@ -106,6 +108,7 @@ function heading(input: GoalDetailsInput): string {
   const lines = [`### Goal ${input.status} · ${input.phase}`, `**Goal:** ${preview(input.goal)}`];
   // Task 1 is the goal itself; later tasks are follow-up messages worth naming.
   if (input.task.index > 0) lines.push(`**Task ${input.task.index + 1}:** ${preview(input.task.text)}`);
+  if (input.lineage !== undefined) lines.push(`**Lineage:** ${preview(input.lineage)}`);
   // Two trailing spaces: a markdown line break, so the lines stay apart without list bullets.
   return lines.join('  \n');
 }

@@ -25,6 +25,8 @@ export const KeelSearchAttributes = {
   host: defineSearchAttributeKey('KeelHost', SearchAttributeType.KEYWORD),
   /** What the goal has spent, in USD, its delegated children's and sub-goals' spend included. */
   costUsd: defineSearchAttributeKey('KeelCostUsd', SearchAttributeType.DOUBLE),
+  /** The goal a fork or a rewind came from: set once, by the client that starts it, never upserted. */
+  forkOf: defineSearchAttributeKey('KeelForkOf', SearchAttributeType.KEYWORD),
 } as const;
 
 export interface SearchAttributeValues {

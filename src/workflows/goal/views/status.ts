@@ -1,3 +1,4 @@
+import { lineageLine } from '../lineage/lineage';
 import { whyItWaits } from '../../approvals/why-it-waits';
 import { ANYONE } from '../../approvals/approval-authority';
 import { decisionTier } from '../../approvals/decision-tier';
@@ -288,6 +289,7 @@ export function statusView(
     ...(host ? { host } : {}),
     ...(state.workspaceLoss ? { workspaceLoss: state.workspaceLoss } : {}),
     ...(rules.length > 0 ? { rules } : {}),
+    ...(state.lineage === undefined ? {} : { lineage: lineageLine(state.lineage) }),
   };
 }
 
@@ -331,6 +333,7 @@ export function detailsInput(
     ...(view.host ? { host: view.host } : {}),
     ...(view.rules ? { rules: view.rules } : {}),
     ...(view.models ? { models: view.models } : {}),
+    ...(view.lineage === undefined ? {} : { lineage: view.lineage }),
     ...(view.endReason !== undefined ? { endReason: view.endReason } : {}),
     ...(view.finalText !== undefined && endsWithReport(state.status)
       ? { closingReport: view.finalText }

@@ -1,0 +1,99 @@
+/**
+ * A fork's or a rewind's first step (issue 48), on the workspace's host: the files as they were
+ * at the turn it continues from, written into the fork's new workspace or over the rewound
+ * goal's own. From the first checkpoint at or after that turn; when there is none (no call
+ * changed anything since), from the source workspace as it is now, and the answer says so.
+ */
+import { chmod, cp, lstat, mkdir, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { FailureType } from '../../workflows/common/failure-types';
+import { parseHostActivityInput, workspacePathSchema } from '../hosts/host-activity-input';
+import { workspaceStateRoot } from '../hosts/workspace-state-directory';
+import { SKIPPED_DIRECTORIES, walkFiles } from '../tools/walk-files';
+import { CheckpointError, restoreCheckpoint } from '../checkpoints/checkpoint-store';
+import { checkpointStoreOf } from './turn-checkpoints';
+
+export const restoreForkInputSchema = z.object({
+  /** The original goal's workspace (its checkpoints lie beside it). */
+  source: workspacePathSchema,
+  /** The fork's workspace, or the rewound goal's own (in place). */
+  target: workspacePathSchema,
+  key: z.string().min(1),
+  turn: z.number().int().positive(),
+  mode: z.enum(['new', 'in-place']),
+});
+export type RestoreForkInput = z.infer<typeof restoreForkInputSchema>;
+
+export interface RestoreForkOutcome {
+  /** The checkpoint the files came from; absent: the source as it was when the fork began. */
+  fromTurn?: number;
+  written: number;
+  removed: number;
+}
+
+export function createForkActivities() {
+  return {
+    async restoreForkWorkspace(raw: RestoreForkInput): Promise<RestoreForkOutcome> {
+      const input = parseHostActivityInput(restoreForkInputSchema, raw, 'restoreForkWorkspace');
+      const target = path.resolve(input.target);
+      if (target === path.resolve(input.source) && input.mode === 'new') {
+        throw ApplicationFailure.nonRetryable(
+          'a fork needs a workspace of its own',
+          'InvalidHostActivityInput',
+        );
+      }
+      // A retry after a lost completion finds the target written, maybe half: made equal again.
+      const mode = input.mode === 'new' && (await hasEntries(target)) ? 'in-place' : input.mode;
+      let restored;
+      try {
+        restored = await restoreCheckpoint({
+          store: checkpointStoreOf(input.source),
+          goalId: input.key,
+          turn: input.turn,
+          target,
+          mode,
+        });
+      } catch (error) {
+        // A disk that failed for a moment is tried again; checkpoints gone or damaged are so for good.
+        if (!(error instanceof CheckpointError)) throw error;
+        throw ApplicationFailure.nonRetryable(
+          `the files of turn ${input.turn} cannot be restored: ${error instanceof Error ? error.message : String(error)}`,
+          FailureType.CheckpointUnavailable,
+        );
+      }
+      if (restored !== undefined) return restored;
+      if (input.mode === 'in-place') return { written: 0, removed: 0 };
+      return { written: await copyAsItIs(input.source, target), removed: 0 };
+    },
+  };
+}
+
+async function hasEntries(directory: string): Promise<boolean> {
+  try {
+    return (await readdir(directory)).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The source as it is, without what checkpoints leave out (node_modules, .git) or keel's own state. */
+async function copyAsItIs(source: string, target: string): Promise<number> {
+  await mkdir(target, { recursive: true });
+  const stateRoot = workspaceStateRoot(source);
+  await cp(source, target, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (from) => from !== stateRoot && !SKIPPED_DIRECTORIES.has(path.basename(from)),
+  });
+  let files = 0;
+  for await (const file of walkFiles({ root: target })) {
+    files += 1;
+    if (file.kind !== 'file') continue;
+    // Never setuid, setgid or sticky: a fork's files carry their permissions only.
+    const { mode } = await lstat(file.path);
+    if ((mode & 0o7000) !== 0) await chmod(file.path, mode & 0o777);
+  }
+  return files;
+}
