@@ -11,6 +11,7 @@ import { registerCancelCommand, registerGoalCommands } from './goal-commands';
 import { registerKeygenCommand } from './keygen-command';
 import { registerInboxCommand } from './inbox-command';
 import { registerRebindCommand } from './rebind-command';
+import { registerForkCommands } from './fork-commands';
 import { registerCodecServerCommand } from './codec-server-command';
 import { registerReflectionCommands } from './reflections-command';
 import { registerReviewCommand } from './review-command';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerReflectionCommands(program);
   registerReviewCommand(program, withClient, print);
   registerRebindCommand(program, withClient, print);
+  registerForkCommands(program, withClient, print);
   registerCodecServerCommand(program, print);
   registerCancelCommand(program, withClient, print);
   registerKeygenCommand(program, print);

@@ -208,6 +208,7 @@ function statusLines(
     for (const line of loss) print(line);
   }
   for (const loss of view.workspaceLoss ?? []) print(`lost writes: ${workspaceLossLine(loss)}`);
+  if (view.lineage !== undefined) print(view.lineage);
   if (view.lastDecision)
     print(
       `last decision: ${labelText(view.lastDecision.summary)}${view.lastDecision.reason === undefined ? '' : ` (${labelText(view.lastDecision.reason)})`}`,
