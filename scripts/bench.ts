@@ -52,6 +52,12 @@ const program = new Command('bench')
     natural,
     5,
   )
+  .option(
+    '--checkpoint-turns <n>',
+    'turns of a 500-file workspace checkpointed, each changing one file and adding one (0 skips)',
+    natural,
+    50,
+  )
   .option('--many-goals <n>', 'goals of 3 tool calls started together on one worker (0 skips)', natural, 1000)
   .option(
     '--skip-slow',
@@ -99,6 +105,7 @@ async function main(): Promise<void> {
     concurrencyCalls: number;
     manyGoals: number;
     delegations: number;
+    checkpointTurns: number;
     skipSlow?: boolean;
     extrasOnly?: boolean;
     systems?: SystemName[];
@@ -125,6 +132,7 @@ async function main(): Promise<void> {
     manyGoals: flags.skipSlow ? 0 : flags.manyGoals,
     // A few seconds: not among the slow ones, so --skip-slow keeps it.
     delegations: flags.delegations,
+    checkpointTurns: flags.checkpointTurns,
     comparison: !flags.extrasOnly,
     outputDirectory: path.resolve(flags.out),
     png: flags.png,

@@ -4,6 +4,7 @@ import type { CacheFiguresResult } from './cache-figures';
 import type { CommandCostsResult } from './command-costs';
 import { concurrencyMarkdown, type ConcurrencyResult } from './concurrency-figures';
 import { delegationMarkdown, type DelegationCostResult } from './delegation-cost';
+import { forkMarkdown, type CheckpointCostResult, type ForkCaptureResult } from './fork-cost';
 import type { EvictedApprovalResult } from './evicted-approval';
 import type { GoalMeasurement, SystemSummary } from './comparison';
 import type { LongGoalResult } from './long-goal';
@@ -30,6 +31,8 @@ export interface BenchReport {
   cacheFigures?: CacheFiguresResult | { skipped: string };
   apiBadDays?: ApiBadDaysResult | { skipped: string };
   concurrency?: ConcurrencyResult | { skipped: string };
+  forkCapture?: ForkCaptureResult | { skipped: string };
+  checkpoints?: CheckpointCostResult | { skipped: string };
   failures: string[];
 }
 
@@ -95,6 +98,8 @@ function separateLines(report: BenchReport): string[] {
     );
   }
   lines.push(...delegationMarkdown(report.delegation));
+  const replayMs = replay && !('skipped' in replay) ? replay.replayMs : undefined;
+  lines.push(...forkMarkdown(report.forkCapture, report.checkpoints, replayMs));
   const memory = report.parkedMemory;
   if (memory && 'skipped' in memory) lines.push(`- Worker memory: skipped (${memory.skipped}).`);
   else if (memory) {

@@ -13,6 +13,8 @@ import { measureEvictedApproval } from './evicted-approval';
 import { runLongGoal } from './long-goal';
 import { measureParkedMemory } from './parked-memory';
 import { replayRecorded } from './replay-recorded';
+import { measureCheckpointCost, measureForkCapture } from './fork-cost';
+import { prebuiltWorkflowBundle } from '../../src/worker/bundle-file';
 import { measureWorkerStart } from './worker-start';
 import { machineDescription, markdownReport, type BenchReport } from './report';
 import { startBenchWorkersIn, SystemName, type BenchSystem } from './systems';
@@ -28,8 +30,10 @@ export interface BenchOptions {
   /** A long keel goal of this many calls (0 skips it). */
   longGoalCalls: number;
   longGoalTimeoutMs: number;
-  /** The recorded history replayed has this many calls (0 skips the replay). */
+  /** The recorded history replayed has this many calls (0 skips the replay and the fork capture). */
   replayCalls: number;
+  /** Turns of a workspace checkpointed for the storage figures (0 skips them). */
+  checkpointTurns?: number;
   /** Goals parked on approval for the memory measurement (0 skips it). */
   parkedGoals: number;
   /**
@@ -139,7 +143,13 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
           options.replayCalls,
           log,
         );
-        return replayRecorded(environment, recorded);
+        const replay = await replayRecorded(environment, recorded);
+        partial.forkCapture = await attempt('fork capture', 1, failures, log, async () => {
+          // The bundle as `keel fork` finds it: built once per code version, before the clock starts.
+          const bundle = await prebuiltWorkflowBundle({ env: process.env, log });
+          return measureForkCapture(environment, recorded, bundle);
+        });
+        return replay;
       });
       const delegations = options.delegations ?? 0;
       partial.delegation = await attempt(
@@ -193,6 +203,9 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
         directory: environment.directory('concurrency'),
         log,
       }),
+    );
+    report.checkpoints = await attempt('checkpoints', options.checkpointTurns ?? 0, failures, log, () =>
+      measureCheckpointCost(environment.directory('checkpoints'), options.checkpointTurns ?? 0),
     );
     report.workerStart = await attempt('worker start', options.startSamples, failures, log, () =>
       measureWorkerStart(environment, options.startSamples, log),

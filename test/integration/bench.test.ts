@@ -53,6 +53,7 @@ test(
       evictedCalls: 3,
       startSamples: 1,
       commandSamples: 2,
+      checkpointTurns: 3,
       outputDirectory,
       png: true,
       ...(process.env.TEMPORAL_ADDRESS ? { address: process.env.TEMPORAL_ADDRESS } : {}),
@@ -88,6 +89,16 @@ test(
     assert.deepEqual(report.replay.failures, [], shown);
     assert.ok(report.replay.events > 0 && report.replay.replayMs > 0, shown);
     assert.ok(report.replay.replayWorkerMs > 0 && report.replay.runMs.median > 0, shown);
+    // Issue 48: the fork's capture replays the same recorded goal, turn by turn; checkpoints store what changed.
+    assert.ok(report.forkCapture && !('skipped' in report.forkCapture), shown);
+    assert.ok(report.forkCapture.turns >= 6 && report.forkCapture.captureMs > 0, shown);
+    assert.ok(report.forkCapture.stateBytes > 1000, shown);
+    assert.ok(report.checkpoints && !('skipped' in report.checkpoints), shown);
+    assert.equal(report.checkpoints.turns, 3, shown);
+    const { storedBytesPerTurn, changedBytesPerTurn, firstCheckpointBytes } = report.checkpoints;
+    assert.ok(storedBytesPerTurn.max <= changedBytesPerTurn && storedBytesPerTurn.min > 0, shown);
+    assert.ok(firstCheckpointBytes >= report.checkpoints.files * report.checkpoints.fileBytes, shown);
+    assert.match(shown, /Workspace checkpoints, 500 files/);
     assert.ok(report.parkedMemory && !('skipped' in report.parkedMemory), shown);
     assert.equal(report.parkedMemory.parked, 4, shown);
     assert.ok(report.parkedMemory.idleRssBytes > 0 && report.parkedMemory.parkedRssBytes > 0, shown);
