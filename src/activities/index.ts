@@ -75,7 +75,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       dependencies.backupDirectory !== undefined ? { backupDirectory: dependencies.backupDirectory } : {},
     ),
     ...createChildCopyActivities(),
-    ...createForkActivities(),
+    ...createForkActivities({ workspaceRoots: dependencies.workspaceRoots }),
     ...createHostActivities({
       hostId: dependencies.hostId,
       workspaceRoots: dependencies.workspaceRoots,

@@ -10,6 +10,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { FailureType } from '../../workflows/common/failure-types';
 import { parseHostActivityInput, workspacePathSchema } from '../hosts/host-activity-input';
+import { workspaceState } from '../hosts/probe-workspace';
+import { WorkspaceProbeState } from '../../workflows/hosts/host-queues';
 import { workspaceStateRoot } from '../hosts/workspace-state-directory';
 import { SKIPPED_DIRECTORIES, walkFiles } from '../tools/walk-files';
 import { CheckpointError, restoreCheckpoint } from '../checkpoints/checkpoint-store';
@@ -33,10 +35,22 @@ export interface RestoreForkOutcome {
   removed: number;
 }
 
-export function createForkActivities() {
+/** `workspaceRoots`: what this host serves (empty: any path); a fork reads and writes nowhere else. */
+export function createForkActivities(host: { workspaceRoots: readonly string[] }) {
+  const refused = (reason: string) =>
+    ApplicationFailure.nonRetryable(reason, FailureType.WorkspaceUnpreparable);
   return {
     async restoreForkWorkspace(raw: RestoreForkInput): Promise<RestoreForkOutcome> {
       const input = parseHostActivityInput(restoreForkInputSchema, raw, 'restoreForkWorkspace');
+      // Carried state names both paths: a client could name any; the host's roots bound them as they bound goals.
+      const [from, to] = await Promise.all([
+        workspaceState(input.source, host.workspaceRoots),
+        workspaceState(input.target, host.workspaceRoots),
+      ]);
+      if (from !== WorkspaceProbeState.Present)
+        throw refused(`the original's workspace ${input.source} is ${from} here`);
+      if (to === WorkspaceProbeState.OutsideRoots || to === WorkspaceProbeState.NotADirectory)
+        throw refused(`the fork's workspace ${input.target} is ${to} here`);
       const target = path.resolve(input.target);
       if (target === path.resolve(input.source) && input.mode === 'new') {
         throw ApplicationFailure.nonRetryable(
