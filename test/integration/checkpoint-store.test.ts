@@ -306,3 +306,35 @@ test('a goal without a checkpoint at or after the turn restores nothing', async 
     [2, 4],
   );
 });
+
+test('a take reads the tree of the newest checkpoint from its head, and folds the records when the head is gone or stale', async (t) => {
+  const { root, workspace, store, goalId } = setup(t);
+  const head = () => path.join(store, 'goals', readdirSync(path.join(store, 'goals'))[0] ?? '', 'head.json');
+  const references: string[] = [];
+  for (const [index, change] of turns.entries()) {
+    const turn = index + 1;
+    change(workspace);
+    if (turn === 3) rmSync(head()); // lost in a crash: the records are folded instead
+    if (turn === 4) {
+      // A head of another turn, which holds nothing: trusted, this turn's deletion would go unrecorded.
+      writeFileSync(head(), JSON.stringify({ schemaVersion: 1, turn: 1, entries: {} }));
+      const [removed] = Object.keys(snapshot(workspace));
+      rmSync(path.join(workspace, removed ?? 'none'), { force: true });
+    }
+    await takeCheckpoint({ store, goalId, workspace, turn });
+    const reference = path.join(root, `reference-${turn}`);
+    await cp(workspace, reference, { recursive: true, verbatimSymlinks: true });
+    references.push(reference);
+  }
+  assert.ok(existsSync(head()));
+  const newestHead = JSON.parse(readFileSync(head(), 'utf8')) as {
+    turn: number;
+    entries: Record<string, unknown>;
+  };
+  assert.equal(newestHead.turn, turns.length);
+  for (const [index, reference] of references.entries()) {
+    const target = path.join(root, `restored-${index + 1}`);
+    await restoreCheckpoint({ store, goalId, turn: index + 1, target, mode: 'new' });
+    assert.deepEqual(snapshot(target), snapshot(reference), `turn ${index + 1}`);
+  }
+});

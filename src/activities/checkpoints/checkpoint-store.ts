@@ -5,15 +5,19 @@ import { codeOf, readRegularFile } from '../tools/workspace-access/open-beneath'
 import { hasObject, hashOf, objectBytes, putObject, removeUnreferenced } from './objects';
 import {
   CheckpointError,
+  checkpointLabels,
   deltaOf,
   foldTree,
   goalDirectories,
   goalDirectory,
+  readCheckpoint,
   readCheckpoints,
   readFingerprints,
+  readHead,
   removeCheckpoint,
   writeCheckpoint,
   writeFingerprints,
+  writeHead,
   type Checkpoint,
   type Fingerprints,
   type Tree,
@@ -137,18 +141,21 @@ function checkLabel(turn: number): void {
 async function take(input: CheckpointRef & { workspace: string; turn: number }): Promise<TakenCheckpoint> {
   const { store, goalId, turn } = input;
   const goal = goalDirectory(store, goalId);
-  const checkpoints = await readCheckpoints(goal, goalId);
-  const existing = checkpoints.find((checkpoint) => checkpoint.turn === turn);
-  if (existing !== undefined) return notTaken(existing);
-  const newest = checkpoints.at(-1);
-  if (newest !== undefined && turn < newest.turn)
+  // By name first: the other changing calls of a turn find its checkpoint without reading the rest.
+  const labels = await checkpointLabels(goal);
+  if (labels.includes(turn)) return notTaken(await readCheckpoint(goal, turn, goalId));
+  const newest = labels.at(-1);
+  if (newest !== undefined && turn < newest)
     throw new CheckpointError(
       'turn-out-of-order',
-      `cannot take checkpoint ${turn} of goal ${goalId}: its newest is ${newest.turn} and labels only grow`,
+      `cannot take checkpoint ${turn} of goal ${goalId}: its newest is ${newest} and labels only grow`,
     );
   // A workspace that is not there is an error, not an empty checkpoint (restoring that would empty it).
   if (!(await stat(input.workspace)).isDirectory()) throw new Error(`${input.workspace} is not a directory`);
-  const previous = foldTree(checkpoints);
+  const previous: Tree =
+    newest === undefined
+      ? foldTree([])
+      : ((await readHead(goal, newest)) ?? foldTree(await readCheckpoints(goal, goalId)));
   const scan = await scanWorkspace(store, input.workspace, await readFingerprints(goal), previous);
   const entries = deltaOf(previous, scan.tree);
   const checkpoint: Checkpoint = {
@@ -169,6 +176,7 @@ async function take(input: CheckpointRef & { workspace: string; turn: number }):
   }
   // After the record: a crash in between leaves the previous index, which is still true of the files it names.
   await writeFingerprints(goal, scan.fingerprints);
+  await writeHead(goal, turn, scan.tree);
   return {
     taken: true,
     turn,

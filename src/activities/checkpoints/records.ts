@@ -158,7 +158,59 @@ export async function readFingerprints(goal: string): Promise<Fingerprints> {
 }
 
 export async function writeFingerprints(goal: string, fingerprints: Fingerprints): Promise<void> {
-  await writeJson(path.join(goal, 'fingerprints.json'), fingerprints, false);
+  await writeJson(path.join(goal, 'fingerprints.json'), fingerprints, false, { cache: true });
+}
+
+/** The labels the goal's records carry, oldest first: names only, no record read. */
+export async function checkpointLabels(goal: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(goal, 'checkpoints'));
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return [];
+    throw error;
+  }
+  return names
+    .map((name) => /^(\d+)\.json$/.exec(name)?.[1])
+    .filter((turn) => turn !== undefined)
+    .map(Number)
+    .sort((left, right) => left - right);
+}
+
+/** One record, checked as readCheckpoints checks each. */
+export async function readCheckpoint(goal: string, turn: number, goalId: string): Promise<Checkpoint> {
+  const file = checkpointFile(goal, turn);
+  const parsed = checkpointSchema.safeParse(await readJson(file));
+  if (!parsed.success || parsed.data.turn !== turn || parsed.data.goalId !== goalId)
+    throw new CheckpointError('corrupt', `checkpoint record ${file} is not a checkpoint of this goal`);
+  return parsed.data;
+}
+
+const headSchema = z.object({
+  schemaVersion: z.literal(1),
+  turn: z.number().int().nonnegative(),
+  entries: z.record(relativePathSchema, entrySchema),
+});
+
+/**
+ * The tree at the newest checkpoint, kept so a take need not fold every record of a long goal
+ * (a 1,000-turn goal would read 1,000 records per changing call). A cache: absent, unreadable or
+ * of another turn, the caller folds the records instead.
+ */
+export async function readHead(goal: string, turn: number): Promise<Tree | undefined> {
+  const raw = await readJson(path.join(goal, 'head.json')).catch(() => undefined);
+  const parsed = headSchema.safeParse(raw);
+  if (!parsed.success || parsed.data.turn !== turn) return undefined;
+  return new Map(
+    Object.entries(parsed.data.entries).filter(
+      (entry): entry is [string, TreeEntry] => entry[1].kind !== 'deleted',
+    ),
+  );
+}
+
+export async function writeHead(goal: string, turn: number, tree: Tree): Promise<void> {
+  const head = { schemaVersion: 1, turn, entries: Object.fromEntries(tree) };
+  await writeJson(path.join(goal, 'head.json'), head, false, { cache: true });
 }
 
 /** The tree at the last of `checkpoints` (oldest first): each delta applied over the previous tree. */
@@ -201,14 +253,22 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** Temp file, synced, then renamed (or linked) into place: a reader sees the whole record or none. */
-async function writeJson(file: string, value: unknown, exclusive: boolean): Promise<boolean> {
+/**
+ * Temp file, synced, then renamed (or linked) into place: a reader sees the whole record or none.
+ * A cache (the index, the head tree) is not synced: lost in a crash, it is only rebuilt.
+ */
+async function writeJson(
+  file: string,
+  value: unknown,
+  exclusive: boolean,
+  options: { cache?: boolean } = {},
+): Promise<boolean> {
   await mkdir(path.dirname(file), { recursive: true });
   const temp = path.join(path.dirname(file), `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
   const handle = await open(temp, 'wx');
   try {
     await handle.writeFile(JSON.stringify(value));
-    await handle.sync();
+    if (options.cache !== true) await handle.sync();
   } finally {
     await handle.close();
   }
