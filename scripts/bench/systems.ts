@@ -182,6 +182,9 @@ function keelSystem(client: Client, taskQueue: string, options: { viewer?: boole
           // The loopback model reads without progress and never answers checkpoints; the bench
           // measures the loop's cost, so the discipline guards (measured by eval:discipline) stay off.
           guards: { enabled: false },
+          // Nor does it price its answers like a real model: the default $5 budget would end a
+          // 1,000-call goal (the recorded one the replay and fork figures read) before its end.
+          principles: { budget: { unlimited: true } },
           // With network allowed every run_command is irreversible: the mixed scenario's append
           // waits for approval, as it does in the other systems.
           sandbox: { network: true },
