@@ -50,7 +50,24 @@ export function forkedState(captured: GoalState, request: ForkRequest): GoalStat
   state.startedAtMs = request.nowMs - Math.max(0, request.elapsedMs);
   // The original's ledger comes along as the fork's past; its listeners already have it.
   state.ledgerPublishedThrough = state.ledger.events.at(-1)?.sequence ?? state.ledgerPublishedThrough;
+  if (lineage.irreversibleAfter.length > 0) revokeIrreversibleAllows(state, lineage);
   if (lineage.say !== undefined && lineage.say.trim() !== '') state.inbox = [...state.inbox, lineage.say];
   state.lineage = { ...lineage };
   return state;
+}
+
+/**
+ * The original made irreversible calls after the turn: repeating one needs a human again, so a
+ * rule that approved irreversible calls by itself is revoked in the new goal (shown by `keel
+ * rules`, added again by a person if wanted). Forbid rules and rules for other calls stay.
+ */
+function revokeIrreversibleAllows(state: GoalState, lineage: ForkRequest['lineage']): void {
+  for (const rule of state.approvalRules?.rules ?? []) {
+    if (rule.effect !== 'allow' || !rule.irreversible || rule.revoked !== undefined) continue;
+    rule.revoked = {
+      by: 'keel',
+      at: lineage.at,
+      reason: `${lineage.kind} at turn ${lineage.turn}: irreversible calls were made after it, and one made again needs a human`,
+    };
+  }
 }
