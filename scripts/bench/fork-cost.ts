@@ -7,7 +7,7 @@
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { captureTimeline } from '../../src/client/fork/replay-capture';
+import { captureTurn } from '../../src/client/fork/replay-capture';
 import { takeCheckpoint, storeBytes } from '../../src/activities/checkpoints/checkpoint-store';
 import type { BenchEnvironment } from './bench-environment';
 import { spread, type Spread } from './stats';
@@ -16,30 +16,34 @@ export interface ForkCaptureResult {
   calls: number;
   runs: number;
   events: number;
-  turns: number;
-  /** Listing the runs, fetching their histories and replaying them with the capture marker. */
+  /** The events of the one run replayed (the run holding the turn). */
+  replayedEvents: number;
+  turn: number;
+  /** Listing the runs, fetching and decoding their histories and replaying the run holding the turn. */
   captureMs: number;
-  /** The state a fork at the middle turn starts from, as JSON. */
+  /** The state a fork at that turn starts from, as JSON. */
   stateBytes: number;
 }
 
+/** A fork at the middle turn of the recorded goal, to the point where the new goal would be started. */
 export async function measureForkCapture(
   environment: BenchEnvironment,
   recorded: { workflowId: string; calls: number },
   bundle: string | undefined,
 ): Promise<ForkCaptureResult> {
+  const turn = Math.max(1, Math.floor(recorded.calls / 2));
   const started = performance.now();
-  const timeline = await captureTimeline(environment.client, recorded.workflowId, bundle);
+  const capture = await captureTurn(environment.client, recorded.workflowId, turn, bundle);
   const captureMs = performance.now() - started;
-  const turns = [...timeline.turns.keys()].sort((left, right) => left - right);
-  const middle = timeline.turns.get(turns[Math.floor(turns.length / 2)] ?? 1);
+  if (capture.captured === undefined) throw new Error(`turn ${turn} of the recorded goal was not captured`);
   return {
     calls: recorded.calls,
-    runs: timeline.runs,
-    events: timeline.events,
-    turns: turns.length,
+    runs: capture.runs,
+    events: capture.events,
+    replayedEvents: capture.replayedEvents,
+    turn,
     captureMs,
-    stateBytes: Buffer.byteLength(JSON.stringify(middle?.state ?? null)),
+    stateBytes: Buffer.byteLength(JSON.stringify(capture.captured.state)),
   };
 }
 
@@ -118,9 +122,9 @@ export function forkMarkdown(
     const floor =
       replayMs === undefined
         ? ''
-        : `; × a plain replay of the same history: ${number(capture.captureMs / replayMs, 2)}`;
+        : `; × a plain replay of every run of the same history: ${number(capture.captureMs / replayMs, 2)}`;
     lines.push(
-      `- Fork of the recorded ${capture.calls.toLocaleString('en')}-call goal (${capture.turns} turns, ${capture.runs} runs, ${capture.events} events): reading and replaying its history to the state of a turn took **${number(capture.captureMs / 1000, 2)} s** (target < 10 s)${floor}; the state of its middle turn is ${kb(capture.stateBytes)}.`,
+      `- Fork of the recorded ${capture.calls.toLocaleString('en')}-call goal at turn ${capture.turn} (${capture.runs} runs, ${capture.events} events; the run holding the turn replayed, ${capture.replayedEvents} events): reading its histories and replaying to the state of the turn took **${number(capture.captureMs / 1000, 2)} s** (target < 10 s)${floor}; that state is ${kb(capture.stateBytes)}.`,
     );
   }
   if (checkpoints && 'skipped' in checkpoints)

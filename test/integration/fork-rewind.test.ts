@@ -320,8 +320,9 @@ test(
       assert.equal(invoicesSent, 1, 'the fork did not send it again');
       const forked = of(await fork.query(ledgerQuery, {}), 'goal.forked')[0];
       assert.equal((forked?.data.irreversibleAfter as unknown[]).length, 1);
-      const told = harness.scripted.requests.filter((request) =>
-        JSON.stringify(request.body.messages).includes('TRY-HOLD'),
+      const told = harness.scripted.requests.filter(
+        (request) =>
+          request.scenario === 'invoice' && JSON.stringify(request.body.messages).includes('TRY-HOLD'),
       );
       assert.match(JSON.stringify(told[0]?.body), /these irreversible calls were made/);
       const folder = /workspace (\S+)/.exec(run.stdout)?.[1] ?? '';

@@ -11,9 +11,9 @@ import { goalWorkflow } from '../../workflows';
 import { loadGoalState } from '../../workflows/goal/lifecycle/state';
 import { bindingWorkspace } from '../../workflows/hosts/host-binding';
 import { forkedState } from '../../workflows/goal/lineage/fork-state';
-import { checkpointKey, type IrreversibleCall, type Lineage } from '../../workflows/goal/lineage/lineage';
+import { checkpointKey, type Lineage } from '../../workflows/goal/lineage/lineage';
 import { KeelSearchAttributes } from '../../workflows/goal/views/search-attribute-values';
-import { captureTimeline, type CapturedTimeline } from './replay-capture';
+import { captureTurn } from './replay-capture';
 
 /** Something the person asked for that cannot be done: one line, exit 2. */
 export class ForkRefused extends Error {}
@@ -24,19 +24,6 @@ export interface ForkPlan {
   carried: ReturnType<typeof forkedState>;
   /** Turns on record, for messages. */
   turns: { first: number; last: number };
-}
-
-/** What the original made that a fork or rewind at `turn` does not undo. */
-export function irreversibleAfter(timeline: CapturedTimeline, turn: number): IrreversibleCall[] {
-  return timeline.calls
-    .filter((call) => call.turn >= turn && call.reversibility === 'irreversible' && call.ran)
-    .map((call) => ({
-      turn: call.turn,
-      callId: call.callId,
-      toolName: call.toolName,
-      summary: call.summary,
-      ...(call.unknownOutcome ? { unknownOutcome: true } : {}),
-    }));
 }
 
 export async function planFork(
@@ -59,15 +46,13 @@ export async function planFork(
     nowMs?: number;
   },
 ): Promise<ForkPlan> {
-  const timeline = await captureTimeline(client, options.workflowId, options.bundle);
-  if (timeline.runs === 0) throw new ForkRefused(`no goal with id ${options.workflowId}`);
-  const known = [...timeline.turns.keys()].sort((left, right) => left - right);
-  const turns = { first: known[0] ?? 0, last: known.at(-1) ?? 0 };
-  const captured = timeline.turns.get(options.turn);
+  const capture = await captureTurn(client, options.workflowId, options.turn, options.bundle);
+  if (capture.runs === 0) throw new ForkRefused(`no goal with id ${options.workflowId}`);
+  const { turns, captured } = capture;
   if (captured === undefined) {
     throw new ForkRefused(
-      known.length === 0
-        ? `${options.workflowId} has no turn to go back to yet`
+      turns.last < turns.first
+        ? `${options.workflowId} has no turn ${options.turn} to go back to`
         : `${options.workflowId} has turns ${turns.first}–${turns.last}; there is no turn ${options.turn}`,
     );
   }
@@ -88,7 +73,7 @@ export async function planFork(
     at: new Date(options.nowMs ?? Date.now()).toISOString(),
     workspace: { from: source, to: target },
     checkpointKey: checkpointKey(state, options.workflowId),
-    irreversibleAfter: irreversibleAfter(timeline, options.turn),
+    irreversibleAfter: capture.irreversibleAfter,
   };
   const carried = forkedState(state, {
     lineage,

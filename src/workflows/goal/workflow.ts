@@ -26,7 +26,7 @@ import type { ModelTurn } from './model-turn/model-calls';
 import { afterUnfinishedAnswer } from './model-turn/unfinished-answer';
 import type { GuardStop } from './oversight/guards';
 import { goalStages, type GoalStages } from './stages';
-import { captureCallsRan, captureTurnStart } from './lineage/fork-capture';
+import { captureTurnStart } from './lineage/fork-capture';
 import { nameCalls, type NamedCall } from './tool-calls/call-ids';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './tool-calls/turn';
 
@@ -247,7 +247,6 @@ class GoalRun {
   private async finishTurn(turn: ToolCallRecord[]): Promise<GoalResult | undefined> {
     const { state, toolCalls, guards, discipline, planning } = this.stages;
     await toolCalls.run(turn);
-    captureCallsRan(state, turn);
     const results = toolResultBlocks(turn);
     const metaNote = takeMetaNote(state.principles);
     const last = results[results.length - 1];
