@@ -9,6 +9,7 @@ import type { ConnectionSettings } from '../client/connection-settings';
 import { defaultUserName } from '../client/os-user';
 import type * as ForkGoal from '../client/fork/fork-goal';
 import type * as BundleFile from '../worker/bundle-file';
+import type * as WorkerSdk from '@temporalio/worker';
 import { CliError } from './cli-error';
 import { positiveInteger } from './flag-parsers';
 
@@ -27,10 +28,16 @@ function irreversibleLines(calls: ForkGoal.ForkPlan['lineage']['irreversibleAfte
   );
 }
 
-/** The worker's prebuilt bundle (built once per code version): the replay loads it instead of bundling. */
+/**
+ * The worker's prebuilt bundle (built once per code version): the replay loads it instead of
+ * bundling. The replay worker's INFO lines (its state changes) are not the user's business here.
+ */
 async function workflowBundle(): Promise<string | undefined> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the worker SDK, only for these commands
+  /* eslint-disable @typescript-eslint/no-require-imports -- the worker SDK, only for these commands */
   const { prebuiltWorkflowBundle } = require('../worker/bundle-file') as typeof BundleFile;
+  const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof WorkerSdk;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   return prebuiltWorkflowBundle({ env: process.env, log: (line) => process.stderr.write(`${line}\n`) });
 }
 

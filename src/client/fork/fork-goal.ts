@@ -63,7 +63,10 @@ export async function planFork(
   const target =
     options.kind === 'rewind' || options.inPlace === true
       ? source
-      : await newWorkspace(options.workspace ?? defaultForkWorkspace(source, options.forkId), source);
+      : await newWorkspace(
+          options.workspace ?? defaultForkWorkspace(source, options.forkId, options.workflowId),
+          source,
+        );
   const lineage: ForkPlan['lineage'] = {
     kind: options.kind,
     of: options.workflowId,
@@ -89,9 +92,11 @@ export function newForkId(workflowId: string, turn: number): string {
   return `${workflowId}-fork-t${turn}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** `/work/app.keel-fork-<id>` for `/work/app`: beside it, under the same workspace root. */
-export function defaultForkWorkspace(source: string, forkId: string): string {
-  const suffix = forkId.replace(/[^A-Za-z0-9._-]+/g, '-').slice(-40);
+/** `/work/app.keel-fork-t2-k3f9a1` for `/work/app`: beside it, under the same workspace root. */
+export function defaultForkWorkspace(source: string, forkId: string, workflowId: string): string {
+  // `goal-x-fork-t2-k3f9a1` names `app.keel-fork-t2-k3f9a1`; an id of the person's own, whole.
+  const own = forkId.startsWith(`${workflowId}-fork-`) ? forkId.slice(workflowId.length + 6) : forkId;
+  const suffix = own.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 60);
   return path.join(path.dirname(source), `${path.basename(source)}.keel-fork-${suffix}`);
 }
 
