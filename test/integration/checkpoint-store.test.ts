@@ -338,3 +338,28 @@ test('a take reads the tree of the newest checkpoint from its head, and folds th
     assert.deepEqual(snapshot(target), snapshot(reference), `turn ${index + 1}`);
   }
 });
+
+test('an in-place restore removes the folders it emptied, and keeps folders with anything else in them', async (t) => {
+  const { workspace, store, goalId } = setup(t);
+  write(workspace, 'a.txt', 'a\n');
+  mkdirSync(path.join(workspace, 'empty-before'));
+  await takeCheckpoint({ store, goalId, workspace, turn: 1 });
+  write(workspace, 'dist/js/app.js', 'built\n');
+  write(workspace, 'src/new.ts', 'new\n');
+  write(workspace, 'src/keep/node_modules/dep.js', 'not checkpointed\n');
+  await takeCheckpoint({ store, goalId, workspace, turn: 2 });
+  await restoreCheckpoint({ store, goalId, turn: 1, target: workspace, mode: 'in-place' });
+  assert.equal(existsSync(path.join(workspace, 'dist')), false, 'the build folder went with its files');
+  assert.equal(existsSync(path.join(workspace, 'src/new.ts')), false);
+  assert.equal(
+    existsSync(path.join(workspace, 'src/keep/node_modules/dep.js')),
+    true,
+    'what no checkpoint holds stays',
+  );
+  assert.equal(
+    existsSync(path.join(workspace, 'empty-before')),
+    true,
+    'a folder the restore did not empty stays',
+  );
+  assert.equal(readFileSync(path.join(workspace, 'a.txt'), 'utf8'), 'a\n');
+});

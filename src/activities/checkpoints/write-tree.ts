@@ -31,12 +31,16 @@ export async function writeTree(options: {
   else await mkdir(target, { recursive: true });
   let removed = 0;
   if (options.mode === 'in-place') {
+    const emptied = new Set<string>();
     for await (const file of walkFiles({ root: target })) {
       const wanted = tree.get(file.relative);
       if (wanted?.kind === file.kind) continue; // same kind: compared (and rewritten if need be) below
       await rm(file.path, { force: true }); // the entry itself, through its directory's descriptor
       if (wanted === undefined) removed += 1;
+      for (let folder = parentOf(file.relative); folder !== ''; folder = parentOf(folder))
+        emptied.add(folder);
     }
+    await removeEmptied(target, emptied, tree);
   }
   let written = 0;
   const paths = [...tree.keys()].sort();
@@ -154,4 +158,44 @@ async function removeEmptyDirectories(parent: FileHandle, name: string, relative
     await directory.close();
   }
   await rmdir(entryPath(parent, name));
+}
+
+function parentOf(relative: string): string {
+  const slash = relative.lastIndexOf('/');
+  return slash < 0 ? '' : relative.slice(0, slash);
+}
+
+/**
+ * The folders whose files the in-place pass removed, deepest first, removed too when nothing is
+ * left in them and the tree puts nothing there (a build's output folder, gone with its files). A
+ * folder with anything else in it stays; so does an empty folder the restore did not empty.
+ */
+async function removeEmptied(target: string, emptied: ReadonlySet<string>, tree: Tree): Promise<void> {
+  const needed = new Set([...tree.keys()].flatMap((relative) => ancestorsOf(relative)));
+  const deepestFirst = [...emptied].sort((left, right) => right.split('/').length - left.split('/').length);
+  for (const folder of deepestFirst) {
+    if (needed.has(folder)) continue;
+    const segments = segmentsOf(folder);
+    const name = segments.pop();
+    if (name === undefined) continue;
+    let parent: FileHandle;
+    try {
+      parent = await openDirectoryBeneath(target, segments);
+    } catch {
+      continue; // gone, or a link now: nothing of ours to remove
+    }
+    try {
+      await rmdir(entryPath(parent, name));
+    } catch (error) {
+      if (!['ENOTEMPTY', 'EEXIST', 'ENOENT', 'ENOTDIR'].includes(codeOf(error) ?? '')) throw error;
+    } finally {
+      await parent.close();
+    }
+  }
+}
+
+function ancestorsOf(relative: string): string[] {
+  const folders: string[] = [];
+  for (let folder = parentOf(relative); folder !== ''; folder = parentOf(folder)) folders.push(folder);
+  return folders;
 }
