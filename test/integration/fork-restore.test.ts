@@ -52,6 +52,16 @@ test("a fork reads and writes only under the host's workspace roots", async () =
     activities.restoreForkWorkspace({ source, target: source, key: 'g', turn: 1, mode: 'new' }),
     /a workspace of its own/,
   );
+  // Someone's folder at the fork's path (the client looked on its own machine): refused, untouched.
+  const theirs = path.join(root, 'theirs');
+  mkdirSync(theirs);
+  writeFileSync(path.join(theirs, 'precious.txt'), 'keep me\n');
+  await assert.rejects(
+    activities.restoreForkWorkspace({ source, target: theirs, key: 'g', turn: 1, mode: 'new' }),
+    (error: Error & { type?: string }) =>
+      error.type === 'WorkspaceUnpreparable' && /exists and is not empty/.test(error.message),
+  );
+  assert.equal(readFileSync(path.join(theirs, 'precious.txt'), 'utf8'), 'keep me\n');
 });
 
 test('from the checkpoint of the turn; a repeat finishes the same restore; a later turn without one copies the source', async () => {

@@ -4,7 +4,7 @@
  * goal's own. From the first checkpoint at or after that turn; when there is none (no call
  * changed anything since), from the source workspace as it is now, and the answer says so.
  */
-import { chmod, cp, lstat, mkdir, readdir } from 'node:fs/promises';
+import { chmod, cp, lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
@@ -12,7 +12,7 @@ import { FailureType } from '../../workflows/common/failure-types';
 import { parseHostActivityInput, workspacePathSchema } from '../hosts/host-activity-input';
 import { workspaceState } from '../hosts/probe-workspace';
 import { WorkspaceProbeState } from '../../workflows/hosts/host-queues';
-import { workspaceStateRoot } from '../hosts/workspace-state-directory';
+import { workspaceStateDirectory, workspaceStateRoot } from '../hosts/workspace-state-directory';
 import { SKIPPED_DIRECTORIES, walkFiles } from '../tools/walk-files';
 import { CheckpointError, restoreCheckpoint } from '../checkpoints/checkpoint-store';
 import { checkpointStoreOf } from './turn-checkpoints';
@@ -58,8 +58,7 @@ export function createForkActivities(host: { workspaceRoots: readonly string[] }
           'InvalidHostActivityInput',
         );
       }
-      // A retry after a lost completion finds the target written, maybe half: made equal again.
-      const mode = input.mode === 'new' && (await hasEntries(target)) ? 'in-place' : input.mode;
+      const mode = input.mode === 'new' ? await newTargetMode(input, target) : input.mode;
       let restored;
       try {
         restored = await restoreCheckpoint({
@@ -82,6 +81,28 @@ export function createForkActivities(host: { workspaceRoots: readonly string[] }
       return { written: await copyAsItIs(input.source, target), removed: 0 };
     },
   };
+}
+
+/**
+ * A new fork's workspace is written only if it is empty, or if this same restore began it: a
+ * retry after a lost completion finds it written, maybe half, and makes it equal again (in place).
+ * Anything else there is someone's folder (the client checked the path on its own machine, not
+ * on this host) and is refused, never emptied. The claim is written before the first file.
+ */
+async function newTargetMode(input: RestoreForkInput, target: string): Promise<'new' | 'in-place'> {
+  const claim = path.join(workspaceStateDirectory(target, 'forks'), 'restore.json');
+  const ours = JSON.stringify({ source: path.resolve(input.source), key: input.key, turn: input.turn });
+  if (await hasEntries(target)) {
+    const found = await readFile(claim, 'utf8').catch(() => undefined);
+    if (found === ours) return 'in-place';
+    throw ApplicationFailure.nonRetryable(
+      `the fork's workspace ${target} exists and is not empty`,
+      FailureType.WorkspaceUnpreparable,
+    );
+  }
+  await mkdir(path.dirname(claim), { recursive: true });
+  await writeFile(claim, ours);
+  return 'new';
 }
 
 async function hasEntries(directory: string): Promise<boolean> {
