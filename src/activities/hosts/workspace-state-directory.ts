@@ -4,7 +4,8 @@ import path from 'node:path';
  * What keel keeps of a workspace on its host: the irreversible-call journal, backups, copy-on-write
  * layers, packs carried to another host, or the manifests of delegated children's copies.
  */
-export type WorkspaceStateKind = 'journal' | 'backups' | 'layers' | 'carry' | 'copies' | 'checkpoints' | 'forks';
+export type WorkspaceStateKind =
+  'journal' | 'backups' | 'layers' | 'carry' | 'copies' | 'checkpoints' | 'forks';
 
 /**
  * Where keel keeps a workspace's state when no shared store is configured: on the workspace's own
