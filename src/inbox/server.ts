@@ -79,9 +79,12 @@ export interface RouteContext {
 export async function startInbox(options: InboxOptions): Promise<Inbox> {
   const sessions = new Sessions(options.now);
   const allowedHosts = new Set<string>();
+  // Requests being answered: close() waits for them, so no inbox work (a live event stream's
+  // next poll of Temporal) outlives the inbox and reaches a client its owner has closed.
+  const answering = new Set<Promise<void>>();
   const server = createServer((request, response) => {
     const context = routeContext(options, sessions, allowedHosts, request, response);
-    route(context).catch((error: unknown) => {
+    const answer = route(context).catch((error: unknown) => {
       // The message only: a stack or a request line could carry a link's token.
       options.log?.(`inbox: ${request.method ?? ''} ${context.url.pathname} failed: ${String(error)}`);
       if (!response.headersSent)
@@ -92,6 +95,8 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
         );
       else response.end();
     });
+    answering.add(answer);
+    void answer.finally(() => answering.delete(answer));
   });
   const host = options.host ?? DEFAULT_INBOX_HOST;
   await new Promise<void>((resolve, reject) => {
@@ -105,11 +110,13 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
   if (options.publicUrl !== undefined) allowedHosts.add(new URL(options.publicUrl).host.toLowerCase());
   return {
     url: options.publicUrl ?? `http://${shownHost}:${port}/`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections(); // open event streams end with it
-      }),
+      });
+      await Promise.allSettled([...answering]);
+    },
   };
 }
 
