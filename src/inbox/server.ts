@@ -51,6 +51,8 @@ export interface Inbox {
 export const DEFAULT_INBOX_HOST = '127.0.0.1';
 export const DEFAULT_INBOX_PORT = 8788;
 const MAX_BODY_BYTES = 64 * 1024;
+/** How long close() waits for the requests it is answering. */
+const CLOSE_WAIT_MS = 5_000;
 
 /** What every route is handed. */
 export interface RouteContext {
@@ -115,7 +117,13 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
         server.close(() => resolve());
         server.closeAllConnections(); // open event streams end with it
       });
-      await Promise.allSettled([...answering]);
+      // Bounded: a stream waiting on a query no worker answers must not hold a shutdown.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...answering]),
+        new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
     },
   };
 }
