@@ -22,8 +22,6 @@ export interface ForkPlan {
   lineage: Omit<Lineage, 'restored'>;
   /** The state the new goal starts from. */
   carried: ReturnType<typeof forkedState>;
-  /** Turns on record, for messages. */
-  turns: { first: number; last: number };
 }
 
 export async function planFork(
@@ -84,7 +82,7 @@ export async function planFork(
     nowMs: options.nowMs ?? Date.now(),
     taskQueue: options.taskQueue,
   });
-  return { lineage, carried, turns };
+  return { lineage, carried };
 }
 
 /** `goal-x-fork-t12-k3f9a1`: says whose fork it is and where it starts. */
