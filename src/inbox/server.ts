@@ -51,8 +51,6 @@ export interface Inbox {
 export const DEFAULT_INBOX_HOST = '127.0.0.1';
 export const DEFAULT_INBOX_PORT = 8788;
 const MAX_BODY_BYTES = 64 * 1024;
-/** How long close() waits for the requests it is answering. */
-const CLOSE_WAIT_MS = 5_000;
 
 /** What every route is handed. */
 export interface RouteContext {
@@ -81,12 +79,9 @@ export interface RouteContext {
 export async function startInbox(options: InboxOptions): Promise<Inbox> {
   const sessions = new Sessions(options.now);
   const allowedHosts = new Set<string>();
-  // Requests being answered: close() waits for them, so no inbox work (a live event stream's
-  // next poll of Temporal) outlives the inbox and reaches a client its owner has closed.
-  const answering = new Set<Promise<void>>();
   const server = createServer((request, response) => {
     const context = routeContext(options, sessions, allowedHosts, request, response);
-    const answer = route(context).catch((error: unknown) => {
+    route(context).catch((error: unknown) => {
       // The message only: a stack or a request line could carry a link's token.
       options.log?.(`inbox: ${request.method ?? ''} ${context.url.pathname} failed: ${String(error)}`);
       if (!response.headersSent)
@@ -97,8 +92,6 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
         );
       else response.end();
     });
-    answering.add(answer);
-    void answer.finally(() => answering.delete(answer));
   });
   const host = options.host ?? DEFAULT_INBOX_HOST;
   await new Promise<void>((resolve, reject) => {
@@ -112,19 +105,11 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
   if (options.publicUrl !== undefined) allowedHosts.add(new URL(options.publicUrl).host.toLowerCase());
   return {
     url: options.publicUrl ?? `http://${shownHost}:${port}/`,
-    close: async () => {
-      await new Promise<void>((resolve) => {
+    close: () =>
+      new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections(); // open event streams end with it
-      });
-      // Bounded: a stream waiting on a query no worker answers must not hold a shutdown.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...answering]),
-        new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
-      ]);
-      clearTimeout(timer);
-    },
+      }),
   };
 }
 
