@@ -133,11 +133,15 @@ test(
     // kill -9 of the goal's host while the goal is parked on the approval.
     await hostB.kill9();
     const killedAt = Date.now();
+    // When the listing that first said so was asked for: a CLI start under load takes seconds of its
+    // own, which are not the time the loss took to show.
+    let askedAt = killedAt;
     const lost = await eventually(async () => {
+      askedAt = Date.now();
       const listed = await hosts();
       return listed.code === 3 ? listed : undefined;
-    }, 15_000);
-    const seenAfterMs = Date.now() - killedAt;
+    }, 60_000);
+    const seenAfterMs = askedAt - killedAt;
     assert.ok(seenAfterMs < HEARTBEAT_MS + 2_000 + 5_000, `keel hosts saw the loss after ${seenAfterMs} ms`);
     assert.equal(stateOf(lost, 'h-b')?.state, 'missing');
     assert.equal(stateOf(lost, 'h-a')?.state, 'live');
@@ -147,7 +151,7 @@ test(
     const view = await eventually(async () => {
       const status = await handle.query(goalStatusQuery);
       return status.host?.missingSince === undefined ? undefined : status;
-    }, 15_000);
+    }, 60_000);
     assert.equal(view.phase, 'awaiting-approval', 'nothing moved: still parked on the approval');
     assert.ok(view.host?.actions?.some((action) => action.startsWith(`rebind: keel rebind ${workflowId}`)));
     const status = await keel(['status', workflowId, '--task-queue', harness.taskQueue], address);
@@ -170,7 +174,7 @@ test(
     const back = await eventually(async () => {
       const listed = await hosts();
       return listed.code === 0 ? listed : undefined;
-    }, 15_000);
+    }, 60_000); // a worker process starting under load takes a while; the wait is not the claim
     assert.equal(stateOf(back, 'h-b')?.state, 'live');
     await eventually(async () =>
       (await handle.query(goalStatusQuery)).host?.missingSince === undefined ? true : undefined,
@@ -236,7 +240,7 @@ test(
     await eventually(async () => {
       const status = await handle.query(goalStatusQuery);
       return status.host?.missingSince === undefined ? undefined : true;
-    }, 15_000);
+    }, 60_000);
     // The goal made no call since, so only the watcher's word says the host is away: enough to move.
     mkdirSync(path.join(roots['h-c'], 'app')); // the operator copies the (empty) workspace over
     const moved = await keel(
