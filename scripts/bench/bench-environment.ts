@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -14,6 +14,7 @@ import { WORKFLOWS_PATH } from '../../src/worker';
 import { workflowBundlerOptions } from '../../src/worker/bundle-options';
 import { startLoopbackModel, type LoopbackModel } from './loopback-model';
 import { quietLogger } from '../../test/support/quiet-logger';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 /** What every part of the benchmark shares: one dev server, one loopback model, one client. */
 export interface BenchEnvironment {
@@ -39,7 +40,7 @@ export async function startBenchEnvironment(options: { address?: string } = {}):
     ? { address: options.address, uiUrl: undefined, pid: -1, stop: () => Promise.resolve() }
     : await startDevServer({ ephemeral: true });
   const model = await startLoopbackModel();
-  const connection = await Connection.connect({
+  const connection = await connectTemporal({
     address: server.address,
     // A run past 4 MiB is a normal finding here, not an error fetching it.
     channelArgs: { 'grpc.max_receive_message_length': 512 * 1024 * 1024 },

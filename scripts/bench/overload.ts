@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { createModelActivities } from '../../src/activities/model/model-activity';
 import { createMemoryReflectionStore } from '../../src/activities/reflection-store/memory-reflection-store';
@@ -11,6 +11,7 @@ import { tempDirectory } from '../../test/support/temp-directory';
 import { workflowBundle } from '../../test/support/temporal';
 import { spread, type Spread } from './stats';
 import { busiestWindow, countWithin } from './request-windows';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 /**
  * A stretch of overload (the model API's bad days, issue 42): `goals` goals start together and
@@ -69,7 +70,7 @@ export async function runOverload(options: OverloadOptions): Promise<OverloadRun
   const anthropic = new Anthropic({ apiKey: 'overload-key', baseURL: scripted.url, maxRetries: 0 });
   const noJitter = options.backoff === Backoff.NoJitter;
   const taskQueue = `keel-overload-${noJitter ? 'no-jitter' : 'jitter'}-${process.pid}-${Date.now()}`;
-  const clientConnection = await Connection.connect({ address: options.address });
+  const clientConnection = await connectTemporal({ address: options.address });
   const client = new Client({ connection: clientConnection, dataConverter: dataConverterFromEnv() });
   // The connection hands its plugins to every worker built on it: createKeelWorker stays as it
   // ships, and only the model activities are swapped for ones whose every wait is the window.

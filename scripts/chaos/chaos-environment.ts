@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { quietLogger } from '../../test/support/quiet-logger';
 import { startWorkerProcess, type WorkerProcess } from '../../test/support/worker-process';
 import { chaosScenario } from './chaos-goal';
 import type { Disruption } from './chaos-schedule';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 /** What a chaos run disturbs: its own dev server, worker process and loopback model. */
 export interface ChaosEnvironment {
@@ -64,7 +65,7 @@ export async function startChaosEnvironment(options: {
     const startServer = () => startDevServer({ dbFile: path.join(root, 'temporal.db'), port });
     server = await startServer();
     const address = server.address;
-    connection = await Connection.connect({ address });
+    connection = await connectTemporal({ address });
     const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
     const taskQueue = `keel-chaos-${process.pid}-${Date.now()}`;
     const startWorker = () =>

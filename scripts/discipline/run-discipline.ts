@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import { JUDGE_SEES_PROGRESS } from './runaway-scenarios';
 import { DENIAL_REASON } from './talker-scenarios';
 import { DENIED_EFFECT_FILES } from './denied-effect-scenarios';
 import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 /**
  * The worker's default budget for the suite (KEEL_BUDGET_MAX_TOKENS on a real worker): generous
@@ -70,7 +71,7 @@ export async function runDiscipline(options: DisciplineOptions): Promise<Discipl
   try {
     options.log('discipline: starting a dev server, a worker and the scripted model (not an LLM)');
     server = await startDevServer({ ephemeral: true });
-    const connection = await Connection.connect({ address: server.address });
+    const connection = await connectTemporal({ address: server.address });
     const client = new Client({ connection, dataConverter: dataConverterFromEnv() });
     const workerConnection = await NativeConnection.connect({ address: server.address });
     const taskQueue = `keel-discipline-${process.pid}`;

@@ -2,7 +2,6 @@ import {
   ApplicationFailure,
   CancelledFailure,
   Client,
-  Connection,
   WorkflowFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
@@ -39,12 +38,13 @@ import {
 } from '../workflows/goal/messages';
 import { decisionTier } from '../workflows/approvals/decision-tier';
 import { defaultUserName } from './os-user';
+import { connectTemporal } from './temporal-connection';
 
 export type GoalHandle = WorkflowHandle<typeof goalWorkflow>;
 
 export async function connectClient(settings: ConnectionSettings): Promise<Client> {
   const dataConverter = dataConverterFromEnv(); // a malformed KEEL_ENCRYPTION_KEYS fails before connecting
-  const connection = await Connection.connect({ address: settings.address, connectTimeout: 5000 });
+  const connection = await connectTemporal({ address: settings.address, connectTimeout: 5000 });
   const tracing = processTracing(); // OTEL_TRACES_EXPORTER=console|otlp traces starts and signals
   return new Client({
     connection,

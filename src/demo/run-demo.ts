@@ -22,9 +22,9 @@ import { ensureKeelSearchAttributes } from '../dev-server/search-attributes';
 import { loadScenarioFile } from '../scripted-model/scenario';
 import { startScriptedMessagesServer } from '../scripted-model/scripted-messages-server';
 import { anthropicFromEnvironment, createKeelWorker } from '../worker';
-import { Connection } from '@temporalio/client';
 import { createFileModelRequestStore } from '../activities/model/request-store/file-model-request-store';
 import { startDemoInbox } from './demo-inbox';
+import { connectTemporal } from '../client/temporal-connection';
 
 const ROOT = path.resolve(__dirname, '../..');
 const STATE_DIR = path.resolve(process.env.KEEL_DEMO_DIR || path.join(ROOT, '.keel'));
@@ -220,7 +220,7 @@ function stopSignal(): Promise<NodeJS.Signals> {
 
 /** keel's search attributes on the server, registered when missing (a plain `temporal server start-dev`). */
 async function registerSearchAttributes(settings: ConnectionSettings): Promise<void> {
-  const connection = await Connection.connect({ address: settings.address, connectTimeout: 5000 });
+  const connection = await connectTemporal({ address: settings.address, connectTimeout: 5000 });
   try {
     const check = await ensureKeelSearchAttributes({ connection, namespace: settings.namespace });
     if (check.outcome === 'registered')
@@ -244,7 +244,7 @@ async function registerSearchAttributes(settings: ConnectionSettings): Promise<v
 async function ensureDevServer(settings: ConnectionSettings): Promise<DevServer | undefined> {
   const { address } = settings;
   try {
-    const connection = await Connection.connect({ address, connectTimeout: 1000 });
+    const connection = await connectTemporal({ address, connectTimeout: 1000 });
     await connection.workflowService.getSystemInfo({});
     await connection.close();
     print(`temporal: using the server already on ${address}`);

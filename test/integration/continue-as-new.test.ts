@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { NativeConnection } from '@temporalio/worker';
 import Anthropic from '@anthropic-ai/sdk';
@@ -16,6 +16,7 @@ import { approveSignal, goalStatusQuery } from '../../src/workflows/goal/message
 import { KeelSearchAttributes } from '../../src/workflows/goal/views/search-attribute-values';
 import { eventually, tempDirectory, workflowBundle } from '../support/temporal';
 import { createFileModelRequestStore } from '../../src/activities/model/request-store/file-model-request-store';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 // A server of its own: the low history threshold would otherwise touch every other test's goals.
 let server: DevServer;
@@ -48,7 +49,7 @@ before(async () => {
     ],
   });
   client = new Client({
-    connection: await Connection.connect({ address: server.address }),
+    connection: await connectTemporal({ address: server.address }),
     dataConverter: dataConverterFromEnv(),
   });
 });

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import { KEEL_SEARCH_ATTRIBUTES } from '../../src/dev-server/search-attributes';
 import { launchChromium } from '../support/browser';
 import { tempDirectory } from '../support/temporal';
 import { currentDetailsFrame, UI_TIMEOUT_MS } from '../support/web-ui-signal';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 /**
  * `npm run demo`'s program, run the way CI runs it (no TTY, no ANTHROPIC_API_KEY), against the
@@ -46,7 +46,7 @@ function runDemo(env: Record<string, string>): Promise<{ code: number; output: s
 }
 
 async function customAttributes(address: string): Promise<Record<string, unknown>> {
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   try {
     const response = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
     return response.customAttributes ?? {};
@@ -131,7 +131,7 @@ test(
       ),
     );
     await assert.rejects(
-      Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 1000 }).then((connection) =>
+      connectTemporal({ address: `127.0.0.1:${port}`, connectTimeout: 1000 }).then((connection) =>
         connection.workflowService.getSystemInfo({}).finally(() => connection.close()),
       ),
       'the server is really gone',

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { goalHandle, startGoal } from '../../src/client/goal-client';
@@ -22,6 +22,7 @@ import {
   tempDirectory,
   type Harness,
 } from '../support/temporal';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 // Before the harness exists: its client and its worker both read the keys from the environment.
 const KEYS = `test-old:${randomBytes(32).toString('base64')},test-new:${randomBytes(32).toString('base64')}`;
@@ -71,7 +72,7 @@ before(async () => {
       },
     ],
   });
-  rawClient = new Client({ connection: await Connection.connect({ address }) });
+  rawClient = new Client({ connection: await connectTemporal({ address }) });
   workspace = tempDirectory('keel-ws-');
   writeFileSync(path.join(workspace, 'secret.txt'), `the tool output is ${TOOL_MARKER}\n`);
   workflowId = `encrypted-${Date.now()}`;

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { goalHandle, goalResult, goalStatus, startGoal } from '../../src/client/goal-client';
 import { listKeelWorkers, workerLiveness } from '../../src/client/worker-heartbeats';
@@ -20,6 +20,7 @@ import {
   workflowBundle,
 } from '../support/temporal';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 /**
  * Worker processes act as machines (each its own WORKER_INSTANCE_ID); a machine's disk is a
@@ -39,7 +40,7 @@ const running = new Set<WorkerProcess>();
 before(async () => {
   address = await temporalAddress();
   client = new Client({
-    connection: await Connection.connect({ address }),
+    connection: await connectTemporal({ address }),
     dataConverter: dataConverterFromEnv(),
   });
   base = tempDirectory('keel-host-claim-');

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createHostActivities } from '../../src/activities/hosts';
 import { createMemoryReflectionStore } from '../../src/activities/reflection-store/memory-reflection-store';
@@ -23,6 +23,7 @@ import {
   temporalAddress,
   workflowBundle,
 } from '../support/temporal';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 after(stopOwnServer);
 
@@ -46,7 +47,7 @@ test(
       scenarios: [{ name: 'done', turns: [{ text: 'Nothing to do.' }] }],
     });
     const connection = await NativeConnection.connect({ address });
-    const clientConnection = await Connection.connect({ address });
+    const clientConnection = await connectTemporal({ address });
     const client = new Client({ connection: clientConnection, dataConverter: dataConverterFromEnv() });
     const taskQueue = `keel-hosts-${process.pid}-${Date.now()}`;
     const queue = hostTaskQueue(taskQueue, 'h-test');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { goalHandle, goalResult, startGoal } from '../../src/client/goal-client';
@@ -14,6 +14,7 @@ import {
 import { hostTaskQueue, parseWorkerIdentity } from '../../src/workflows/hosts/host-queues';
 import { stopOwnServer, temporalAddress, tempDirectory, workflowBundle } from '../support/temporal';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 /**
  * Scaling out (issue 41): a second `keel worker` of a host id already served on this machine is
@@ -36,7 +37,7 @@ const running = new Set<WorkerProcess>();
 before(async () => {
   address = await temporalAddress();
   client = new Client({
-    connection: await Connection.connect({ address }),
+    connection: await connectTemporal({ address }),
     dataConverter: dataConverterFromEnv(),
   });
   base = tempDirectory('keel-second-worker-');

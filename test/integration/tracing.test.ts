@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
@@ -24,6 +24,7 @@ import {
 import { createKeelWorker, WORKFLOWS_PATH } from '../../src/worker';
 import { stopOwnServer, tempDirectory, temporalAddress } from '../support/temporal';
 import { quietLogger } from '../support/quiet-logger';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 after(stopOwnServer);
 
@@ -51,7 +52,7 @@ test(
     const address = await temporalAddress();
     const workspace = tempDirectory('keel-tracing-');
     writeFileSync(path.join(workspace, 'notes.txt'), 'some notes\n');
-    const connection = await Connection.connect({ address });
+    const connection = await connectTemporal({ address });
     const client = new Client({ connection, plugins: [...tracing.plugins] });
     const workerConnection = await NativeConnection.connect({ address });
     const taskQueue = `keel-tracing-${process.pid}-${Date.now()}`;

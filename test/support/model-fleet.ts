@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { tempDirectory } from './temp-directory';
 import { workflowBundle } from './temporal';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 /**
  * A fleet of keel workers sharing one API key (issue 42, rate limits shared by the fleet): the
@@ -76,7 +77,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetRun> {
   });
   // A queue of its own: the server keeps a queue's rate while it is loaded.
   const taskQueue = `keel-fleet-${options.shared ? 'shared' : 'alone'}-${process.pid}-${Date.now()}`;
-  const clientConnection = await Connection.connect({ address: options.address });
+  const clientConnection = await connectTemporal({ address: options.address });
   const client = new Client({ connection: clientConnection, dataConverter: dataConverterFromEnv() });
   const connections: NativeConnection[] = [];
   try {

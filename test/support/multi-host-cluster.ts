@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { dataConverterFromEnv } from '../../src/codec/data-converter';
 import { goalHandle } from '../../src/client/goal-client';
 import {
@@ -13,6 +13,7 @@ import type { GoalInput } from '../../src/workflows/goal/lifecycle/input';
 import { hostIdOfIdentity } from '../../src/workflows/hosts/host-queues';
 import { temporalAddress, tempDirectory, workflowBundle } from './temporal';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 /**
  * Three worker processes with different host ids and separate workspace roots act as three
@@ -122,7 +123,7 @@ export interface MultiHostCluster {
 export async function startMultiHostCluster(): Promise<MultiHostCluster> {
   const address = await temporalAddress();
   const client = new Client({
-    connection: await Connection.connect({ address }),
+    connection: await connectTemporal({ address }),
     dataConverter: dataConverterFromEnv(),
   });
   const root = tempDirectory('keel-multi-host-');

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { RuleSpecInput } from '../../src/workflows/approvals/approval-rule';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -28,6 +28,7 @@ import type { NotifierSettings } from '../../src/activities/notifications/notifi
 import { createFileReflectionStore } from '../../src/activities/reflection-store/file-reflection-store';
 import type { ReflectionStore } from '../../src/activities/reflection-store/reflection-store';
 import { quietLogger } from './quiet-logger';
+import { connectTemporal } from '../../src/client/temporal-connection';
 
 // Workers log every state change at INFO; tests only want to hear about problems.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -112,7 +113,7 @@ export async function createHarness(options: {
   modelRequestsPerMinute?: number;
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   const client = new Client({ connection, dataConverter: dataConverterFromEnv() }); // as the worker's
   const scripted = await startScriptedMessagesServer({
     scenarios: options.scenarios,
