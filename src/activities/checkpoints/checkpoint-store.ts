@@ -71,18 +71,37 @@ export interface TakenCheckpoint {
  * returns what the first attempt did). Labels only grow: a new label below the newest is refused.
  */
 export async function takeCheckpoint(
-  input: CheckpointRef & { workspace: string; turn: number; retainTurns?: number },
+  input: CheckpointRef & { workspace: string; turn: number } & Retention,
 ): Promise<TakenCheckpoint> {
-  const { store, turn, retainTurns } = input;
+  const { store, turn } = input;
   checkLabel(turn);
-  if (retainTurns !== undefined && !(Number.isSafeInteger(retainTurns) && retainTurns >= 1))
-    throw new Error(`retainTurns must be a whole number of at least 1, not ${retainTurns}`);
+  const retention = checkedRetention(input);
   return inGoalOrder(input, async () => {
     const outcome = await withStore(store, 'shared', () => take(input));
-    if (retainTurns !== undefined && (await withStore(store, 'shared', () => fold(input, retainTurns))))
+    if (retention !== undefined && (await withStore(store, 'shared', () => fold(input, retention))))
       await withStore(store, 'exclusive', () => collectGarbage(store));
     return outcome;
   });
+}
+
+/**
+ * Which checkpoints a goal keeps: the latest retainTurns, and those taken within retainForMs of
+ * `nowMs`; with both, a checkpoint goes when either says so. The newest is always kept.
+ */
+export interface Retention {
+  retainTurns?: number | undefined;
+  retainForMs?: number | undefined;
+  /** The clock retainForMs is judged by (a test's own); Date.now() otherwise. */
+  nowMs?: number | undefined;
+}
+
+function checkedRetention(retention: Retention): Retention | undefined {
+  const { retainTurns, retainForMs } = retention;
+  if (retainTurns !== undefined && !(Number.isSafeInteger(retainTurns) && retainTurns >= 1))
+    throw new Error(`retainTurns must be a whole number of at least 1, not ${retainTurns}`);
+  if (retainForMs !== undefined && !(Number.isSafeInteger(retainForMs) && retainForMs >= 1))
+    throw new Error(`retainForMs must be a whole number of milliseconds of at least 1, not ${retainForMs}`);
+  return retainTurns === undefined && retainForMs === undefined ? undefined : retention;
 }
 
 /**
@@ -267,15 +286,16 @@ function tooManyBytes(workspace: string): CheckpointError {
 }
 
 /**
- * Folds the oldest checkpoints into the next so `retainTurns` remain; whether it folded. The kept
- * one is rewritten as a whole tree first, then the folded ones removed: a crash between leaves
- * records that readCheckpoints already ignores.
+ * Folds the oldest checkpoints the retention lets go into the oldest one kept; whether it folded.
+ * The kept one is rewritten as a whole tree first, then the folded ones removed: a crash between
+ * leaves records that readCheckpoints already ignores.
  */
-async function fold(input: CheckpointRef, retainTurns: number): Promise<boolean> {
+async function fold(input: CheckpointRef, retention: Retention): Promise<boolean> {
   const goal = goalDirectory(input.store, input.goalId);
   const checkpoints = await readCheckpoints(goal, input.goalId);
-  if (checkpoints.length <= retainTurns) return false;
-  const folded = checkpoints.slice(0, checkpoints.length - retainTurns);
+  const count = foldedCount(checkpoints, retention);
+  if (count === 0) return false;
+  const folded = checkpoints.slice(0, count);
   const oldestKept = checkpoints[folded.length] as Checkpoint;
   const tree = foldTree(checkpoints.slice(0, folded.length + 1));
   const whole: Checkpoint = {
@@ -286,6 +306,22 @@ async function fold(input: CheckpointRef, retainTurns: number): Promise<boolean>
   await writeCheckpoint(goal, whole, { exclusive: false });
   for (const checkpoint of folded) await removeCheckpoint(goal, checkpoint.turn);
   return true;
+}
+
+/** How many of the oldest checkpoints (oldest first) the retention lets go: never the newest. */
+export function foldedCount(
+  checkpoints: ReadonlyArray<Pick<Checkpoint, 'at'>>,
+  retention: Retention,
+): number {
+  const byTurns =
+    retention.retainTurns === undefined ? 0 : Math.max(0, checkpoints.length - retention.retainTurns);
+  let byTime = 0;
+  if (retention.retainForMs !== undefined) {
+    const oldestKeptMs = (retention.nowMs ?? Date.now()) - retention.retainForMs;
+    while (byTime < checkpoints.length && Date.parse(checkpoints[byTime]?.at ?? '') < oldestKeptMs)
+      byTime += 1;
+  }
+  return Math.min(Math.max(byTurns, byTime), Math.max(0, checkpoints.length - 1));
 }
 
 /** Removes the objects that no checkpoint and no fingerprint index of any goal in the store names. */

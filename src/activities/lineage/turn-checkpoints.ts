@@ -10,6 +10,7 @@ export interface TurnCheckpointRequest {
   key: string;
   turn: number;
   retainTurns?: number | undefined;
+  retainForMs?: number | undefined;
 }
 
 export function checkpointStoreOf(workspace: string): string {
@@ -32,7 +33,8 @@ export async function checkpointBeforeCall(
       goalId: request.key,
       workspace,
       turn: request.turn,
-      ...(request.retainTurns === undefined ? {} : { retainTurns: request.retainTurns }),
+      retainTurns: request.retainTurns,
+      retainForMs: request.retainForMs,
     });
   } catch (error) {
     log.warn(

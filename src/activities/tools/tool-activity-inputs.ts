@@ -43,6 +43,7 @@ export const executeToolInputSchema = z.object({
       key: z.string().min(1),
       turn: z.number().int().positive(),
       retainTurns: z.number().int().min(1).optional(),
+      retainForMs: z.number().int().min(1).optional(),
     })
     .optional(),
 });

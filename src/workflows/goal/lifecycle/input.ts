@@ -251,12 +251,14 @@ export const goalInputSchema = z
       .optional(),
     /**
      * Workspace checkpoints per turn, for `keel fork` and `keel rewind` (issue 48): on unless turned
-     * off; every checkpoint is kept unless retainTurns bounds them to the latest ones.
+     * off; every checkpoint is kept unless retainTurns bounds them to the latest ones, or
+     * retainForMs to those taken within that time (with both, either lets one go; the newest stays).
      */
     checkpoints: z
       .object({
         enabled: z.boolean().default(true),
         retainTurns: z.number().int().min(1).optional(),
+        retainForMs: z.number().int().min(1).optional(),
       })
       .strict()
       .optional(),

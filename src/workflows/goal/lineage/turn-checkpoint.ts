@@ -8,7 +8,7 @@ import type { GoalState, ToolCallRecord } from '../lifecycle/state';
 import { checkpointKey } from './lineage';
 
 export interface TurnCheckpointInput {
-  checkpoint?: { key: string; turn: number; retainTurns?: number };
+  checkpoint?: { key: string; turn: number; retainTurns?: number; retainForMs?: number };
 }
 
 export function turnCheckpoint(
@@ -23,6 +23,7 @@ export function turnCheckpoint(
       key: checkpointKey(state, workflowId),
       turn: Math.max(1, state.counters.modelTurns),
       ...(settings?.retainTurns === undefined ? {} : { retainTurns: settings.retainTurns }),
+      ...(settings?.retainForMs === undefined ? {} : { retainForMs: settings.retainForMs }),
     },
   };
 }
