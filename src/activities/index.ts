@@ -9,6 +9,7 @@ import type { ReflectionStore } from './reflection-store/reflection-store';
 import { createBackupActivities } from './rollback/workspace-backups';
 import { createChildCopyActivities } from './delegation/child-copies';
 import { createForkActivities } from './lineage/fork-activities';
+import { createForkPlanActivities } from './lineage/plan-fork-activity';
 import { createToolActivities } from './tools/tool-activities';
 import type { ToolRegistry } from './tools/tool-registry';
 import type { Budget } from '../workflows/principles/budget';
@@ -76,6 +77,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ),
     ...createChildCopyActivities(),
     ...createForkActivities({ workspaceRoots: dependencies.workspaceRoots }),
+    ...createForkPlanActivities(),
     ...createHostActivities({
       hostId: dependencies.hostId,
       workspaceRoots: dependencies.workspaceRoots,

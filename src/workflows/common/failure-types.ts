@@ -32,6 +32,8 @@ export const FailureType = {
   WorkspaceMissing: 'WorkspaceMissing',
   /** A fork's or rewind's files cannot be restored: its turn's checkpoints are gone (retention) or damaged. */
   CheckpointUnavailable: 'CheckpointUnavailable',
+  /** A fork or rewind asked by Update that cannot be: no such turn, a workspace inside the original's. */
+  ForkRefused: 'ForkRefused',
   /** The goal's tool patterns match no tool the worker has. */
   UnknownTools: 'UnknownTools',
   /** A `decideApproval` Update refused: unknown or decided call, unauthorized approver, bad signature. */

@@ -111,6 +111,10 @@ export const LedgerEventKind = {
   GoalForked: 'goal.forked',
   /** This goal went back to an earlier turn in place, its files with it (issue 48). */
   GoalRewound: 'goal.rewound',
+  /** A fork of this goal was started by its forkGoal Update: the fork's id, turn and workspace. */
+  ForkStarted: 'goal.fork_started',
+  /** A rewindGoal Update took this goal back: this run ends, and a new one goes on from the turn. */
+  RewindRequested: 'goal.rewind_requested',
   /**
    * A guard or a limit stopped the goal and the model was asked, without tools, what was done and
    * what is left: `outcome` written (the report is the goal's final text), failed or skipped, with

@@ -315,3 +315,5 @@ export const DESCRIPTIONS = {
   rebindHost:
     'Move a goal whose workspace host is unavailable to another host that has (or can clone) the workspace: {"host": "...", "by": "..."}; with "carry": true, move a goal whose host is alive and take its workspace along',
 } as const;
+
+export * from './lineage/lineage-messages';

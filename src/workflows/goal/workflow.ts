@@ -27,6 +27,7 @@ import { afterUnfinishedAnswer } from './model-turn/unfinished-answer';
 import type { GuardStop } from './oversight/guards';
 import { goalStages, type GoalStages } from './stages';
 import { captureTurnStart } from './lineage/fork-capture';
+import { RewindRequest } from './lineage/lineage-updates';
 import { nameCalls, type NamedCall } from './tool-calls/call-ids';
 import { planTurn, toolResultBlocks, wasCutByLimit } from './tool-calls/turn';
 
@@ -48,12 +49,17 @@ export async function goalWorkflow(input: GoalInput, carried?: unknown): Promise
       FailureType.InvalidGoalInput,
     );
   }
+  const rewind = new RewindRequest();
   const goal = new GoalRun(state, encryptedPayloads);
-  goal.registerHandlers();
+  goal.registerHandlers(rewind);
   let result: GoalResult;
   try {
-    result = await goal.run();
+    result = await goal.runUntilRewound(rewind);
   } catch (error) {
+    // The rewind ended the run where it waited (a cancellation), or a failure came first: the
+    // person asked to go back, and going back is what the goal does.
+    if (rewind.requested && (wf.isCancellation(error) || error instanceof TemporalFailure))
+      return goal.continueFromRewind(rewind);
     if (wf.isCancellation(error)) {
       await wf.CancellationScope.nonCancellable(async () => {
         await childrenCancelled(state);
@@ -72,6 +78,8 @@ export async function goalWorkflow(input: GoalInput, carried?: unknown): Promise
       details: [result],
     });
   }
+  // Asked for while the run was ending: the rewind still wins, the goal goes on from its turn.
+  if (rewind.requested) return goal.continueFromRewind(rewind);
   const ending = goalEnding(result);
   if (ending.kind === 'fail') {
     throw ApplicationFailure.create({
@@ -108,8 +116,28 @@ class GoalRun {
     this.stages = goalStages(state);
   }
 
-  registerHandlers(): void {
+  registerHandlers(rewind: RewindRequest): void {
     registerGoalHandlers({ ...this.stages, encryptedPayloads: this.encryptedPayloads });
+    this.stages.lineage.registerUpdates(rewind);
+  }
+
+  /** The run, in a scope of its own that a rewindGoal Update ends wherever the run waits. */
+  runUntilRewound(rewind: RewindRequest): Promise<GoalResult> {
+    const scope = new wf.CancellationScope();
+    rewind.onRequest(() => scope.cancel());
+    return scope.run(() => this.run());
+  }
+
+  /**
+   * A rewind (issue 48): this run's ledger reaches its listeners and its handlers (the rewind's
+   * own Update) finish, then the goal goes on as a new run from the turn's state, whose first
+   * step restores the files in place.
+   */
+  async continueFromRewind(rewind: RewindRequest): Promise<never> {
+    const carried = rewind.carried as { config: GoalInput };
+    await this.stages.visibility.flush();
+    await wf.condition(wf.allHandlersFinished);
+    return wf.continueAsNew<typeof goalWorkflow>(carried.config, carried);
   }
 
   async run(): Promise<GoalResult> {

@@ -109,6 +109,7 @@ export function proxiesFor(config: GoalConfig) {
         | 'backupWorkspace'
         | 'restoreWorkspace'
         | 'restoreForkWorkspace'
+        | 'planGoalFork'
         | ChildCopyActivity
       >
     >({
@@ -120,11 +121,13 @@ export function proxiesFor(config: GoalConfig) {
         backoffCoefficient: 2,
         maximumInterval: '1m',
         maximumAttempts: 10,
-        // A child's copy refused (too large, a folder that is none, bad input) is so for good.
+        // A child's copy refused (too large, a folder that is none, bad input) is so for good;
+        // so is a fork with no such turn or a workspace it may not use.
         nonRetryableErrorTypes: [
           'InvalidReflection',
           FailureType.WorkspaceUnpreparable,
           FailureType.WorkspaceMissing,
+          FailureType.ForkRefused,
           'InvalidHostActivityInput',
         ],
       },
@@ -264,6 +267,7 @@ function hostProxiesFor(
         | 'backupWorkspace'
         | 'restoreWorkspace'
         | 'restoreForkWorkspace'
+        | 'planGoalFork'
         | ChildCopyActivity
       >
     >({
@@ -280,6 +284,7 @@ function hostProxiesFor(
         nonRetryableErrorTypes: [
           FailureType.WorkspaceUnpreparable,
           FailureType.WorkspaceMissing,
+          FailureType.ForkRefused,
           'InvalidHostActivityInput',
         ],
       },

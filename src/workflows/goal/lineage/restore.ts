@@ -7,9 +7,17 @@ import { LedgerEventKind } from '../../common/ledger';
 import { bindingWorkspace } from '../../hosts/host-binding';
 import type { GoalContext } from '../oversight/context';
 import { lineageLine, type IrreversibleCall } from './lineage';
+import { registerLineageUpdates, type RewindRequest } from './lineage-updates';
 
 export class GoalLineage {
-  constructor(private readonly goal: Pick<GoalContext, 'state' | 'record' | 'note' | 'onWorkspaceHost'>) {}
+  constructor(
+    private readonly goal: Pick<GoalContext, 'state' | 'workflowId' | 'record' | 'note' | 'onWorkspaceHost'>,
+  ) {}
+
+  /** The forkGoal and rewindGoal Updates (lineage-updates.ts). */
+  registerUpdates(rewind: RewindRequest): void {
+    registerLineageUpdates(this.goal, rewind);
+  }
 
   async restoreIfPending(): Promise<void> {
     const { state } = this.goal;

@@ -43,5 +43,5 @@ export interface GoalContext {
 
 export type WorkspaceActivities = Pick<
   KeelActivities,
-  'backupWorkspace' | 'restoreWorkspace' | 'restoreForkWorkspace'
+  'backupWorkspace' | 'restoreWorkspace' | 'restoreForkWorkspace' | 'planGoalFork'
 >;
