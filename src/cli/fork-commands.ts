@@ -41,6 +41,19 @@ async function workflowBundle(): Promise<string | undefined> {
   return prebuiltWorkflowBundle({ env: process.env, log: (line) => process.stderr.write(`${line}\n`) });
 }
 
+/**
+ * The queue the original runs on, where its workers (its tools, its hosts) are: the fork or the
+ * rewound run goes there, not to the CLI's default queue. The CLI's when the goal is not found
+ * (planFork then says so).
+ */
+async function queueOf(client: Client, workflowId: string, fallback: string): Promise<string> {
+  const description = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .catch(() => undefined);
+  return description?.taskQueue ?? fallback;
+}
+
 async function refusedAsCliError<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -100,6 +113,7 @@ export function registerForkCommands(
               );
           }
           const forkId = options.id ?? forkGoal().newForkId(workflowId, options.at);
+          const taskQueue = await queueOf(client, workflowId, settings.taskQueue);
           const bundle = await workflowBundle();
           const plan = await refusedAsCliError(() =>
             forkGoal().planFork(client, {
@@ -111,11 +125,11 @@ export function registerForkCommands(
               workspace: options.workspace,
               inPlace: options.inPlace,
               forkId,
-              taskQueue: settings.taskQueue,
+              taskQueue,
               bundle,
             }),
           );
-          await forkGoal().startFork(client, plan, { forkId, taskQueue: settings.taskQueue });
+          await forkGoal().startFork(client, plan, { forkId, taskQueue });
           print(
             `forked ${workflowId} at turn ${plan.lineage.turn} as ${forkId}, workspace ${plan.lineage.workspace.to}`,
           );
@@ -144,6 +158,7 @@ export function registerForkCommands(
         command: Command,
       ) => {
         await withClient(command, async (client, settings) => {
+          const taskQueue = await queueOf(client, workflowId, settings.taskQueue);
           const bundle = await workflowBundle();
           const plan = await refusedAsCliError(() =>
             forkGoal().planFork(client, {
@@ -153,7 +168,7 @@ export function registerForkCommands(
               say: options.say,
               by: options.by ?? defaultUserName(),
               forkId: workflowId,
-              taskQueue: settings.taskQueue,
+              taskQueue,
               bundle,
             }),
           );
@@ -170,7 +185,7 @@ export function registerForkCommands(
           // The running run ends and the new one starts in one server call: no moment without the goal.
           await forkGoal().startFork(client, plan, {
             forkId: workflowId,
-            taskQueue: settings.taskQueue,
+            taskQueue,
             replaceRunning: true,
           });
           print(

@@ -236,11 +236,13 @@ test(
       );
       const forkId = `${workflowId}-yaml`;
       const folder = path.join(path.dirname(workspace), 'yaml');
+      // The CLI's own queue is another: the fork goes where the original's workers are.
       const run = await keel(
         ['fork', workflowId, '--at', '2', '--say', 'use YAML', '--workspace', folder, '--id', forkId],
-        env,
+        { ...env, KEEL_TASK_QUEUE: 'not-the-goals-queue' },
       );
       assert.equal(run.code, 0, run.stderr);
+      assert.equal((await goalHandle(harness.client, forkId).describe()).taskQueue, harness.taskQueue);
       const result = await goalResult(goalHandle(harness.client, forkId));
       assert.equal(result.finalText, 'config.yaml written instead of going on with JSON.');
       const json = tree(workspace)['config.json'] ?? '';
