@@ -21,6 +21,8 @@ import { notificationDefaults, type NotifierSettings } from './notifications/not
 export interface ActivityDependencies {
   /** The Anthropic client, built by the worker from its environment. */
   anthropic: Anthropic;
+  /** The worker's prebuilt workflow bundle file, which forks and rewinds by Update replay with. */
+  workflowBundleFile?: (log: (line: string) => void) => Promise<string | undefined>;
   /** Where goals' last model requests are kept for the next turn to extend; none: sent whole. */
   modelRequestStore?: ModelRequestStore;
   /** Every tool this worker runs: the built-ins, the user's own and MCP servers' tools. */
@@ -77,7 +79,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     ),
     ...createChildCopyActivities(),
     ...createForkActivities({ workspaceRoots: dependencies.workspaceRoots }),
-    ...createForkPlanActivities(),
+    ...createForkPlanActivities({ workflowBundle: dependencies.workflowBundleFile }),
     ...createHostActivities({
       hostId: dependencies.hostId,
       workspaceRoots: dependencies.workspaceRoots,

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { Connection } from '@temporalio/client';
 import { findTemporalBinary } from './temporal-binary';
 import { KEEL_SEARCH_ATTRIBUTES } from './search-attributes';
-import { connectTemporal } from '../client/temporal-connection';
 
 export interface DevServerOptions {
   /** Keep no state file: workflows vanish with the process (tests). */
@@ -83,7 +83,7 @@ async function waitUntilReady(address: string, child: ChildProcess, timeoutMs: n
   while (Date.now() < deadline) {
     if (exited) throw new Error(`temporal dev server exited during start-up (address ${address})`);
     try {
-      const connection = await connectTemporal({ address, connectTimeout: 1000 });
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
       try {
         await connection.workflowService.getSystemInfo({});
         return;

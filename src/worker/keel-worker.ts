@@ -30,6 +30,7 @@ import { anthropicFromEnvironment } from './model-client';
 import { registerSearchAttributes } from './search-attributes';
 import { closeWhenStopped, discardWorker } from './stop-with-worker';
 import { workerLog } from './worker-log';
+import type * as BundleFile from './bundle-file';
 import { assembleWorkerTools, rememberToolsOf } from './worker-tools';
 
 /** keel's goal workflows, which a worker bundles unless it is given a bundle built ahead. */
@@ -118,6 +119,10 @@ async function createWorkerOn(
   // One set of activities for both queues: the workflow decides which queue each call goes to.
   const activities = createActivities({
     anthropic: options.anthropic,
+    // Loaded when a goal forks or rewinds by Update: a start has no need of it.
+    workflowBundleFile: (log) =>
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      (require('./bundle-file') as typeof BundleFile).prebuiltWorkflowBundle({ env, log }),
     ...(modelRequestStore === undefined ? {} : { modelRequestStore }),
     toolRegistry,
     hostId: host.hostId,

@@ -11,7 +11,6 @@ import { z } from 'zod';
 import { FailureType } from '../../workflows/common/failure-types';
 import type { Lineage } from '../../workflows/goal/lineage/lineage';
 import type * as ForkGoal from '../../client/fork/fork-goal';
-import type * as BundleFile from '../../worker/bundle-file';
 
 export const planGoalForkInputSchema = z
   .object({
@@ -35,12 +34,16 @@ export interface PlannedGoalFork {
   carried?: unknown;
 }
 
-/* eslint-disable @typescript-eslint/no-require-imports -- the replayer and the client's fork code load only when a goal forks */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the replayer and the client's fork code load only when a goal forks
 const forkGoal = () => require('../../client/fork/fork-goal') as typeof ForkGoal;
-const bundleFile = () => require('../../worker/bundle-file') as typeof BundleFile;
-/* eslint-enable @typescript-eslint/no-require-imports */
 
-export function createForkPlanActivities() {
+/**
+ * `workflowBundle`: the worker's prebuilt bundle file to replay with (worker/bundle-file.ts, passed
+ * in by the worker); without one, the replay bundles the workflow code itself (seconds).
+ */
+export function createForkPlanActivities(dependencies: {
+  workflowBundle?: ((log: (line: string) => void) => Promise<string | undefined>) | undefined;
+}) {
   return {
     async planGoalFork(raw: PlanGoalForkInput): Promise<PlannedGoalFork> {
       const parsed = planGoalForkInputSchema.safeParse(raw);
@@ -52,11 +55,8 @@ export function createForkPlanActivities() {
       const input = parsed.data;
       const context = Context.current();
       const { client } = context;
-      const bundle = await bundleFile().prebuiltWorkflowBundle({
-        env: process.env,
-        log: (line) => {
-          context.log.info(line);
-        },
+      const bundle = await dependencies.workflowBundle?.((line) => {
+        context.log.info(line);
       });
       const { planFork, startFork, ForkRefused } = forkGoal();
       let plan: ForkGoal.ForkPlan;
