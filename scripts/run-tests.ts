@@ -35,11 +35,23 @@ async function defaultFiles(unitOnly: boolean): Promise<string[]> {
   return (await glob(patterns, { ignore: ['node_modules/**'] })).sort();
 }
 
+/**
+ * Runs the test runner; a run stopped by SIGINT or SIGTERM passes the signal on, so the test
+ * processes remove what they made (test/support/temp-directory.ts) and the dev server is stopped
+ * after them, instead of both outliving this process.
+ */
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: 'inherit', env });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
     child.on('error', reject);
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
   });
 }
 

@@ -7,7 +7,9 @@ let removeAtExit = false;
 
 /**
  * A fresh directory under the system temp folder, removed when the test process exits (each test
- * file runs in a process of its own), so a test run leaves nothing behind in /tmp.
+ * file runs in a process of its own), so a test run leaves nothing behind in /tmp. A run stopped
+ * by Ctrl-C or `kill` (SIGINT, SIGTERM) removes them too, then ends by that signal as it would
+ * have: 'exit' is not emitted for a process a signal ends.
  */
 export function tempDirectory(prefix = 'keel-test-'): string {
   const directory = mkdtempSync(path.join(tmpdir(), prefix));
@@ -15,6 +17,12 @@ export function tempDirectory(prefix = 'keel-test-'): string {
   if (!removeAtExit) {
     removeAtExit = true;
     process.once('exit', removeCreatedDirectories);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        removeCreatedDirectories();
+        process.kill(process.pid, signal); // this listener is gone: the default ends the process
+      });
+    }
   }
   return directory;
 }

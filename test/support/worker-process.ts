@@ -55,6 +55,8 @@ export async function startWorkerProcess(options: {
         ? { KEEL_REFLECTION_DIR: tempDirectory('keel-reflections-') }
         : {}),
       KEEL_MODEL_REQUESTS: tempDirectory('keel-model-requests-'),
+      // Its registry of running goals' workspaces: the test's folder, not /tmp's for good.
+      KEEL_STATE_DIRECTORY: process.env.KEEL_STATE_DIRECTORY ?? tempDirectory('keel-state-'),
       // A worker started again after a kill -9 claims its host id once the killed one's beat is
       // old (interval + 2 s grace, host-claim): with the default 10 s, every restart would wait 12.
       KEEL_HEARTBEAT_MS: '1000',
