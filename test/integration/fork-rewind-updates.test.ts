@@ -154,8 +154,14 @@ test(
       const missing = await updateFailure(
         handle.executeUpdate(forkGoalUpdate, { args: [{ atTurn: 99, by: 'ui' }] }),
       );
-      assert.equal(missing.type, 'ForkRefused');
-      assert.match(missing.message, /has turns 1–3; there is no turn 99/);
+      assert.match(missing.message, /has begun 3 turn\(s\); there is no turn 99 yet/);
+      // Another goal's id is not taken for the fork: the fork's start is refused, nothing else.
+      const taken = await updateFailure(
+        handle.executeUpdate(forkGoalUpdate, { args: [{ atTurn: 2, id: workflowId, by: 'ui' }] }),
+      );
+      assert.equal(taken.type, 'ForkRefused');
+      assert.match(taken.message, new RegExp(`a goal with id ${workflowId} exists already`));
+      assert.equal(of(await handle.query(ledgerQuery, {}), 'goal.fork_started').length, 1);
       const invalid = await updateFailure(handle.executeUpdate(forkGoalUpdate, { args: [{ atTurn: 0 }] }));
       assert.match(invalid.message, /invalid request/);
       await handle.signal(approveSignal, { callId: waiting, approver: 'test' });

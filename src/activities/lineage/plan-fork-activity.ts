@@ -84,8 +84,16 @@ export function createForkPlanActivities(dependencies: {
       try {
         await startFork(client, plan, { forkId: input.forkId, taskQueue: input.taskQueue });
       } catch (error) {
-        // An attempt before this one started it and was lost before it answered.
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        // An attempt before this one started it and was lost before it answered; any other goal
+        // of that id is not this fork, and is not taken for it.
+        const existing = await client.workflow.getHandle(input.forkId).describe();
+        const forkOf: readonly unknown[] = existing.searchAttributes.KeelForkOf ?? [];
+        if (!(context.info.attempt > 1 && forkOf.includes(input.workflowId)))
+          throw ApplicationFailure.nonRetryable(
+            `a goal with id ${input.forkId} exists already: name another`,
+            FailureType.ForkRefused,
+          );
       }
       return { lineage: plan.lineage };
     },

@@ -73,7 +73,7 @@ export function registerLineageUpdates(
       );
       return { forkId, turn: payload.atTurn, workspace: workspace.to, irreversibleAfter };
     },
-    { description: LINEAGE_DESCRIPTIONS.forkGoal, validator: validatorOf(forkPayloadSchema) },
+    { description: LINEAGE_DESCRIPTIONS.forkGoal, validator: validatorOf(forkPayloadSchema, goal) },
   );
   wf.setHandler(
     rewindGoalUpdate,
@@ -113,17 +113,28 @@ export function registerLineageUpdates(
     {
       description: LINEAGE_DESCRIPTIONS.rewindGoal,
       validator: (raw) => {
-        validatorOf(rewindPayloadSchema)(raw);
+        validatorOf(rewindPayloadSchema, goal)(raw);
         if (rewind.requested) throw new Error('a rewind is already under way');
       },
     },
   );
 }
 
-function validatorOf(schema: typeof forkPayloadSchema | typeof rewindPayloadSchema) {
+/**
+ * Refused before anything is written to history: a malformed request, or a turn the goal has not
+ * begun yet (turns are counted across its runs; the planning activity judges the rest).
+ */
+function validatorOf(
+  schema: typeof forkPayloadSchema | typeof rewindPayloadSchema,
+  goal: Pick<GoalContext, 'state' | 'workflowId'>,
+) {
   return (raw: unknown): void => {
     const parsed = schema.safeParse(raw);
     if (!parsed.success) throw new Error(`invalid request: ${parsed.error.issues[0]?.message ?? ''}`);
+    const turn = 'atTurn' in parsed.data ? parsed.data.atTurn : parsed.data.toTurn;
+    const begun = goal.state.counters.modelTurns;
+    if (turn > begun)
+      throw new Error(`${goal.workflowId} has begun ${begun} turn(s); there is no turn ${turn} yet`);
   };
 }
 
