@@ -23,12 +23,25 @@ after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
+/** The demo worker's registry of running goals' workspaces: the test's folder, not /tmp's for good. */
+function stateDirectory(): { KEEL_STATE_DIRECTORY?: string } {
+  const directory = process.env.KEEL_STATE_DIRECTORY;
+  return directory === undefined ? {} : { KEEL_STATE_DIRECTORY: directory };
+}
+
 function runDemo(env: Record<string, string>): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/demo/run-demo.ts')], {
       cwd: ROOT,
       // No ANTHROPIC_API_KEY (scripted model), no KEEL_WEB_UI_URL, no TTY.
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, CI: '1', KEEL_SANDBOX: 'off', ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        CI: '1',
+        KEEL_SANDBOX: 'off',
+        ...stateDirectory(),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -190,7 +203,7 @@ function startDemoInTerminal(env: Record<string, string>): {
   const child = spawn('script', ['-qefc', command, '/dev/null'], {
     cwd: ROOT,
     // No CI, no ANTHROPIC_API_KEY (scripted model), no KEEL_WEB_UI_URL.
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, KEEL_SANDBOX: 'off', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, KEEL_SANDBOX: 'off', ...stateDirectory(), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
