@@ -111,6 +111,8 @@ test("the project's worker runs its own tool in a goal its client starts", { tim
     ANTHROPIC_BASE_URL: harness.scripted.url,
     KEEL_REFLECTION_DIR: tempDirectory('keel-reflections-'),
     KEEL_MODEL_REQUESTS: tempDirectory('keel-model-requests-'),
+    // Its registry of running goals' workspaces: the test's folder, not /tmp's for good.
+    KEEL_STATE_DIRECTORY: process.env.KEEL_STATE_DIRECTORY ?? tempDirectory('keel-state-'),
   };
   worker = spawn(process.execPath, ['--import', 'tsx', 'worker.ts'], {
     cwd: project,
