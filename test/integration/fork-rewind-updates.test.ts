@@ -3,8 +3,6 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { z } from 'zod';
-import { defineTool } from '../../src/activities/tools/define-tool';
 import { goalResult, goalHandle } from '../../src/client/goal-client';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import {
@@ -16,6 +14,7 @@ import {
   rewindGoalUpdate,
 } from '../../src/workflows/goal/messages';
 import { of } from '../support/delegation-scenarios';
+import { invoiceTool } from '../support/invoice-tool';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 /**
@@ -27,23 +26,13 @@ import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness }
 const write = (file: string, content: string) => ({ name: 'write_file', input: { path: file, content } });
 const hold = { when: 'TRY-HOLD', fromTurn: 1, turns: Array.from({ length: 6 }, () => ({ text: 'holding' })) };
 
-let invoicesSent = 0;
-const sendInvoice = defineTool({
-  name: 'send_invoice',
-  description: 'Send an invoice to a customer.',
-  input: z.object({ customer: z.string() }),
-  reversibility: 'irreversible',
-  execute: async (input) => {
-    invoicesSent += 1;
-    return Promise.resolve(`invoice sent to ${input.customer}`);
-  },
-});
+const invoices = invoiceTool();
 
 let harness: Harness;
 
 before(async () => {
   harness = await createHarness({
-    tools: [sendInvoice],
+    tools: [invoices.tool],
     scenarios: [
       {
         name: 'parked',
@@ -195,7 +184,7 @@ test(
         approver: 'test',
       });
       const tidy = await parkedOn(workflowId, 'run_command');
-      assert.equal(invoicesSent, 1);
+      assert.equal(invoices.sent(), 1);
       const firstRun = (await handle.describe()).runId;
 
       const refused = await updateFailure(
@@ -218,7 +207,7 @@ test(
       const rewound = goalHandle(harness.client, workflowId);
       assert.equal((await goalResult(rewound)).finalText, 'kept the draft');
       assert.notEqual((await rewound.describe()).runId, firstRun, 'a new run of the same goal');
-      assert.equal(invoicesSent, 1, 'the invoice was not sent again');
+      assert.equal(invoices.sent(), 1, 'the invoice was not sent again');
       assert.deepEqual(files(workspace), { 'draft.txt': 'draft\n', 'gone.txt': 'still here\n' });
       assert.ok(existsSync(path.join(workspace, 'draft.txt')), 'the tidy-up never ran');
       const ledger = await rewound.query(ledgerQuery, {});

@@ -10,8 +10,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
-import { defineTool } from '../../src/activities/tools/define-tool';
 import { loadScenarioFile } from '../../src/scripted-model/scenario';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
@@ -19,6 +17,7 @@ import { PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/lifecycle/hist
 import { goalResult, goalHandle } from '../../src/client/goal-client';
 import { keel } from '../support/cli-scenarios';
 import { of } from '../support/delegation-scenarios';
+import { invoiceTool } from '../support/invoice-tool';
 import {
   createHarness,
   eventually,
@@ -45,24 +44,14 @@ const hold = {
   turns: Array.from({ length: 6 }, () => ({ text: 'holding still' })),
 };
 
-let invoicesSent = 0;
-const sendInvoice = defineTool({
-  name: 'send_invoice',
-  description: 'Send an invoice to a customer.',
-  input: z.object({ customer: z.string() }),
-  reversibility: 'irreversible',
-  execute: async (input) => {
-    invoicesSent += 1;
-    return Promise.resolve(`invoice sent to ${input.customer}`);
-  },
-});
+const invoices = invoiceTool();
 
 let harness: Harness;
 let env: NodeJS.ProcessEnv;
 
 before(async () => {
   harness = await createHarness({
-    tools: [sendInvoice],
+    tools: [invoices.tool],
     scenarios: [
       loadScenarioFile(path.resolve(__dirname, '../../scenarios/fork-demo.yaml')),
       {
@@ -305,7 +294,7 @@ test(
       });
       await handle.signal(approveSignal, { callId: await waitingCall(workflowId), approver: 'test' });
       assert.equal((await goalResult(handle)).status, 'completed');
-      assert.equal(invoicesSent, 1);
+      assert.equal(invoices.sent(), 1);
       // A rewind past it asks first, and changes nothing without --yes.
       const refused = await keel(['rewind', workflowId, '--to', '2'], env);
       assert.equal(refused.code, 2);
@@ -319,7 +308,7 @@ test(
       assert.match(run.stdout, /turn 2 call-\d+: send_invoice/);
       const fork = goalHandle(harness.client, forkId);
       assert.equal((await goalResult(fork)).status, 'completed');
-      assert.equal(invoicesSent, 1, 'the fork did not send it again');
+      assert.equal(invoices.sent(), 1, 'the fork did not send it again');
       const forked = of(await fork.query(ledgerQuery, {}), 'goal.forked')[0];
       assert.equal((forked?.data.irreversibleAfter as unknown[]).length, 1);
       const told = harness.scripted.requests.filter(

@@ -45,26 +45,40 @@ export function registerLineageUpdates(
   rewind: RewindRequest,
 ): void {
   const { workflowId } = goal;
-  const taskQueue = () => wf.workflowInfo().taskQueue;
+  /** The client's planning, on the goal's workspace host, for this goal on its own task queue. */
+  const plan = (request: {
+    kind: 'fork' | 'rewind';
+    turn: number;
+    say: string | undefined;
+    by: string;
+    forkId: string;
+    workspace?: string;
+  }) => {
+    const { say, ...rest } = request;
+    return refusedInWords(() =>
+      goal.onWorkspaceHost((workspace) =>
+        workspace.planGoalFork({
+          ...rest,
+          ...(say === undefined ? {} : { say }),
+          workflowId,
+          taskQueue: wf.workflowInfo().taskQueue,
+        }),
+      ),
+    );
+  };
   wf.setHandler(
     forkGoalUpdate,
     async (raw) => {
       const payload = forkPayloadSchema.parse(raw);
       const forkId = payload.id ?? `${workflowId}-fork-t${payload.atTurn}-${wf.uuid4().slice(0, 6)}`;
-      const planned = await refusedInWords(() =>
-        goal.onWorkspaceHost((workspace) =>
-          workspace.planGoalFork({
-            workflowId,
-            kind: 'fork',
-            turn: payload.atTurn,
-            ...(payload.say === undefined ? {} : { say: payload.say }),
-            by: payload.by,
-            ...(payload.workspace === undefined ? {} : { workspace: payload.workspace }),
-            forkId,
-            taskQueue: taskQueue(),
-          }),
-        ),
-      );
+      const planned = await plan({
+        kind: 'fork',
+        turn: payload.atTurn,
+        say: payload.say,
+        by: payload.by,
+        forkId,
+        ...(payload.workspace === undefined ? {} : { workspace: payload.workspace }),
+      });
       const { workspace, irreversibleAfter } = planned.lineage;
       goal.record(
         LedgerEventKind.ForkStarted,
@@ -79,19 +93,13 @@ export function registerLineageUpdates(
     rewindGoalUpdate,
     async (raw) => {
       const payload = rewindPayloadSchema.parse(raw);
-      const planned = await refusedInWords(() =>
-        goal.onWorkspaceHost((workspace) =>
-          workspace.planGoalFork({
-            workflowId,
-            kind: 'rewind',
-            turn: payload.toTurn,
-            ...(payload.say === undefined ? {} : { say: payload.say }),
-            by: payload.by,
-            forkId: workflowId,
-            taskQueue: taskQueue(),
-          }),
-        ),
-      );
+      const planned = await plan({
+        kind: 'rewind',
+        turn: payload.toTurn,
+        say: payload.say,
+        by: payload.by,
+        forkId: workflowId,
+      });
       const { irreversibleAfter, workspace } = planned.lineage;
       if (irreversibleAfter.length > 0 && payload.acknowledgeIrreversible !== true)
         throw ApplicationFailure.create({
