@@ -15,6 +15,7 @@ import {
 } from '../../src/workflows/goal/messages';
 import { of } from '../support/delegation-scenarios';
 import { invoiceTool } from '../support/invoice-tool';
+import { lateWriterTool } from '../support/late-writer-tool';
 import { createHarness, eventually, stopOwnServer, tempDirectory, type Harness } from '../support/temporal';
 
 /**
@@ -27,12 +28,13 @@ const write = (file: string, content: string) => ({ name: 'write_file', input: {
 const hold = { when: 'TRY-HOLD', fromTurn: 1, turns: Array.from({ length: 6 }, () => ({ text: 'holding' })) };
 
 const invoices = invoiceTool();
+const lateWriter = lateWriterTool({ lateByMs: 1_500, giveUpAfterMs: 60_000 });
 
 let harness: Harness;
 
 before(async () => {
   harness = await createHarness({
-    tools: [invoices.tool],
+    tools: [invoices.tool, lateWriter.tool],
     scenarios: [
       {
         name: 'parked',
@@ -56,6 +58,16 @@ before(async () => {
           { text: 'invoiced and tidied' },
         ],
         branches: [{ when: 'TRY-KEEP', fromTurn: 2, turns: [{ text: 'kept the draft' }] }],
+      },
+      {
+        name: 'late',
+        match: 'GOAL-UPDATE-LATE',
+        turns: [
+          { toolCalls: [write('a.txt', 'one\n')] },
+          { toolCalls: [{ name: 'late_write', input: { path: 'late.txt' } }] },
+          { text: 'wrote late' },
+        ],
+        branches: [{ when: 'TRY-STOP', fromTurn: 2, turns: [{ text: 'stopped' }] }],
       },
     ],
   });
@@ -216,6 +228,37 @@ test(
         of(ledger, 'approval.requested').filter((event) => event.data.toolName === 'run_command').length,
         0,
       );
+    });
+  },
+);
+
+test(
+  'rewindGoal waits for the call still running: a tool that writes after it was told to stop writes before the restore',
+  {
+    timeout: 180_000,
+  },
+  async () => {
+    await harness.withWorker(async () => {
+      const workspace = freshWorkspace('keel-update-rewind-late-');
+      const workflowId = `goal-update-rewind-late-${Date.now()}`;
+      const handle = await harness.client.workflow.start(goalWorkflow, {
+        taskQueue: harness.taskQueue,
+        workflowId,
+        args: [{ goal: 'GOAL-UPDATE-LATE: write slowly', workspace, tools: ['write_file', 'late_write'] }],
+      });
+      await lateWriter.running;
+      const receipt = await handle.executeUpdate(rewindGoalUpdate, {
+        args: [{ toTurn: 2, say: 'TRY-STOP', by: 'ui' }],
+      });
+      assert.equal(receipt.turn, 2);
+      const rewound = goalHandle(harness.client, workflowId);
+      assert.equal((await goalResult(rewound)).finalText, 'stopped');
+      // The old run's call wrote late.txt once told to stop; the restore came after it, so it is gone.
+      assert.equal(lateWriter.finished(), true, 'the restore waited for the call to end');
+      assert.deepEqual(files(workspace), { 'a.txt': 'one\n', 'gone.txt': 'still here\n' });
+      const restoredEvent = of(await rewound.query(ledgerQuery, {}), 'goal.rewound')[0];
+      assert.equal((restoredEvent?.data.restored as { waitedForCalls?: number }).waitedForCalls, 1);
+      assert.match(restoredEvent?.summary ?? '', /once the 1 call\(s\) still running there had ended/);
     });
   },
 );

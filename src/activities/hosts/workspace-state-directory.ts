@@ -2,10 +2,11 @@ import path from 'node:path';
 
 /**
  * What keel keeps of a workspace on its host: the irreversible-call journal, backups, copy-on-write
- * layers, packs carried to another host, or the manifests of delegated children's copies.
+ * layers, packs carried to another host, the manifests of delegated children's copies, turn
+ * checkpoints, fork claims, and markers of the calls running on it.
  */
 export type WorkspaceStateKind =
-  'journal' | 'backups' | 'layers' | 'carry' | 'copies' | 'checkpoints' | 'forks';
+  'journal' | 'backups' | 'layers' | 'carry' | 'copies' | 'checkpoints' | 'forks' | 'running';
 
 /**
  * Where keel keeps a workspace's state when no shared store is configured: on the workspace's own

@@ -16,6 +16,8 @@ import { workspaceStateDirectory, workspaceStateRoot } from '../hosts/workspace-
 import { SKIPPED_DIRECTORIES, walkFiles } from '../tools/walk-files';
 import { CheckpointError, restoreCheckpoint } from '../checkpoints/checkpoint-store';
 import { checkpointStoreOf } from './turn-checkpoints';
+import { untilNoCallRuns } from '../tools/running-calls';
+import { activityContextOrUndefined } from '../activity-context';
 
 export const restoreForkInputSchema = z.object({
   /** The original goal's workspace (its checkpoints lie beside it). */
@@ -33,6 +35,8 @@ export interface RestoreForkOutcome {
   fromTurn?: number;
   written: number;
   removed: number;
+  /** Calls of the run it replaced that were still running on the workspace, waited for first. */
+  waitedForCalls?: number;
 }
 
 /** `workspaceRoots`: what this host serves (empty: any path); a fork reads and writes nowhere else. */
@@ -59,6 +63,9 @@ export function createForkActivities(host: { workspaceRoots: readonly string[] }
         );
       }
       const mode = input.mode === 'new' ? await newTargetMode(input, target) : input.mode;
+      // In place, the run it replaces may still have a call writing there: restore after it ends.
+      const waitedForCalls = mode === 'in-place' ? await untilCallsEnd(target) : 0;
+      const waited = waitedForCalls === 0 ? {} : { waitedForCalls };
       let restored;
       try {
         restored = await restoreCheckpoint({
@@ -76,11 +83,32 @@ export function createForkActivities(host: { workspaceRoots: readonly string[] }
           FailureType.CheckpointUnavailable,
         );
       }
-      if (restored !== undefined) return restored;
-      if (input.mode === 'in-place') return { written: 0, removed: 0 };
+      if (restored !== undefined) return { ...restored, ...waited };
+      if (input.mode === 'in-place') return { written: 0, removed: 0, ...waited };
       return { written: await copyAsItIs(input.source, target), removed: 0 };
     },
   };
+}
+
+/**
+ * Waits for the calls still running on a workspace restored in place: a rewound run's call learns
+ * that its run ended at its next heartbeat, and a tool that does not look runs to its end. The
+ * wait is heartbeated and logged; the activity's own timeout bounds it (a retry waits again).
+ */
+async function untilCallsEnd(workspace: string): Promise<number> {
+  const activity = activityContextOrUndefined();
+  let said = '';
+  const { waitedForCalls } = await untilNoCallRuns(workspace, {
+    ...(activity === undefined ? {} : { signal: activity.cancellationSignal }),
+    waiting: (calls) => {
+      activity?.heartbeat({ waitingFor: calls.length });
+      const now = calls.map((call) => `${call.workflowId} ${call.callId}`).join(', ');
+      if (now === said) return;
+      said = now;
+      activity?.log.info(`restore of ${workspace} waits for the call(s) still running there: ${now}`);
+    },
+  });
+  return waitedForCalls;
 }
 
 /**

@@ -33,6 +33,7 @@ import {
 import { commandConfinement, prepareCall } from './prepare-tool-call';
 import { invalidInputOutcome, notApproved, notOnThisWorker } from './refused-call-outcomes';
 import { runAtMostOnce, type AttemptBeat } from './run-at-most-once';
+import { markCallRunning, type RunningCall } from './running-calls';
 
 export { ToolActivityFailureType } from './tool-activity-failures';
 export {
@@ -145,13 +146,25 @@ export function createToolActivities(options: {
       heartbeat: beat,
       log: activity === undefined ? consoleLogger : activity.log,
     };
-    // Before anything of this call's turn changes the files (issue 48: fork and rewind).
-    if (call.checkpoint !== undefined) await checkpointBeforeCall(workspace, call.checkpoint, context.log);
-    const run = (): Promise<ToolOutcome> => runWithHeartbeats(tool, parsed.input, context, activity, beat);
-    const outcome =
-      journalId === undefined
-        ? await run()
-        : await runAtMostOnce({ call, summary, run, journal, journalId, activity, beat, signal, hostId });
+    // A call that may change the files is marked while it runs: a rewind restores only after it (running-calls.ts).
+    const unmark =
+      (call.reversibility === Reversibility.ReadOnly && !irreversible) ||
+      activity === undefined ||
+      activity.info.isLocal
+        ? undefined
+        : await markCallRunning(workspace, runningCallOf(activity.info, call.callId));
+    let outcome: ToolOutcome;
+    try {
+      // Before anything of this call's turn changes the files (issue 48: fork and rewind).
+      if (call.checkpoint !== undefined) await checkpointBeforeCall(workspace, call.checkpoint, context.log);
+      const run = (): Promise<ToolOutcome> => runWithHeartbeats(tool, parsed.input, context, activity, beat);
+      outcome =
+        journalId === undefined
+          ? await run()
+          : await runAtMostOnce({ call, summary, run, journal, journalId, activity, beat, signal, hostId });
+    } finally {
+      await unmark?.();
+    }
 
     // A cancelled activity must end as cancelled for Temporal, whatever the tool returned.
     if (activity !== undefined && signal.aborted) throw signal.reason;
@@ -178,12 +191,34 @@ export function createToolActivities(options: {
       await discardHeldLayer(layer);
       return null;
     }
-    const outcome = capOutcome(await applyHeldLayer(layer));
-    return stamped(outcome);
+    const activity = activityContextOrUndefined();
+    const unmark =
+      activity === undefined
+        ? undefined
+        : await markCallRunning(workspace, runningCallOf(activity.info, input.idempotencyKey));
+    try {
+      return stamped(capOutcome(await applyHeldLayer(layer)));
+    } finally {
+      await unmark?.();
+    }
   }
 
   return { describeTools, prepareToolCalls, executeTool, settleHeldChanges };
 }
+
+/** The marker of a running call: its goal, and when its activity times out at the latest. */
+function runningCallOf(
+  info: NonNullable<ReturnType<typeof activityContextOrUndefined>>['info'],
+  callId: string,
+): Omit<RunningCall, 'pid' | 'since'> {
+  const limitMs = info.startToCloseTimeoutMs ?? info.scheduleToCloseTimeoutMs ?? DAY_MS;
+  return {
+    workflowId: info.workflowExecution?.workflowId ?? '',
+    callId,
+    deadline: new Date(Date.now() + limitMs).toISOString(),
+  };
+}
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Runs the tool, heartbeating while it runs so a slow tool is not taken for a dead worker. */
 async function runWithHeartbeats(

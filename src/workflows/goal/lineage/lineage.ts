@@ -42,6 +42,8 @@ export const lineageSchema = z.object({
       fromTurn: z.number().int().positive().optional(),
       written: z.number().int().nonnegative(),
       removed: z.number().int().nonnegative(),
+      /** Calls still running on the workspace that the restore in place waited for (the replaced run's). */
+      waitedForCalls: z.number().int().positive().optional(),
     })
     .optional(),
 });

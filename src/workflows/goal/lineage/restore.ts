@@ -34,10 +34,14 @@ export class GoalLineage {
       }),
     );
     lineage.restored = restored;
+    const waited =
+      restored.waitedForCalls === undefined
+        ? ''
+        : `, once the ${restored.waitedForCalls} call(s) still running there had ended`;
     const files =
       restored.fromTurn === undefined
-        ? 'files as they were (no call changed them since that turn)'
-        : `files from the checkpoint of turn ${restored.fromTurn} (${restored.written} written, ${restored.removed} removed)`;
+        ? `files as they were (no call changed them since that turn)${waited}`
+        : `files from the checkpoint of turn ${restored.fromTurn} (${restored.written} written, ${restored.removed} removed)${waited}`;
     this.goal.record(
       lineage.kind === 'fork' ? LedgerEventKind.GoalForked : LedgerEventKind.GoalRewound,
       `${lineageLine(lineage)}; ${files}`,

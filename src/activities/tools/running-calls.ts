@@ -1,0 +1,109 @@
+/**
+ * Which calls are running on a workspace now, across every worker process of its host (issue 48).
+ *
+ * A rewind ends the run it replaces (terminated by `keel rewind`, cancelled by the rewindGoal
+ * Update) without waiting for that run's tool call to stop: Temporal tells the call at its next
+ * heartbeat, and a tool may take its time, or never look. Restoring the files before it stops
+ * would let it write into the restored workspace. So every call that may change the files marks
+ * itself here while it runs, and a restore in place waits until no marked call is left.
+ *
+ * A marker is a small file beside the workspace (not in it), so the host's other processes see
+ * it too. One whose process is gone, or that outlived its activity's deadline, is stale and is
+ * removed: a worker killed mid-call never makes a restore wait.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
+
+const runningCallSchema = z.object({
+  pid: z.number().int().positive(),
+  workflowId: z.string(),
+  callId: z.string(),
+  since: z.string(),
+  /** When the call's activity times out at the latest: a marker past it (and a grace) is stale. */
+  deadline: z.string(),
+});
+export type RunningCall = z.infer<typeof runningCallSchema>;
+
+/** How long past its activity's deadline a marker is still believed: the tool's own ending. */
+const DEADLINE_GRACE_MS = 30_000;
+
+const directoryOf = (workspace: string) => workspaceStateDirectory(workspace, 'running');
+
+/** Marks a call running on `workspace`; the answer unmarks it (call it in a finally). */
+export async function markCallRunning(
+  workspace: string,
+  call: Omit<RunningCall, 'pid' | 'since'>,
+  now: Date = new Date(),
+): Promise<() => Promise<void>> {
+  const directory = directoryOf(workspace);
+  await mkdir(directory, { recursive: true });
+  const file = path.join(directory, `${process.pid}-${randomUUID()}.json`);
+  const marker: RunningCall = { pid: process.pid, since: now.toISOString(), ...call };
+  await writeFile(file, JSON.stringify(marker));
+  return () => rm(file, { force: true });
+}
+
+/** The calls running on `workspace` now; stale markers are removed on the way. */
+export async function runningCalls(
+  workspace: string,
+  options: { now?: Date; isAlive?: (pid: number) => boolean } = {},
+): Promise<RunningCall[]> {
+  const directory = directoryOf(workspace);
+  const isAlive = options.isAlive ?? processIsAlive;
+  const now = (options.now ?? new Date()).getTime();
+  const names = await readdir(directory).catch(() => [] as string[]);
+  const running: RunningCall[] = [];
+  for (const name of names) {
+    const file = path.join(directory, name);
+    const marker = runningCallSchema.safeParse(
+      await readFile(file, 'utf8')
+        .then(JSON.parse, () => undefined)
+        .catch(() => undefined),
+    );
+    // Unreadable (half written by a process killed then) or stale: no call is behind it.
+    const stale =
+      !marker.success ||
+      !isAlive(marker.data.pid) ||
+      Date.parse(marker.data.deadline) + DEADLINE_GRACE_MS < now;
+    if (stale) await rm(file, { force: true });
+    else running.push(marker.data);
+  }
+  return running;
+}
+
+/**
+ * Resolves once no call runs on `workspace`, checking every `pollMs`; `waiting` hears what it
+ * waits for (each time the list changes), so the activity can heartbeat and log it.
+ */
+export async function untilNoCallRuns(
+  workspace: string,
+  options: {
+    pollMs?: number;
+    waiting?: (calls: readonly RunningCall[]) => void;
+    isAlive?: (pid: number) => boolean;
+    signal?: AbortSignal;
+  } = {},
+): Promise<{ waitedForCalls: number }> {
+  const seen = new Set<string>();
+  for (;;) {
+    const calls = await runningCalls(workspace, { isAlive: options.isAlive });
+    if (calls.length === 0) return { waitedForCalls: seen.size };
+    for (const call of calls) seen.add(`${call.workflowId}/${call.callId}`);
+    options.waiting?.(calls);
+    options.signal?.throwIfAborted();
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
+  }
+}
+
+/** Whether a process of this machine still runs (EPERM: it does, another user's). */
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
