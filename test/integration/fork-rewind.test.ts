@@ -1,14 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  cpSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  readlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadScenarioFile } from '../../src/scripted-model/scenario';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
@@ -17,6 +9,7 @@ import { PARKED_RUN_EVENTS_LIMIT } from '../../src/workflows/goal/lifecycle/hist
 import { goalResult, goalHandle } from '../../src/client/goal-client';
 import { keel } from '../support/cli-scenarios';
 import { of } from '../support/delegation-scenarios';
+import { fileTree } from '../support/file-tree';
 import { invoiceTool } from '../support/invoice-tool';
 import {
   createHarness,
@@ -95,22 +88,7 @@ after(async () => {
   await stopOwnServer();
 });
 
-/** Every path under `root` (links not followed) with its content, mode or link target. */
-function tree(root: string): Record<string, string> {
-  const entries: Record<string, string> = {};
-  const walk = (relative: string) => {
-    for (const name of readdirSync(path.join(root, relative)).sort()) {
-      const child = relative === '' ? name : `${relative}/${name}`;
-      const full = path.join(root, child);
-      const info = lstatSync(full);
-      if (info.isDirectory()) walk(child);
-      else if (info.isSymbolicLink()) entries[child] = `-> ${readlinkSync(full)}`;
-      else entries[child] = `${(info.mode & 0o777).toString(8)} ${readFileSync(full, 'base64')}`;
-    }
-  };
-  walk('');
-  return entries;
-}
+const tree = (root: string) => fileTree(root);
 
 /** A workspace inside a folder of its own, so forks beside it and keel's state go when the folder goes. */
 function freshWorkspace(prefix: string): string {
