@@ -6,6 +6,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, write
 import path from 'node:path';
 import { decideApproval, goalHandle, goalResult, goalStatus, startGoal } from '../../src/client/goal-client';
 import { ledgerQuery, rebindHostUpdate } from '../../src/workflows/goal/messages';
+import { listCheckpoints } from '../../src/activities/checkpoints/checkpoint-store';
+import { workspaceStateDirectory } from '../../src/activities/hosts/workspace-state-directory';
 import { eventually, stopOwnServer } from '../support/temporal';
 import { goalInput, startMultiHostCluster, type MultiHostCluster } from '../support/multi-host-cluster';
 
@@ -313,7 +315,30 @@ test(
     assert.equal(result.workspaceLoss, undefined, 'nothing lost');
     const rebound = (await handle.query(ledgerQuery)).find((event) => event.kind === 'host.rebound');
     assert.equal((rebound?.data as { via?: string }).via, 'carried');
-    assert.deepEqual((rebound?.data as { carried?: { files: number } }).carried?.files, 2);
+    const carried = (rebound?.data as { carried?: { files: number; checkpoints?: { carried: boolean } } })
+      .carried;
+    assert.equal(carried?.files, 2);
+    // Its turn checkpoints came with it (issue 48): a fork after the move finds h-a's turns on h-b.
+    assert.equal(carried?.checkpoints?.carried, true);
+    const keptOnB = await listCheckpoints({
+      store: workspaceStateDirectory(onB, 'checkpoints'),
+      goalId: workflowId,
+    });
+    assert.ok(keptOnB.length >= 2 && keptOnB[0]?.turn === 1, JSON.stringify(keptOnB));
+    // A fork at turn 1, before the move, takes its files from them on h-b, beside the goal's workspace there.
+    const forkId = `${workflowId}-fork-1`;
+    const forked = await cluster.keel(['fork', workflowId, '--at', '1', '--say', 'TRY-HOLD', '--id', forkId]);
+    assert.equal(forked.code, 0, forked.stderr);
+    const fork = goalHandle(cluster.client, forkId);
+    assert.equal((await goalResult(fork)).status, 'completed');
+    assert.deepEqual((await fork.describe()).searchAttributes.KeelHost, ['h-b']);
+    const forkFolder = /workspace (\S+)/.exec(forked.stdout)?.[1] ?? '';
+    assert.equal(path.dirname(forkFolder), path.join(cluster.root, 'b'), forked.stdout);
+    assert.deepEqual(
+      readdirSync(forkFolder),
+      ['README.md'],
+      'the files of turn 1: first.txt not yet written',
+    );
     assert.equal((rebound?.data as { workspace?: string }).workspace, onB);
   },
 );

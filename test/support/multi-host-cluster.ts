@@ -69,6 +69,8 @@ const multiHostScenarios: ScenarioInput[] = [
       { toolCalls: [write('second.txt', 'two')] },
       { text: 'carry done' },
     ],
+    // A fork told to hold changes nothing: its files stay as they were restored.
+    branches: [{ when: 'TRY-HOLD', fromTurn: 1, turns: [{ text: 'holding' }, { text: 'holding' }] }],
   },
   {
     name: 'approved-move',

@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   statSync,
@@ -14,6 +16,8 @@ import {
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { createCarryWorkspaceActivities } from '../../src/activities/hosts/carry-workspace';
+import { workspaceStateDirectory } from '../../src/activities/hosts/workspace-state-directory';
+import { restoreCheckpoint, takeCheckpoint } from '../../src/activities/checkpoints/checkpoint-store';
 import { tempDirectory } from '../support/temp-directory';
 
 function twoHosts(limitBytes?: number) {
@@ -127,3 +131,74 @@ test('a pack written by hand into history cannot write through a link it made', 
   assert.equal(existsSync(path.join(outside, 'planted.txt')), false);
   assert.equal(existsSync(there), false);
 });
+
+test("the workspace's turn checkpoints go with it: a fork on the new host has the files of an earlier turn", async () => {
+  const { roots, old, next } = twoHosts();
+  const here = path.join(roots.old, 'app');
+  mkdirSync(here);
+  writeFileSync(path.join(here, 'a.txt'), 'turn one\n');
+  const store = (workspace: string) => workspaceStateDirectory(workspace, 'checkpoints');
+  await takeCheckpoint({ store: store(here), goalId: 'goal-x', workspace: here, turn: 1 });
+  writeFileSync(path.join(here, 'a.txt'), 'turn two\n');
+  writeFileSync(path.join(here, 'b.txt'), 'added\n');
+  await takeCheckpoint({ store: store(here), goalId: 'goal-x', workspace: here, turn: 2 });
+
+  const pack = await old.packWorkspace({ workspace: here, packId: 'p4' });
+  assert.deepEqual(pack.checkpoints?.carried, true);
+  assert.equal(pack.files, 2, 'the checkpoints are not counted as the workspace');
+  const there = path.join(roots.next, 'app');
+  await carry(old, next, { here, there, pack });
+  const fork = path.join(roots.next, 'app-fork');
+  const restored = await restoreCheckpoint({
+    store: store(there),
+    goalId: 'goal-x',
+    turn: 1,
+    target: fork,
+    mode: 'new',
+  });
+  assert.equal(restored?.fromTurn, 1);
+  assert.deepEqual(readdirSync(fork), ['a.txt']);
+  assert.equal(readFileSync(path.join(fork, 'a.txt'), 'utf8'), 'turn one\n');
+  assert.deepEqual(readdirSync(there).sort(), ['a.txt', 'b.txt'], 'the workspace holds its own files only');
+});
+
+test('checkpoints that would put the pack over the limit stay behind, and the move says so; no setuid bit travels', async () => {
+  const { roots, old, next } = twoHosts(64 * 1024);
+  const here = path.join(roots.old, 'app');
+  mkdirSync(here);
+  writeFileSync(path.join(here, 'tool'), '#!/bin/sh\n', { mode: 0o755 });
+  chmodSync(path.join(here, 'tool'), 0o4755);
+  const store = workspaceStateDirectory(here, 'checkpoints');
+  writeFileSync(path.join(here, 'old.bin'), randomBytes(48 * 1024));
+  await takeCheckpoint({ store, goalId: 'goal-x', workspace: here, turn: 1 });
+  writeFileSync(path.join(here, 'old.bin'), randomBytes(16 * 1024));
+  const pack = await old.packWorkspace({ workspace: here, packId: 'p5' });
+  assert.deepEqual(pack.checkpoints, { carried: false, files: pack.checkpoints?.files });
+  assert.ok((pack.checkpoints?.files ?? 0) > 0);
+  const there = path.join(roots.next, 'app');
+  await carry(old, next, { here, there, pack });
+  assert.equal(existsSync(workspaceStateDirectory(there, 'checkpoints')), false);
+  assert.equal(statSync(path.join(there, 'tool')).mode & 0o7777, 0o755);
+});
+
+async function carry(
+  old: ReturnType<typeof createCarryWorkspaceActivities>,
+  next: ReturnType<typeof createCarryWorkspaceActivities>,
+  move: {
+    here: string;
+    there: string;
+    pack: { packId: string; chunks: number; bytes: number; digest: string };
+  },
+): Promise<void> {
+  const { here, there, pack } = move;
+  for (let index = 0; index < pack.chunks; index += 1) {
+    const chunk = await old.readPackChunk({ workspace: here, packId: pack.packId, index });
+    await next.writePackChunk({ workspace: there, packId: pack.packId, index, data: chunk.data });
+  }
+  await next.unpackWorkspace({
+    workspace: there,
+    packId: pack.packId,
+    bytes: pack.bytes,
+    digest: pack.digest,
+  });
+}

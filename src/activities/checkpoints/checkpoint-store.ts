@@ -22,6 +22,7 @@ import {
   type Fingerprints,
   type Tree,
 } from './records';
+import { checkedRetention, foldedCount, type Retention } from './retention';
 import { writeTree } from './write-tree';
 
 /**
@@ -38,7 +39,7 @@ import { writeTree } from './write-tree';
  * workspaceStateDirectory(workspace, 'checkpoints').
  */
 
-export { CheckpointError };
+export { CheckpointError, foldedCount, type Retention };
 
 export interface CheckpointRef {
   store: string;
@@ -85,32 +86,14 @@ export async function takeCheckpoint(
 }
 
 /**
- * Which checkpoints a goal keeps: the latest retainTurns, and those taken within retainForMs of
- * `nowMs`; with both, a checkpoint goes when either says so. The newest is always kept.
- */
-export interface Retention {
-  retainTurns?: number | undefined;
-  retainForMs?: number | undefined;
-  /** The clock retainForMs is judged by (a test's own); Date.now() otherwise. */
-  nowMs?: number | undefined;
-}
-
-function checkedRetention(retention: Retention): Retention | undefined {
-  const { retainTurns, retainForMs } = retention;
-  if (retainTurns !== undefined && !(Number.isSafeInteger(retainTurns) && retainTurns >= 1))
-    throw new Error(`retainTurns must be a whole number of at least 1, not ${retainTurns}`);
-  if (retainForMs !== undefined && !(Number.isSafeInteger(retainForMs) && retainForMs >= 1))
-    throw new Error(`retainForMs must be a whole number of milliseconds of at least 1, not ${retainForMs}`);
-  return retainTurns === undefined && retainForMs === undefined ? undefined : retention;
-}
-
-/**
  * Writes the files as they were at `turn` into `target`, from the first checkpoint whose label is
  * >= turn; undefined when the goal has none (the caller then uses the workspace as it is). A turn
- * folded away by retainTurns is an error naming the oldest label kept.
+ * folded away by retainTurns is an error naming the oldest label kept. `expectTurn`: the label
+ * the goal's history says that checkpoint has; a store without it (the goal moved here without
+ * its checkpoints) is an error, never the files of another turn.
  */
 export async function restoreCheckpoint(
-  input: CheckpointRef & { turn: number; target: string; mode: 'new' | 'in-place' },
+  input: CheckpointRef & { turn: number; target: string; mode: 'new' | 'in-place'; expectTurn?: number },
 ): Promise<{ fromTurn: number; written: number; removed: number } | undefined> {
   const { store, goalId, turn } = input;
   checkLabel(turn);
@@ -124,6 +107,12 @@ export async function restoreCheckpoint(
           `turn ${turn} of goal ${goalId} is older than the checkpoints kept: the oldest kept is turn ${oldest.turn}`,
         );
       const index = checkpoints.findIndex((checkpoint) => checkpoint.turn >= turn);
+      const found = checkpoints[index]?.turn;
+      if (input.expectTurn !== undefined && found !== input.expectTurn)
+        throw new CheckpointError(
+          'turn-not-kept',
+          `the checkpoint of turn ${input.expectTurn} of goal ${goalId} is not in this store (${found === undefined ? 'none at or after turn ' + turn : 'the next is turn ' + found}): it stayed on the host that took it`,
+        );
       if (index < 0) return undefined;
       const tree = foldTree(checkpoints.slice(0, index + 1));
       const outcome = await writeTree({ store, tree, target: input.target, mode: input.mode });
@@ -306,22 +295,6 @@ async function fold(input: CheckpointRef, retention: Retention): Promise<boolean
   await writeCheckpoint(goal, whole, { exclusive: false });
   for (const checkpoint of folded) await removeCheckpoint(goal, checkpoint.turn);
   return true;
-}
-
-/** How many of the oldest checkpoints (oldest first) the retention lets go: never the newest. */
-export function foldedCount(
-  checkpoints: ReadonlyArray<Pick<Checkpoint, 'at'>>,
-  retention: Retention,
-): number {
-  const byTurns =
-    retention.retainTurns === undefined ? 0 : Math.max(0, checkpoints.length - retention.retainTurns);
-  let byTime = 0;
-  if (retention.retainForMs !== undefined) {
-    const oldestKeptMs = (retention.nowMs ?? Date.now()) - retention.retainForMs;
-    while (byTime < checkpoints.length && Date.parse(checkpoints[byTime]?.at ?? '') < oldestKeptMs)
-      byTime += 1;
-  }
-  return Math.min(Math.max(byTurns, byTime), Math.max(0, checkpoints.length - 1));
 }
 
 /** Removes the objects that no checkpoint and no fingerprint index of any goal in the store names. */

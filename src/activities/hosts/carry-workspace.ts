@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import {
   lstat,
   mkdir,
@@ -68,6 +68,16 @@ const entrySchema = z.discriminatedUnion('kind', [
 ]);
 type Entry = z.infer<typeof entrySchema>;
 
+/**
+ * What a pack holds: the workspace's entries and, beside them, those of its checkpoint store
+ * (issue 48), unpacked into the new host's state directory for that workspace. A pack of an
+ * earlier keel is the workspace's entries alone.
+ */
+const packSchema = z.union([
+  z.array(entrySchema).transform((workspace) => ({ workspace, checkpoints: [] as Entry[] })),
+  z.object({ format: z.literal(2), workspace: z.array(entrySchema), checkpoints: z.array(entrySchema) }),
+]);
+
 export function createCarryWorkspaceActivities(
   host: HostIdentity,
   limits = { limitBytes: CARRY_LIMIT_BYTES },
@@ -81,27 +91,34 @@ export function createCarryWorkspaceActivities(
     /** On the old host: packs the workspace; refuses one whose pack exceeds the limit. */
     async packWorkspace(raw: z.input<typeof packWorkspaceInputSchema>): Promise<WorkspacePack> {
       const input = parseHostActivityInput(packWorkspaceInputSchema, raw, 'packWorkspace');
-      const entries: Entry[] = [];
-      let rawBytes = 0;
-      for await (const entry of walk(input.workspace, '')) {
-        if (entry.kind === 'file') rawBytes += entry.data.length;
-        // Checked as it goes: a huge workspace is refused before it fills the memory.
-        if (rawBytes > limits.limitBytes * 20)
-          throw refused(tooLarge(input.workspace, rawBytes, limits.limitBytes));
-        entries.push(entry.kind === 'file' ? { ...entry, data: entry.data.toString('base64') } : entry);
-      }
-      const pack = gzipSync(Buffer.from(JSON.stringify(entries)));
+      const budget = { rawBytes: 0 };
+      const bound = { limitBytes: limits.limitBytes, refused };
+      const workspace = await entriesOf(input.workspace, budget, bound);
+      const store = workspaceStateDirectory(input.workspace, 'checkpoints');
+      const checkpoints = existsSync(store) ? await entriesOf(store, budget, bound) : [];
+      const packed = (withCheckpoints: boolean) =>
+        gzipSync(
+          Buffer.from(
+            JSON.stringify({ format: 2, workspace, checkpoints: withCheckpoints ? checkpoints : [] }),
+          ),
+        );
+      let pack = packed(true);
+      // Over the limit with them, the checkpoints stay behind: the move matters more than forks of the past.
+      const carried = checkpoints.length === 0 || pack.length <= limits.limitBytes;
+      if (!carried) pack = packed(false);
       if (pack.length > limits.limitBytes)
         throw refused(tooLarge(input.workspace, pack.length, limits.limitBytes));
       const target = packPath(input.workspace, input.packId);
       await mkdir(path.dirname(target), { recursive: true });
       await writeFile(target, pack);
+      const filesIn = (entries: Entry[]) => entries.filter((entry) => entry.kind === 'file').length;
       return {
         packId: input.packId,
         bytes: pack.length,
         chunks: Math.max(1, Math.ceil(pack.length / CARRY_CHUNK_BYTES)),
         digest: createHash('sha256').update(pack).digest('hex'),
-        files: entries.filter((entry) => entry.kind === 'file').length,
+        files: filesIn(workspace),
+        ...(checkpoints.length === 0 ? {} : { checkpoints: { carried, files: filesIn(checkpoints) } }),
       };
     },
 
@@ -141,22 +158,20 @@ export function createCarryWorkspaceActivities(
       const pack = (await readFile(source)).subarray(0, input.bytes);
       if (createHash('sha256').update(pack).digest('hex') !== input.digest)
         throw refused(`the carried workspace arrived damaged (its digest differs); nothing was unpacked`);
-      const entries = z.array(entrySchema).parse(JSON.parse(gunzipSync(pack).toString('utf8')));
-      const staging = path.join(
-        workspaceStateRoot(input.workspace),
-        `carry-${randomBytes(4).toString('hex')}`,
-      );
-      await mkdir(staging, { recursive: true });
-      try {
-        const links = new Set<string>();
-        for (const entry of entries) await restore(staging, entry, links);
-        await rename(staging, input.workspace);
-      } catch (error) {
-        await rm(staging, { recursive: true, force: true });
-        throw error;
-      }
+      const { workspace, checkpoints } = packSchema.parse(JSON.parse(gunzipSync(pack).toString('utf8')));
+      // The checkpoints first: a retry after a cut-off unpack finds the workspace still missing
+      // and does both again, and the store it writes replaces any left there by an earlier stay.
+      if (checkpoints.length > 0)
+        await unpackInto(workspaceStateDirectory(input.workspace, 'checkpoints'), checkpoints, {
+          replace: true,
+          stagingIn: workspaceStateRoot(input.workspace),
+        });
+      await unpackInto(input.workspace, workspace, {
+        replace: false,
+        stagingIn: workspaceStateRoot(input.workspace),
+      });
       await rm(source, { force: true });
-      return { files: entries.filter((entry) => entry.kind === 'file').length };
+      return { files: workspace.filter((entry) => entry.kind === 'file').length };
     },
 
     /** On the old host, after the move: the pack is no longer needed there. */
@@ -165,6 +180,45 @@ export function createCarryWorkspaceActivities(
       await rm(packPath(input.workspace, input.packId), { force: true });
     },
   };
+}
+
+/** A folder's entries for a pack; the whole pack's raw bytes are bounded as they are read. */
+async function entriesOf(
+  root: string,
+  budget: { rawBytes: number },
+  bound: { limitBytes: number; refused: (message: string) => Error },
+): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  for await (const entry of walk(root, '')) {
+    if (entry.kind === 'file') budget.rawBytes += entry.data.length;
+    // Checked as it goes: a huge workspace is refused before it fills the memory.
+    if (budget.rawBytes > bound.limitBytes * 20)
+      throw bound.refused(tooLarge(root, budget.rawBytes, bound.limitBytes));
+    entries.push(entry.kind === 'file' ? { ...entry, data: entry.data.toString('base64') } : entry);
+  }
+  return entries;
+}
+
+/**
+ * Unpacks entries into a staging directory beside `target` and renames it into place, so a
+ * cut-off unpack never leaves a half folder; `replace` removes what is at `target` first.
+ */
+async function unpackInto(
+  target: string,
+  entries: Entry[],
+  options: { replace: boolean; stagingIn: string },
+): Promise<void> {
+  const staging = path.join(options.stagingIn, `carry-${randomBytes(4).toString('hex')}`);
+  await mkdir(staging, { recursive: true });
+  try {
+    const links = new Set<string>();
+    for (const entry of entries) await restore(staging, entry, links);
+    if (options.replace) await rm(target, { recursive: true, force: true });
+    await rename(staging, target);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 function tooLarge(workspace: string, bytes: number, limit: number): string {
@@ -216,10 +270,11 @@ async function restore(staging: string, entry: Entry, links: Set<string>): Promi
   const target = path.join(staging, relative);
   switch (entry.kind) {
     case 'directory':
-      await mkdir(target, { recursive: true, mode: entry.mode });
+      // Never setuid, setgid or sticky on the new host: a carried file keeps its permissions only.
+      await mkdir(target, { recursive: true, mode: entry.mode & 0o777 });
       return;
     case 'file':
-      await writeFile(target, Buffer.from(entry.data, 'base64'), { mode: entry.mode });
+      await writeFile(target, Buffer.from(entry.data, 'base64'), { mode: entry.mode & 0o777 });
       return;
     case 'symlink':
       await symlink(entry.target, target);

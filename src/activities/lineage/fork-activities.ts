@@ -26,6 +26,8 @@ export const restoreForkInputSchema = z.object({
   target: workspacePathSchema,
   key: z.string().min(1),
   turn: z.number().int().positive(),
+  /** The label of the checkpoint that holds the turn's files, as the history says (checkpoint-home.ts). */
+  expectTurn: z.number().int().positive().optional(),
   mode: z.enum(['new', 'in-place']),
 });
 export type RestoreForkInput = z.infer<typeof restoreForkInputSchema>;
@@ -72,6 +74,7 @@ export function createForkActivities(host: { workspaceRoots: readonly string[] }
           store: checkpointStoreOf(input.source),
           goalId: input.key,
           turn: input.turn,
+          ...(input.expectTurn === undefined ? {} : { expectTurn: input.expectTurn }),
           target,
           mode,
         });

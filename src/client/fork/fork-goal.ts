@@ -57,7 +57,13 @@ export async function planFork(
   const loaded = loadGoalState(captured.state);
   if (!loaded.ok) throw new Error(`the state of turn ${options.turn} does not load: ${loaded.message}`);
   const state = loaded.state;
-  const source = bindingWorkspace(state.host, state.config.workspace);
+  // The files come from the host that keeps the turn's checkpoints, which a carried move changes.
+  const home = capture.checkpointHome;
+  if (home?.host !== undefined && state.host !== undefined && state.host.id !== home.host) {
+    const { workspace: _there, relative: _relative, ...binding } = state.host;
+    state.host = { ...binding, id: home.host };
+  }
+  const source = home?.workspace ?? bindingWorkspace(state.host, state.config.workspace);
   const target =
     options.kind === 'rewind' || options.inPlace === true
       ? source
@@ -74,6 +80,7 @@ export async function planFork(
     at: new Date(options.nowMs ?? Date.now()).toISOString(),
     workspace: { from: source, to: target },
     checkpointKey: checkpointKey(state, options.workflowId),
+    ...(home === undefined ? {} : { checkpointTurn: home.turn }),
     irreversibleAfter: capture.irreversibleAfter,
   };
   const carried = forkedState(state, {

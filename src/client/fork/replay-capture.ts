@@ -14,8 +14,9 @@ import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/
 import type { temporal } from '@temporalio/proto';
 import { Worker, type InjectedSinks } from '@temporalio/worker';
 import { dataConverterFromEnv } from '../../codec/data-converter';
-import type { IrreversibleCall } from '../../workflows/goal/lineage/lineage';
+import { checkpointKey, type IrreversibleCall } from '../../workflows/goal/lineage/lineage';
 import { FORK_CAPTURE_MEMO_KEY, type ForkCaptureSinks } from '../../workflows/goal/lineage/fork-capture';
+import { checkpointHome, type CheckpointHome } from './checkpoint-home';
 
 type History = temporal.api.history.v1.IHistory;
 type LoadedConverter = ReturnType<typeof loadDataConverter>;
@@ -34,6 +35,8 @@ export interface TurnCapture {
   turns: { first: number; last: number };
   /** Irreversible calls made in the run holding the turn after it, and in every later run. */
   irreversibleAfter: IrreversibleCall[];
+  /** Where the turn's files are kept (checkpoint-home.ts); absent: nothing changed them since. */
+  checkpointHome?: CheckpointHome;
   runs: number;
   /** Events of every run, and of the one replayed. */
   events: number;
@@ -139,10 +142,17 @@ export async function captureTurn(
       await Promise.all(runs.slice(holding + 1).map((later) => irreversibleCalls(converter, later, 0, turn)))
     ).flat(),
   ];
+  const home = await checkpointHome(
+    converter,
+    runs.slice(holding).map((later) => later.history),
+    turn,
+    checkpointKey(captured?.state ?? {}, workflowId),
+  );
   return {
     ...(captured === undefined ? {} : { captured }),
     turns: { first: runs[0]?.startTurn ?? 1, last },
     irreversibleAfter,
+    ...(home === undefined ? {} : { checkpointHome: home }),
     runs: runs.length,
     events,
     replayedEvents: run.history.events?.length ?? 0,

@@ -18,4 +18,10 @@ export interface WorkspacePack {
   /** sha256 of the pack, checked by the new host before it unpacks anything. */
   digest: string;
   files: number;
+  /**
+   * The workspace's turn checkpoints (issue 48), carried in the same pack so forks and rewinds
+   * after the move find them on the new host; left behind (`carried: false`) when the pack
+   * would be over the limit with them. Absent: the workspace had none.
+   */
+  checkpoints?: { carried: boolean; files: number };
 }

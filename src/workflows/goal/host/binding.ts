@@ -8,7 +8,7 @@ import type { GoalVisibility } from '../views/visibility';
 import { LedgerEventKind } from '../../common/ledger';
 import { FailureType } from '../../common/failure-types';
 import { bindingWorkspace, chooseBinding, placeOf, type HostBinding } from '../../hosts/host-binding';
-import { carryPack } from './carry';
+import { carriedFacts, carriedNote, carryPack } from './carry';
 import {
   isScheduleToStartTimeout,
   noAnswerFailure,
@@ -321,14 +321,14 @@ export class GoalHost {
     this.state.host = binding;
     this.goal.visibility.record(
       LedgerEventKind.HostRebound,
-      `moved from host ${from} to ${hostId} by ${by}`,
+      `moved from host ${from} to ${hostId} by ${by}${carried === undefined ? '' : carriedNote(carried)}`,
       {
         from,
         host: hostId,
         via,
         by,
         ...(binding.workspace === undefined ? {} : { workspace: binding.workspace }),
-        ...(carried === undefined ? {} : { carried: { bytes: carried.bytes, files: carried.files } }),
+        ...(carried === undefined ? {} : { carried: carriedFacts(carried) }),
       },
     );
     return binding;

@@ -29,3 +29,16 @@ export async function carryPack(options: {
   await from.carry.dropPack({ workspace: here, packId }).catch(() => undefined); // a leftover file, no more
   return pack;
 }
+
+/** What the ledger's host.rebound event says of a carried move. */
+export function carriedFacts(pack: WorkspacePack): Record<string, unknown> {
+  const { bytes, files, checkpoints } = pack;
+  return { bytes, files, ...(checkpoints === undefined ? {} : { checkpoints }) };
+}
+
+/** Said in the move's summary when the turn checkpoints could not come along (issue 48). */
+export function carriedNote(pack: WorkspacePack): string {
+  return pack.checkpoints?.carried === false
+    ? `; its turn checkpoints stayed on the old host (over the ${pack.bytes}-byte pack's limit with them): forks at earlier turns take the files as they are now`
+    : '';
+}

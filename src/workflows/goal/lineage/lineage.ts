@@ -33,6 +33,8 @@ export const lineageSchema = z.object({
   workspace: z.object({ from: z.string(), to: z.string() }),
   /** The key the original's checkpoints were taken under at that turn (checkpointKey). */
   checkpointKey: z.string().min(1),
+  /** The label of the checkpoint holding the turn's files, as the history says; absent: none since. */
+  checkpointTurn: z.number().int().positive().optional(),
   /** Irreversible calls the original made at or after `turn`: not undone, listed, never re-sent unasked. */
   irreversibleAfter: z.array(irreversibleCallSchema),
   /** Set once the files are in place; until then the goal's first step is to restore them. */

@@ -29,6 +29,7 @@ export class GoalLineage {
         target: bindingWorkspace(state.host, state.config.workspace),
         key: lineage.checkpointKey,
         turn: lineage.turn,
+        ...(lineage.checkpointTurn === undefined ? {} : { expectTurn: lineage.checkpointTurn }),
         // A rewind, or a fork written over its ended original's files: the workspace made equal.
         mode: lineage.workspace.to === lineage.workspace.from ? 'in-place' : 'new',
       }),
