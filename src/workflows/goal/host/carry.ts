@@ -39,6 +39,6 @@ export function carriedFacts(pack: WorkspacePack): Record<string, unknown> {
 /** Said in the move's summary when the turn checkpoints could not come along (issue 48). */
 export function carriedNote(pack: WorkspacePack): string {
   return pack.checkpoints?.carried === false
-    ? `; its turn checkpoints stayed on the old host (over the ${pack.bytes}-byte pack's limit with them): forks at earlier turns take the files as they are now`
+    ? '; its turn checkpoints stayed on the old host (the pack would have been over the carry limit with them): forks and rewinds to turns before the move are planned there'
     : '';
 }
