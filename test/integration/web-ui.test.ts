@@ -6,7 +6,12 @@ import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { startGoal, type GoalHandle } from '../../src/client/goal-client';
 import { freePort, startDevServer, type DevServer } from '../../src/dev-server/dev-server';
 import type { LedgerEvent } from '../../src/workflows/common/ledger';
-import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
+import {
+  approveSignal,
+  forkGoalUpdate,
+  goalStatusQuery,
+  ledgerQuery,
+} from '../../src/workflows/goal/messages';
 import {
   currentDetailsFrame,
   decisionShownInDetails,
@@ -50,6 +55,7 @@ before(async () => {
           { toolCalls: [{ name: 'run_command', input: { command: 'echo "$(date)" >> effects.txt' } }] },
           { text: 'date recorded' },
         ],
+        branches: [{ when: 'TRY-HOLD', fromTurn: 1, turns: [{ text: 'holding' }] }],
       },
     ],
   });
@@ -154,6 +160,42 @@ async function approvalDecided(): Promise<LedgerEvent> {
     throw new Error(`no approval was decided (${seen})`, { cause: error });
   }
 }
+
+test("lineage both ways: the details link to the goals forked from this one, and a fork's to its original", async () => {
+  const receipt = await handle.executeUpdate(forkGoalUpdate, {
+    args: [{ atTurn: 1, say: 'TRY-HOLD', by: 'web-ui-test' }],
+  });
+  const other = await (browser as Browser).newPage({ viewport: { width: 1400, height: 1800 } });
+  const ui = `http://127.0.0.1:${uiPort}`;
+  try {
+    // The original's details, as a person sees them: the link, followed, lists the fork.
+    await other.goto(`${ui}/namespaces/default/workflows/${handle.workflowId}`);
+    await other.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
+    const forksLink = currentDetailsFrame(other).getByRole('link', { name: 'goals forked from this one' });
+    const forks = await forksLink.getAttribute('href', { timeout: UI_TIMEOUT_MS });
+    assert.ok(forks !== null);
+    await other.goto(`${ui}${forks}`);
+    await other.getByText(receipt.forkId).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    // Filtered: the original itself (listed without the query, it is running) is not among them.
+    assert.equal(await other.getByRole('link', { name: handle.workflowId, exact: true }).count(), 0);
+    await other.goto(`${ui}/namespaces/default/workflows`);
+    await other
+      .getByRole('link', { name: handle.workflowId, exact: true })
+      .first()
+      .waitFor({ timeout: UI_TIMEOUT_MS });
+    // The fork's details link back to the original's page.
+    await other.goto(`${ui}/namespaces/default/workflows/${receipt.forkId}`);
+    await other.getByRole('tab', { name: 'User Metadata' }).click({ timeout: UI_TIMEOUT_MS });
+    const original = currentDetailsFrame(other).getByRole('link', { name: 'the original' });
+    assert.equal(
+      await original.getAttribute('href', { timeout: UI_TIMEOUT_MS }),
+      `/namespaces/default/workflows/${handle.workflowId}`,
+    );
+  } finally {
+    await other.screenshot({ path: path.join(ARTIFACTS, 'web-ui-fork-lineage.png'), fullPage: true });
+    await other.close();
+  }
+});
 
 // Last: it decides the approval the tests above look at.
 test("the decision shown in the details, pasted into the Web UI's Send a Signal dialog, approves the call", async () => {

@@ -1,3 +1,4 @@
+import type { LineageLinks } from './lineage-links';
 import { BudgetDimension, formatElapsed, formatInteger, formatUsd } from '../../principles/budget';
 import { codeBlock, inlineCode } from './markdown-code';
 import { childApprovalsSection } from './child-approvals-details';
@@ -14,7 +15,7 @@ import type {
 import type { GuardsView, HostView, PendingApprovalView, RuleView } from '../messages';
 import { CONTINUATION_MARK, visibleText } from '../../tools/call-text';
 import { heldChangesLines } from '../../tools/held-changes-text';
-import { hostLossText } from '../../hosts/host-loss';
+import { hostSection } from './host-details';
 import { modelsLine, type ModelsView } from '../model-turn/fallback';
 
 /** Tests and older callers import it from here; it lives with the other Markdown code. */
@@ -79,6 +80,8 @@ export interface GoalDetailsInput {
   models?: ModelsView;
   /** Where a fork or a rewind came from (lineage.ts lineageLine). */
   lineage?: string;
+  /** The original's page and the list of forks, in the Web UI (lineage-links.ts). */
+  links?: LineageLinks;
 }
 
 /** The panel is small: long goal and task texts are cut, the static summary has the goal anyway. */
@@ -108,7 +111,12 @@ function heading(input: GoalDetailsInput): string {
   const lines = [`### Goal ${input.status} · ${input.phase}`, `**Goal:** ${preview(input.goal)}`];
   // Task 1 is the goal itself; later tasks are follow-up messages worth naming.
   if (input.task.index > 0) lines.push(`**Task ${input.task.index + 1}:** ${preview(input.task.text)}`);
-  if (input.lineage !== undefined) lines.push(`**Lineage:** ${preview(input.lineage)}`);
+  const original = input.links?.original;
+  if (input.lineage !== undefined)
+    lines.push(
+      `**Lineage:** ${preview(input.lineage)}${original === undefined ? '' : ` · [the original](${original})`}`,
+    );
+  if (input.links !== undefined) lines.push(`**Forks:** [goals forked from this one](${input.links.forks})`);
   // Two trailing spaces: a markdown line break, so the lines stay apart without list bullets.
   return lines.join('  \n');
 }
@@ -119,24 +127,6 @@ function closingReportSection(input: GoalDetailsInput): string | undefined {
   const stop = input.endReason === undefined ? [] : [`**Stopped:** ${preview(input.endReason)}`];
   // One block (no blank lines): a fenced block may follow a paragraph line directly.
   return ['#### Closing report', ...stop, codeBlock(wrapped(visibleText(input.closingReport)))].join('\n');
-}
-
-function hostSection(host: HostView | undefined, pendingApprovals: number): string | undefined {
-  if (host === undefined) return undefined;
-  const actions = (host.actions ?? []).map((action) => `- ${action}`);
-  if (host.unavailableSince !== undefined)
-    return [
-      `#### Workspace host ${inlineCode(host.id)} unavailable since ${host.unavailableSince}`,
-      ...actions,
-    ].join('\n');
-  // A goal parked on an approval makes no calls: without this it would look healthy.
-  if (host.missingSince !== undefined)
-    return [
-      `#### Workspace host ${inlineCode(host.id)} missing since ${host.missingSince}`,
-      hostLossText({ host: host.id, since: host.missingSince, pendingApprovals }),
-      ...actions,
-    ].join('\n');
-  return `**Host:** ${inlineCode(host.id)} (${host.via})`;
 }
 
 function pendingApprovalsSection(input: GoalDetailsInput): string | undefined {

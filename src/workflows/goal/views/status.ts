@@ -1,4 +1,5 @@
 import { lineageLine } from '../lineage/lineage';
+import { lineageLinks } from './lineage-links';
 import { whyItWaits } from '../../approvals/why-it-waits';
 import { ANYONE } from '../../approvals/approval-authority';
 import { decisionTier } from '../../approvals/decision-tier';
@@ -302,7 +303,7 @@ function rulesInForce(state: GoalState, nowMs: number): RuleView[] {
 
 export function detailsInput(
   state: GoalState,
-  options: { workflowId: string; nowMs: number },
+  options: { workflowId: string; nowMs: number; namespace?: string },
 ): GoalDetailsInput {
   const view = statusView(state, {
     nowMs: options.nowMs,
@@ -334,6 +335,9 @@ export function detailsInput(
     ...(view.rules ? { rules: view.rules } : {}),
     ...(view.models ? { models: view.models } : {}),
     ...(view.lineage === undefined ? {} : { lineage: view.lineage }),
+    ...(options.namespace === undefined
+      ? {}
+      : { links: lineageLinks(options.namespace, options.workflowId, state.lineage) }),
     ...(view.endReason !== undefined ? { endReason: view.endReason } : {}),
     ...(view.finalText !== undefined && endsWithReport(state.status)
       ? { closingReport: view.finalText }

@@ -99,7 +99,13 @@ export class GoalVisibility {
   show(): void {
     this.observeTurn();
     wf.setCurrentDetails(
-      renderGoalDetails(detailsInput(this.state, { workflowId: this.workflowId, nowMs: Date.now() })),
+      renderGoalDetails(
+        detailsInput(this.state, {
+          workflowId: this.workflowId,
+          nowMs: Date.now(),
+          namespace: wf.workflowInfo().namespace,
+        }),
+      ),
     );
     this.searchAttributes.changed();
     this.publishLedger();
