@@ -23,6 +23,7 @@ import {
   type Tree,
 } from './records';
 import { checkedRetention, foldedCount, type Retention } from './retention';
+import { changedOutsideKeel, statOf, type FileStat } from './after-keel-calls';
 import { writeTree } from './write-tree';
 
 /**
@@ -64,6 +65,8 @@ export interface TakenCheckpoint {
   storedBytes: number;
   /** Files read and hashed: the rest were known unchanged by their fingerprints. 0 when not taken. */
   readFiles: number;
+  /** Paths changed outside keel since its last write, when any (after-keel-calls.ts). */
+  outside?: { count: number; paths: string[] };
 }
 
 /**
@@ -166,6 +169,7 @@ async function take(input: CheckpointRef & { workspace: string; turn: number }):
       : ((await readHead(goal, newest)) ?? foldTree(await readCheckpoints(goal, goalId)));
   const scan = await scanWorkspace(store, input.workspace, await readFingerprints(goal), previous);
   const entries = deltaOf(previous, scan.tree);
+  const outside = await changedOutsideKeel(store, scan.stats);
   const checkpoint: Checkpoint = {
     schemaVersion: 1,
     goalId,
@@ -174,6 +178,7 @@ async function take(input: CheckpointRef & { workspace: string; turn: number }):
     changedFiles: Object.keys(entries).length,
     storedBytes: scan.storedBytes,
     entries,
+    ...(outside === undefined || outside.count === 0 ? {} : { outside }),
   };
   if (!(await writeCheckpoint(goal, checkpoint, { exclusive: true }))) {
     // Taken meanwhile by another process: that one stands.
@@ -191,12 +196,20 @@ async function take(input: CheckpointRef & { workspace: string; turn: number }):
     changedFiles: checkpoint.changedFiles,
     storedBytes: scan.storedBytes,
     readFiles: scan.readFiles,
+    ...(checkpoint.outside === undefined ? {} : { outside: checkpoint.outside }),
   };
 }
 
 function notTaken(checkpoint: Checkpoint): TakenCheckpoint {
-  const { turn, changedFiles, storedBytes } = checkpoint;
-  return { taken: false, turn, changedFiles, storedBytes, readFiles: 0 };
+  const { turn, changedFiles, storedBytes, outside } = checkpoint;
+  return {
+    taken: false,
+    turn,
+    changedFiles,
+    storedBytes,
+    readFiles: 0,
+    ...(outside === undefined ? {} : { outside }),
+  };
 }
 
 /**
@@ -206,6 +219,7 @@ function notTaken(checkpoint: Checkpoint): TakenCheckpoint {
 async function scanWorkspace(store: string, workspace: string, index: Fingerprints, previous: Tree) {
   const startedMs = Date.now();
   const tree: Tree = new Map();
+  const stats = new Map<string, FileStat>();
   const fingerprints: Fingerprints = { schemaVersion: 1, files: {} };
   let files = 0;
   let newBytes = 0;
@@ -219,6 +233,8 @@ async function scanWorkspace(store: string, workspace: string, index: Fingerprin
         `cannot checkpoint ${workspace}: it has over ${MAX_FILES} files`,
       );
     const info = await lstat(file.path).catch(() => undefined);
+    if (info !== undefined && (info.isFile() || info.isSymbolicLink()))
+      stats.set(file.relative, statOf(info));
     if (info?.isSymbolicLink() === true) {
       const target = await readlink(file.path).catch(() => undefined);
       if (target !== undefined) tree.set(file.relative, { kind: 'symlink', target });
@@ -264,7 +280,7 @@ async function scanWorkspace(store: string, workspace: string, index: Fingerprin
       fingerprints.files[file.relative] = { size, mtimeMs, ctimeMs, ino, mode: info.mode, hash };
     }
   }
-  return { tree, fingerprints, storedBytes, readFiles };
+  return { tree, stats, fingerprints, storedBytes, readFiles };
 }
 
 function tooManyBytes(workspace: string): CheckpointError {

@@ -57,6 +57,8 @@ export const checkpointSchema = z.object({
   foldedThrough: z.number().int().nonnegative().optional(),
   /** Relative to the previous checkpoint (the first, and a folded one: relative to nothing). */
   entries: z.record(relativePathSchema, entrySchema),
+  /** Paths changed outside keel since its last write (after-keel-calls.ts): how many, and the first of them. */
+  outside: z.object({ count: z.number().int().positive(), paths: z.array(z.string()) }).optional(),
 });
 export type Checkpoint = z.infer<typeof checkpointSchema>;
 

@@ -9,6 +9,7 @@ import { workspaceStateDirectory, workspaceStateRoot } from '../hosts/workspace-
 import { copyManifestSchema, manifestOf, type CopyManifest } from './copy-manifest';
 import { BeneathError, openDirectoryBeneath, segmentsOf } from '../tools/workspace-access/open-beneath';
 import { mergeCopy, type MergeOutcome } from './merge-copy';
+import { noteKeelWriteOn } from '../lineage/turn-checkpoints';
 
 /**
  * A delegated child's own copy of its parent's workspace (issue 47, workspace "copy"): made when
@@ -111,6 +112,7 @@ export function createChildCopyActivities() {
       const outcome = await withFolder(input, (target) =>
         mergeCopy({ workspace: target, lockKey: input.workspace, copy, base: manifest.files }),
       );
+      await noteKeelWriteOn(input.workspace); // keel's write: not a change made outside it
       return input.folder === undefined ? outcome : inFolder(outcome, segmentsOf(input.folder).join('/'));
     },
 

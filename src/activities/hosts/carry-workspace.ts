@@ -27,6 +27,7 @@ import { escapes } from '../tools/workspace';
 import { parseHostActivityInput, workspacePathSchema } from './host-activity-input';
 import { workspaceState, type HostIdentity } from './probe-workspace';
 import { workspaceStateDirectory, workspaceStateRoot } from './workspace-state-directory';
+import { noteKeelWriteOn } from '../lineage/turn-checkpoints';
 
 /**
  * A goal moved while its old host is alive carries its workspace (issue 23): the old host packs
@@ -171,6 +172,8 @@ export function createCarryWorkspaceActivities(
         stagingIn: workspaceStateRoot(input.workspace),
       });
       await rm(source, { force: true });
+      // The files are new here (other inodes and times): what keel just wrote, not outside changes.
+      await noteKeelWriteOn(input.workspace);
       return { files: workspace.filter((entry) => entry.kind === 'file').length };
     },
 

@@ -15,7 +15,7 @@ import { WorkspaceProbeState } from '../../workflows/hosts/host-queues';
 import { workspaceStateDirectory, workspaceStateRoot } from '../hosts/workspace-state-directory';
 import { SKIPPED_DIRECTORIES, walkFiles } from '../tools/walk-files';
 import { CheckpointError, restoreCheckpoint } from '../checkpoints/checkpoint-store';
-import { checkpointStoreOf } from './turn-checkpoints';
+import { checkpointStoreOf, noteKeelWriteOn } from './turn-checkpoints';
 import { untilNoCallRuns } from '../tools/running-calls';
 import { activityContextOrUndefined } from '../activity-context';
 
@@ -86,9 +86,14 @@ export function createForkActivities(host: { workspaceRoots: readonly string[] }
           FailureType.CheckpointUnavailable,
         );
       }
-      if (restored !== undefined) return { ...restored, ...waited };
-      if (input.mode === 'in-place') return { written: 0, removed: 0, ...waited };
-      return { written: await copyAsItIs(input.source, target), removed: 0 };
+      const outcome =
+        restored !== undefined
+          ? { ...restored, ...waited }
+          : input.mode === 'in-place'
+            ? { written: 0, removed: 0, ...waited }
+            : { written: await copyAsItIs(input.source, target), removed: 0 };
+      await noteKeelWriteOn(target); // keel's write: not a change made outside it
+      return outcome;
     },
   };
 }

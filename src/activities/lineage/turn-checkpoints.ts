@@ -5,6 +5,8 @@
  */
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
 import { takeCheckpoint } from '../checkpoints/checkpoint-store';
+import { noteKeelWrite } from '../checkpoints/after-keel-calls';
+import { activityContextOrUndefined } from '../activity-context';
 
 export interface TurnCheckpointRequest {
   key: string;
@@ -20,15 +22,16 @@ export function checkpointStoreOf(workspace: string): string {
 /**
  * A checkpoint that cannot be taken (a workspace over the store's bounds, a full disk) does not
  * stop the call: the goal's work matters more than a later fork's precision. It is logged, and a
- * fork at that turn takes its files from the next checkpoint, as its ledger event says.
+ * fork at that turn is refused (CheckpointUnavailable) rather than given another turn's files.
+ * The answer names the files changed outside keel since its last write, when the checkpoint saw any.
  */
 export async function checkpointBeforeCall(
   workspace: string,
   request: TurnCheckpointRequest,
   log: { warn(message: string, attributes?: Record<string, unknown>): void },
-): Promise<void> {
+): Promise<{ outside?: { count: number; paths: string[] } }> {
   try {
-    await takeCheckpoint({
+    const taken = await takeCheckpoint({
       store: checkpointStoreOf(workspace),
       goalId: request.key,
       workspace,
@@ -36,12 +39,34 @@ export async function checkpointBeforeCall(
       retainTurns: request.retainTurns,
       retainForMs: request.retainForMs,
     });
+    // Said once, by the call that took the checkpoint; the turn's other calls find it taken.
+    return taken.taken && taken.outside !== undefined ? { outside: taken.outside } : {};
   } catch (error) {
     log.warn(
       `turn ${request.turn} checkpoint not taken: ${error instanceof Error ? error.message : String(error)}`,
       {
         key: request.key,
       },
+    );
+    return {};
+  }
+}
+
+/**
+ * After keel wrote the workspace (a changing call, held changes applied, a restore, a rollback, a
+ * child's merge): what it left, so the next checkpoint tells changes made outside keel apart
+ * (checkpoints/after-keel-calls.ts). Never fails the write it follows.
+ */
+export async function noteKeelWriteOn(
+  workspace: string,
+  log: { warn(message: string, attributes?: Record<string, unknown>): void } = activityContextOrUndefined()
+    ?.log ?? console,
+): Promise<void> {
+  try {
+    await noteKeelWrite(checkpointStoreOf(workspace), workspace);
+  } catch (error) {
+    log.warn(
+      `keel's write to ${workspace} not noted: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
 }

@@ -2,6 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
 import { walkFiles } from '../tools/walk-files';
+import { noteKeelWriteOn } from '../lineage/turn-checkpoints';
 import { openFileBeneath, readRegularFile, segmentsOf } from '../tools/workspace-access/open-beneath';
 
 export interface WorkspaceBackupInput {
@@ -85,6 +86,7 @@ export function createBackupActivities(options: {
         }
         restored.push(relative);
       }
+      await noteKeelWriteOn(input.workspace); // keel's write: not a change made outside it
       return { restored, removed };
     },
   };

@@ -17,7 +17,7 @@ import type { RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
 import { capOutcome } from './outcome-cap';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
-import { checkpointBeforeCall } from '../lineage/turn-checkpoints';
+import { checkpointBeforeCall, noteKeelWriteOn } from '../lineage/turn-checkpoints';
 import { existingWorkspace, ToolActivityFailureType, wrongHost } from './tool-activity-failures';
 import {
   describeToolsInputSchema,
@@ -156,12 +156,18 @@ export function createToolActivities(options: {
     let outcome: ToolOutcome;
     try {
       // Before anything of this call's turn changes the files (issue 48: fork and rewind).
-      if (call.checkpoint !== undefined) await checkpointBeforeCall(workspace, call.checkpoint, context.log);
+      const seen =
+        call.checkpoint === undefined
+          ? {}
+          : await checkpointBeforeCall(workspace, call.checkpoint, context.log);
       const run = (): Promise<ToolOutcome> => runWithHeartbeats(tool, parsed.input, context, activity, beat);
       outcome =
         journalId === undefined
           ? await run()
           : await runAtMostOnce({ call, summary, run, journal, journalId, activity, beat, signal, hostId });
+      if (seen.outside !== undefined) outcome = { ...outcome, outsideChanges: seen.outside };
+      // What this call left is keel's own: the next checkpoint tells later changes apart.
+      if (call.checkpoint !== undefined) await noteKeelWriteOn(workspace, context.log);
     } finally {
       await unmark?.();
     }
@@ -197,7 +203,9 @@ export function createToolActivities(options: {
         ? undefined
         : await markCallRunning(workspace, runningCallOf(activity.info, input.idempotencyKey));
     try {
-      return stamped(capOutcome(await applyHeldLayer(layer)));
+      const applied = stamped(capOutcome(await applyHeldLayer(layer)));
+      await noteKeelWriteOn(workspace, activity?.log ?? consoleLogger);
+      return applied;
     } finally {
       await unmark?.();
     }

@@ -109,6 +109,8 @@ export const LedgerEventKind = {
   GoalContinuedAsNew: 'goal.continued_as_new',
   /** This goal is a fork of another at a turn (issue 48): whence, the files restored, irreversible calls after. */
   GoalForked: 'goal.forked',
+  /** The turn's checkpoint found files changed outside keel since its last write (issue 48). */
+  WorkspaceChangedOutside: 'workspace.changed_outside',
   /** This goal went back to an earlier turn in place, its files with it (issue 48). */
   GoalRewound: 'goal.rewound',
   /** A fork of this goal was started by its forkGoal Update: the fork's id, turn and workspace. */

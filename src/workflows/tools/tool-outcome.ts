@@ -94,6 +94,11 @@ export const toolOutcomeSchema = z.lazy(() =>
     instance: z.string().optional(),
     /** Set when the call needs a human's approval before anything of it reaches the workspace. */
     escalation: escalationSchema.optional(),
+    /**
+     * Files changed outside keel since its last write, seen by the turn's checkpoint before this
+     * call ran (issue 48): how many, and the first of their paths.
+     */
+    outsideChanges: z.object({ count: z.number().int().positive(), paths: z.array(z.string()) }).optional(),
   }),
 );
 export type ToolOutcome = z.infer<typeof toolOutcomeSchema>;

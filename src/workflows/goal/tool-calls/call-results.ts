@@ -46,6 +46,25 @@ export class CallResults {
       byHost[outcome.host] = (byHost[outcome.host] ?? 0) + 1;
     }
     if (outcome.instance !== undefined) this.recordInstance(call, outcome.instance, outcome.host);
+    if (outcome.outsideChanges !== undefined) this.recordOutsideChanges(call, outcome.outsideChanges);
+  }
+
+  /**
+   * Files changed outside keel between its writes (a person's editor while the goal waited, a
+   * build on its own): in the ledger, and told to the model, whose picture of them is older.
+   */
+  private recordOutsideChanges(call: ToolCallRecord, changes: { count: number; paths: string[] }): void {
+    const listed = changes.paths.join(', ');
+    const more =
+      changes.count > changes.paths.length ? ` and ${changes.count - changes.paths.length} more` : '';
+    this.goal.visibility.record(
+      LedgerEventKind.WorkspaceChangedOutside,
+      `${changes.count} file(s) changed outside keel since its last write: ${listed}${more}`,
+      { callId: call.callId, count: changes.count, paths: changes.paths },
+    );
+    this.state.notes.push(
+      `Note: ${changes.count} file(s) in the workspace changed outside keel since its last change (not by your calls): ${listed}${more}. Read them again before relying on what you knew of them.`,
+    );
   }
 
   /**
