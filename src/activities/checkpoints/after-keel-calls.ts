@@ -9,7 +9,7 @@
  * Stats only, no reading: the cost is one walk of the workspace per changing call. A change in
  * the same timestamp tick as keel's last write can go unseen (it is then counted as keel's).
  */
-import { lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -58,8 +58,7 @@ export async function noteKeelWrite(store: string, workspace: string): Promise<v
       await rm(fileOf(store), { force: true });
       return;
     }
-    const info = await lstat(file.path).catch(() => undefined);
-    if (info !== undefined && (info.isFile() || info.isSymbolicLink())) files[file.relative] = statOf(info);
+    files[file.relative] = statOf(file);
   }
   const earlier = await readAfterKeel(store);
   if (earlier !== undefined && earlier.startedAtMs > startedAtMs) return;

@@ -1,4 +1,4 @@
-import { lstat, readlink, stat } from 'node:fs/promises';
+import { readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { walkFiles } from '../tools/walk-files';
 import { codeOf, readRegularFile } from '../tools/workspace-access/open-beneath';
@@ -232,15 +232,14 @@ async function scanWorkspace(store: string, workspace: string, index: Fingerprin
         'too-large',
         `cannot checkpoint ${workspace}: it has over ${MAX_FILES} files`,
       );
-    const info = await lstat(file.path).catch(() => undefined);
-    if (info !== undefined && (info.isFile() || info.isSymbolicLink()))
-      stats.set(file.relative, statOf(info));
-    if (info?.isSymbolicLink() === true) {
+    // The walk's own lstat: a file replaced since is read as it is now, or skipped when gone.
+    const info = file;
+    stats.set(file.relative, statOf(info));
+    if (info.kind === 'symlink') {
       const target = await readlink(file.path).catch(() => undefined);
       if (target !== undefined) tree.set(file.relative, { kind: 'symlink', target });
       continue;
     }
-    if (info?.isFile() !== true) continue; // gone or replaced since it was listed
     const mode = info.mode & 0o777;
     const known = index.files[file.relative];
     const unchanged =

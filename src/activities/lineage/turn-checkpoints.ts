@@ -31,6 +31,7 @@ export async function checkpointBeforeCall(
   log: { warn(message: string, attributes?: Record<string, unknown>): void },
 ): Promise<{ outside?: { count: number; paths: string[] } }> {
   try {
+    await keelWritesNoted(workspace); // compared with what keel's last write left, not an older note
     const taken = await takeCheckpoint({
       store: checkpointStoreOf(workspace),
       goalId: request.key,
@@ -69,4 +70,30 @@ export async function noteKeelWriteOn(
       `keel's write to ${workspace} not noted: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+}
+
+/** Notes under way in this process, by store: the next checkpoint there waits for them. */
+const pendingNotes = new Map<string, Promise<void>>();
+
+/**
+ * noteKeelWriteOn after the call has answered: the walk (a few milliseconds) stays off the call's
+ * own time, and the goal asks its model meanwhile. Notes of one store run in order, and the next
+ * checkpoint in this process waits for them (keelWritesNoted). A worker that stops in between
+ * leaves the earlier note: that call's changes would then be counted as made outside keel.
+ */
+export function noteKeelWriteSoon(
+  workspace: string,
+  log: { warn(message: string, attributes?: Record<string, unknown>): void },
+): void {
+  const store = checkpointStoreOf(workspace);
+  const next = (pendingNotes.get(store) ?? Promise.resolve()).then(() => noteKeelWriteOn(workspace, log));
+  pendingNotes.set(store, next);
+  void next.finally(() => {
+    if (pendingNotes.get(store) === next) pendingNotes.delete(store);
+  });
+}
+
+/** Resolves once this process's notes of keel's writes to the workspace are written. */
+export async function keelWritesNoted(workspace: string): Promise<void> {
+  await pendingNotes.get(checkpointStoreOf(workspace));
 }

@@ -31,6 +31,8 @@ export type RunningCall = z.infer<typeof runningCallSchema>;
 const DEADLINE_GRACE_MS = 30_000;
 
 const directoryOf = (workspace: string) => workspaceStateDirectory(workspace, 'running');
+/** Folders made by this process: a call's marker costs a write and a removal, no mkdir. */
+const madeDirectories = new Set<string>();
 
 /** Marks a call running on `workspace`; the answer unmarks it (call it in a finally). */
 export async function markCallRunning(
@@ -39,10 +41,20 @@ export async function markCallRunning(
   now: Date = new Date(),
 ): Promise<() => Promise<void>> {
   const directory = directoryOf(workspace);
-  await mkdir(directory, { recursive: true });
+  if (!madeDirectories.has(directory)) {
+    await mkdir(directory, { recursive: true });
+    madeDirectories.add(directory);
+  }
   const file = path.join(directory, `${process.pid}-${randomUUID()}.json`);
   const marker: RunningCall = { pid: process.pid, since: now.toISOString(), ...call };
-  await writeFile(file, JSON.stringify(marker));
+  try {
+    await writeFile(file, JSON.stringify(marker));
+  } catch (error) {
+    // The folder went (the workspace's state removed meanwhile): made again once.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(directory, { recursive: true });
+    await writeFile(file, JSON.stringify(marker));
+  }
   return () => rm(file, { force: true });
 }
 

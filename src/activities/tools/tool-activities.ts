@@ -17,7 +17,7 @@ import type { RegisteredTool } from './registered-tool';
 import type { ToolRegistry } from './tool-registry';
 import { capOutcome } from './outcome-cap';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
-import { checkpointBeforeCall, noteKeelWriteOn } from '../lineage/turn-checkpoints';
+import { checkpointBeforeCall, noteKeelWriteOn, noteKeelWriteSoon } from '../lineage/turn-checkpoints';
 import { existingWorkspace, ToolActivityFailureType, wrongHost } from './tool-activity-failures';
 import {
   describeToolsInputSchema,
@@ -167,7 +167,7 @@ export function createToolActivities(options: {
           : await runAtMostOnce({ call, summary, run, journal, journalId, activity, beat, signal, hostId });
       if (seen.outside !== undefined) outcome = { ...outcome, outsideChanges: seen.outside };
       // What this call left is keel's own: the next checkpoint tells later changes apart.
-      if (call.checkpoint !== undefined) await noteKeelWriteOn(workspace, context.log);
+      if (call.checkpoint !== undefined) noteKeelWriteSoon(workspace, context.log);
     } finally {
       await unmark?.();
     }

@@ -21,6 +21,10 @@ export interface WalkedFile {
   readonly kind: 'file' | 'symlink';
   readonly size: number;
   readonly mtimeMs: number;
+  /** The rest of its stat fingerprint (checkpoints tell changed files by it without another lstat). */
+  readonly ctimeMs: number;
+  readonly ino: number;
+  readonly mode: number;
 }
 
 /**
@@ -79,6 +83,9 @@ async function* walkDirectory(
         kind: info.isSymbolicLink() ? 'symlink' : 'file',
         size: info.size,
         mtimeMs: info.mtimeMs,
+        ctimeMs: info.ctimeMs,
+        ino: info.ino,
+        mode: info.mode,
       };
     }
     for (const name of subdirectories) {
