@@ -152,7 +152,7 @@ export function createToolActivities(options: {
       activity === undefined ||
       activity.info.isLocal
         ? undefined
-        : await markCallRunning(workspace, runningCallOf(activity.info, call.callId));
+        : await markedOrWarned(workspace, runningCallOf(activity.info, call.callId), context.log);
     let outcome: ToolOutcome;
     try {
       // Before anything of this call's turn changes the files (issue 48: fork and rewind).
@@ -166,9 +166,10 @@ export function createToolActivities(options: {
           ? await run()
           : await runAtMostOnce({ call, summary, run, journal, journalId, activity, beat, signal, hostId });
       if (seen.outside !== undefined) outcome = { ...outcome, outsideChanges: seen.outside };
-      // What this call left is keel's own: the next checkpoint tells later changes apart.
-      if (call.checkpoint !== undefined) noteKeelWriteSoon(workspace, context.log);
     } finally {
+      // What this call left, whether it answered or threw, is keel's own: the next checkpoint
+      // tells later changes apart.
+      if (call.checkpoint !== undefined) noteKeelWriteSoon(workspace, context.log);
       await unmark?.();
     }
 
@@ -201,7 +202,7 @@ export function createToolActivities(options: {
     const unmark =
       activity === undefined
         ? undefined
-        : await markCallRunning(workspace, runningCallOf(activity.info, input.idempotencyKey));
+        : await markedOrWarned(workspace, runningCallOf(activity.info, input.idempotencyKey), activity.log);
     try {
       const applied = stamped(capOutcome(await applyHeldLayer(layer)));
       await noteKeelWriteOn(workspace, activity?.log ?? consoleLogger);
@@ -212,6 +213,27 @@ export function createToolActivities(options: {
   }
 
   return { describeTools, prepareToolCalls, executeTool, settleHeldChanges };
+}
+
+/**
+ * Marks the call running (running-calls.ts); a marker that cannot be written (a full disk) is
+ * logged and the call runs anyway, as when its checkpoint cannot be taken: only a rewind at that
+ * moment would not wait for it.
+ */
+async function markedOrWarned(
+  workspace: string,
+  call: Omit<RunningCall, 'pid' | 'since'>,
+  log: ToolLogger,
+): Promise<(() => Promise<void>) | undefined> {
+  try {
+    const unmark = await markCallRunning(workspace, call);
+    return () => unmark().catch(() => undefined);
+  } catch (error) {
+    log.warn(
+      `call ${call.callId} not marked running: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return undefined;
+  }
 }
 
 /** The marker of a running call: its goal, and when its activity times out at the latest. */
