@@ -64,7 +64,8 @@ before(async () => {
   workerRun = running.withWorker(() => workerStopped);
   handle = await startGoal(running.client, {
     // With network allowed every run_command is irreversible: it waits for a human.
-    input: { goal: GOAL, workspace: tempDirectory('keel-ws-'), sandbox: { network: true } },
+    // In a folder of its own: the fork a test below makes lies beside it, and goes with the folder.
+    input: { goal: GOAL, workspace: workspaceInFolder(), sandbox: { network: true } },
     taskQueue: running.taskQueue,
     workflowId: `web-ui-${Date.now()}`,
   });
@@ -93,6 +94,12 @@ after(async () => {
     await server?.stop();
   }
 });
+
+function workspaceInFolder(): string {
+  const workspace = path.join(tempDirectory('keel-ws-'), 'ws');
+  mkdirSync(workspace);
+  return workspace;
+}
 
 /** The rendered markdown frame of the summary. */
 function summaryFrame(): FrameLocator {
