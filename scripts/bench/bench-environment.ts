@@ -36,6 +36,9 @@ export async function startBenchEnvironment(options: { address?: string } = {}):
     runtimeInstalled = true;
   }
   const scratch = mkdtempSync(path.join(tmpdir(), 'keel-bench-'));
+  // The workers' registry of claimed workspaces (hosts without roots) goes with the scratch folder.
+  const stateDirectoryBefore = process.env.KEEL_STATE_DIRECTORY;
+  process.env.KEEL_STATE_DIRECTORY = path.join(scratch, 'state');
   const server = options.address
     ? { address: options.address, uiUrl: undefined, pid: -1, stop: () => Promise.resolve() }
     : await startDevServer({ ephemeral: true });
@@ -70,6 +73,8 @@ export async function startBenchEnvironment(options: { address?: string } = {}):
       await model.close();
       await server.stop();
       rmSync(scratch, { recursive: true, force: true });
+      if (stateDirectoryBefore === undefined) delete process.env.KEEL_STATE_DIRECTORY;
+      else process.env.KEEL_STATE_DIRECTORY = stateDirectoryBefore;
     },
   };
 }
