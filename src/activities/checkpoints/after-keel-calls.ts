@@ -88,7 +88,8 @@ export async function changedOutsideKeel(
   return { count: changed.length, paths: changed.slice(0, OUTSIDE_PATHS_KEPT) };
 }
 
-function sameStat(left: FileStat, right: FileStat): boolean {
+/** The same size, times, inode and mode: taken for the same file, unchanged (no read). */
+export function sameStat(left: FileStat, right: FileStat): boolean {
   return (
     left.size === right.size &&
     left.mtimeMs === right.mtimeMs &&

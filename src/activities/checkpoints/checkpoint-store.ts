@@ -23,7 +23,7 @@ import {
   type Tree,
 } from './records';
 import { checkedRetention, foldedCount, type Retention } from './retention';
-import { changedOutsideKeel, statOf, type FileStat } from './after-keel-calls';
+import { changedOutsideKeel, sameStat, statOf, type FileStat } from './after-keel-calls';
 import { writeTree } from './write-tree';
 
 /**
@@ -242,13 +242,7 @@ async function scanWorkspace(store: string, workspace: string, index: Fingerprin
     }
     const mode = info.mode & 0o777;
     const known = index.files[file.relative];
-    const unchanged =
-      known !== undefined &&
-      known.size === info.size &&
-      known.mtimeMs === info.mtimeMs &&
-      known.ctimeMs === info.ctimeMs &&
-      known.ino === info.ino &&
-      known.mode === info.mode;
+    const unchanged = known !== undefined && sameStat(known, info);
     let hash = unchanged ? known.hash : undefined;
     const before = previous.get(file.relative);
     // Known content the last checkpoint did not hold (a stale index) must be in the store to be used.
