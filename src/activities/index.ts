@@ -3,6 +3,7 @@ import { createHostActivities, type HostListing } from './hosts';
 import type { LedgerSink } from './ledger-sinks';
 import { createLedgerSinkActivities } from './ledger-sinks';
 import { createModelActivities } from './model/model-activity';
+import type { GoalsAtWork } from './model/goals-at-work';
 import type { ModelRequestStore } from './model/request-store/model-request-store';
 import { createReflectionActivities } from './reflection/reflection-activities';
 import type { ReflectionStore } from './reflection-store/reflection-store';
@@ -51,6 +52,8 @@ export interface ActivityDependencies {
   approvalRules?: RuleSpec[];
   /** The fleet holds a model request limit: goals send model calls to the model queue. */
   sharedModelQueue?: boolean;
+  /** The worker's bound on goals making model calls at once; none: every goal at once. */
+  goalsAtWork?: GoalsAtWork;
   /** The channels that tell approvers a call waits (KEEL_NOTIFY_*); none: goals send no notices. */
   notifications?: NotifierSettings;
 }
@@ -63,6 +66,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       ...(dependencies.modelRequestStore === undefined
         ? {}
         : { requestStore: dependencies.modelRequestStore }),
+      ...(dependencies.goalsAtWork === undefined ? {} : { goalsAtWork: dependencies.goalsAtWork }),
     }),
     ...createToolActivities({
       registry: dependencies.toolRegistry,

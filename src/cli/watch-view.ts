@@ -115,6 +115,9 @@ export function renderWatchView(view: WatchableView, options: WatchViewOptions):
 
 /** "model writing: ~320 tokens, tool write_file: …the latest text" (thinking is labelled so). */
 function formingLine(progress: StreamProgress): string {
+  const place = progress.waitingForPlace;
+  if (place !== undefined)
+    return `model call waits for a place: the worker's ${place.places} goals at work are taken, ${place.ahead} ${place.ahead === 1 ? 'goal' : 'goals'} ahead (KEEL_GOALS_AT_WORK)`;
   const what =
     progress.writing === 'tool'
       ? `tool ${progress.tool ?? ''}`.trim()

@@ -15,6 +15,7 @@ interface WorkerCommandOptions {
   maxActivities?: number;
   maxWorkflows?: number;
   maxCachedWorkflows?: number;
+  goalsAtWork?: number;
 }
 
 /**
@@ -53,6 +54,11 @@ export function registerWorkerCommand(program: Command): void {
       positiveInteger,
     )
     .option(
+      '--goals-at-work <n>',
+      'goals making model calls at once; the others wait for a place, first come, first served (env KEEL_GOALS_AT_WORK, off for no bound; default 4 a core, at least 8)',
+      positiveInteger,
+    )
+    .option(
       '--approval-rules <file>',
       "the team's approval rules for every goal this worker starts, a JSON file (env KEEL_APPROVAL_RULES)",
     )
@@ -69,6 +75,7 @@ export function registerWorkerCommand(program: Command): void {
         ...(options.maxCachedWorkflows !== undefined
           ? { maxCachedWorkflows: options.maxCachedWorkflows }
           : {}),
+        ...(options.goalsAtWork !== undefined ? { goalsAtWork: options.goalsAtWork } : {}),
       }).catch(scenarioFileProblem);
     });
 }

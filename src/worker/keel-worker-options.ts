@@ -49,6 +49,11 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
   maxConcurrentActivities?: number;
   /** Model requests a minute for the whole fleet (worker/model-queue-worker.ts); KEEL_MODEL_REQUESTS_PER_MINUTE, else none. */
   modelRequestsPerMinute?: number | false;
+  /**
+   * Goals allowed to make model calls at once, the others waiting first come, first served
+   * (src/config/goals-at-work.ts); KEEL_GOALS_AT_WORK, else 4 a core (at least 8); `false` for no bound.
+   */
+  goalsAtWork?: number | false;
   /** Workflow tasks run at once; KEEL_MAX_CONCURRENT_WORKFLOWS, else 40 (at most the cache size). */
   maxConcurrentWorkflows?: number;
   /**

@@ -24,6 +24,8 @@ import { processTracing } from '../tracing/process-tracing';
 import { workflowBundlerOptions } from './bundle-options';
 import { ensureWorkerHeartbeats, WORKER_INSTANCE_ID } from './runtime';
 import { maxCachedWorkflows } from '../config/workflow-cache';
+import { goalsAtWork } from '../config/goals-at-work';
+import { GoalsAtWork } from '../activities/model/goals-at-work';
 import { claimHost, recheckClaimWhenRunning, type HostClaimOptions } from './host-claim/host-claim';
 import { approvalRulesOption, configuredDirectory, type KeelWorkerOptions } from './keel-worker-options';
 import { anthropicFromEnvironment } from './model-client';
@@ -46,6 +48,7 @@ export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise
   const host = hostSettings(options, env); // a bad id, root or number stops the worker here
   const requestsPerMinute = modelRequestsPerMinute(options.modelRequestsPerMinute, env);
   const cachedWorkflows = maxCachedWorkflows(options.maxCachedWorkflows, env);
+  const places = goalsAtWork(options.goalsAtWork, env); // a bad value stops the worker here
   const anthropic = options.anthropic ?? anthropicFromEnvironment(env);
   // A bad KEEL_NOTIFY_* value stops the worker before it connects, in one line that repeats no secret.
   const notifications = options.notifications ?? notifierSettingsFromEnv(env) ?? false;
@@ -62,6 +65,7 @@ export async function createKeelWorker(options: KeelWorkerOptions = {}): Promise
       heartbeatIntervalMs,
       cachedWorkflows,
       requestsPerMinute,
+      places,
     });
     // Outermost: the connection closes after the worker and everything else closed with it.
     if (target.owned) closeWhenStopped(worker, () => target.connection.close());
@@ -80,6 +84,7 @@ async function createWorkerOn(
     heartbeatIntervalMs: number;
     cachedWorkflows: number;
     requestsPerMinute: number | undefined;
+    places: number | undefined;
   },
 ): Promise<Worker> {
   const env = process.env;
@@ -116,6 +121,7 @@ async function createWorkerOn(
     options.modelRequestStore === false
       ? undefined
       : (options.modelRequestStore ?? modelRequestStoreFromEnv(env));
+  const goalsAtWork = options.places === undefined ? undefined : new GoalsAtWork(options.places);
   // One set of activities for both queues: the workflow decides which queue each call goes to.
   const activities = createActivities({
     anthropic: options.anthropic,
@@ -140,6 +146,7 @@ async function createWorkerOn(
     ...(budget !== undefined ? { budget } : {}),
     ...(approvalRules !== undefined ? { approvalRules } : {}),
     sharedModelQueue: options.requestsPerMinute !== undefined,
+    ...(goalsAtWork === undefined ? {} : { goalsAtWork }),
   });
   const common = {
     ...(tracing ? { plugins: [...tracing.plugins] } : {}),
@@ -168,9 +175,21 @@ async function createWorkerOn(
     // Activities only: no workflows, so no bundle, and it is ready in milliseconds.
     hostWorker = await HostActivityWorker.create({ ...common, taskQueue: queue });
     const { requestsPerMinute } = options;
-    modelWorker = await createModelQueueWorker({ ...common, sharedTaskQueue: taskQueue, requestsPerMinute });
+    // The queues model calls run on get a slot for every goal at work and every call that may wait
+    // for a place, beside their own: a goal at work never waits for a slot its waiters hold.
+    const modelSlots = {
+      maxConcurrentActivityTaskExecutions:
+        host.maxConcurrentActivities + (goalsAtWork ? goalsAtWork.places + goalsAtWork.waitingRoom : 0),
+    };
+    modelWorker = await createModelQueueWorker({
+      ...common,
+      ...modelSlots,
+      sharedTaskQueue: taskQueue,
+      requestsPerMinute,
+    });
     const worker = await Worker.create({
       ...common,
+      ...modelSlots,
       taskQueue,
       maxCachedWorkflows: options.cachedWorkflows,
       // The SDK refuses more concurrent workflow tasks than cached goals (with a warning).

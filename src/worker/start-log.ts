@@ -13,12 +13,16 @@ import { describeModelRequestStore } from '../activities/model/request-store/cre
 import { workerToolsLine } from '../client/tool-lines';
 import type { ConnectionSettings } from '../client/connection-settings';
 import { maxCachedWorkflows } from '../config/workflow-cache';
+import { goalsAtWork } from '../config/goals-at-work';
 import type { KeelWorkerOptions } from './keel-worker-options';
 import { keelToolsOf } from './worker-tools';
 
 export function logWorkerStart(
   worker: Worker,
-  options: Pick<KeelWorkerOptions, 'connection' | 'modelRequestsPerMinute' | 'maxCachedWorkflows'>,
+  options: Pick<
+    KeelWorkerOptions,
+    'connection' | 'modelRequestsPerMinute' | 'maxCachedWorkflows' | 'goalsAtWork'
+  >,
   started: {
     settings: ConnectionSettings;
     host: HostSettings;
@@ -38,6 +42,12 @@ export function logWorkerStart(
   log(`keel worker: ${workerToolsLine(keelToolsOf(worker) ?? [])}`);
   log(
     `keel worker: keeps up to ${maxCachedWorkflows(options.maxCachedWorkflows, process.env)} goals in memory (KEEL_MAX_CACHED_WORKFLOWS); others are rebuilt from their history when their next decision arrives`,
+  );
+  const places = goalsAtWork(options.goalsAtWork, process.env);
+  log(
+    places === undefined
+      ? 'keel worker: no bound on goals at work (KEEL_GOALS_AT_WORK=off): goals started together take turns and finish together'
+      : `keel worker: up to ${places} goals at work at once (KEEL_GOALS_AT_WORK); others wait for a place, first come, first served`,
   );
   log(describeSandbox());
   if (approvalRules !== undefined)

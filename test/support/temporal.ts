@@ -111,6 +111,8 @@ export async function createHarness(options: {
   contextWindowTokens?: number;
   /** The fleet's model request limit (KEEL_MODEL_REQUESTS_PER_MINUTE); none otherwise. */
   modelRequestsPerMinute?: number;
+  /** Goals at work at once on the worker (KEEL_GOALS_AT_WORK); keel's default otherwise. */
+  goalsAtWork?: number | false;
 }): Promise<Harness> {
   const address = options.address ?? (await temporalAddress());
   const connection = await connectTemporal({ address });
@@ -157,6 +159,7 @@ export async function createHarness(options: {
           ? {}
           : { maxCachedWorkflows: options.maxCachedWorkflows }),
         modelRequestsPerMinute: options.modelRequestsPerMinute ?? false,
+        ...(options.goalsAtWork === undefined ? {} : { goalsAtWork: options.goalsAtWork }),
       });
       try {
         return await worker.runUntil(() => fn(worker));

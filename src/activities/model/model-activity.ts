@@ -19,6 +19,7 @@ import { toModelFailure } from './model-errors';
 import { requestHeaders, toolChoiceOf } from './request-options';
 import type { ModelRequestStore, StoredRequest } from './request-store/model-request-store';
 import { STORED_REQUEST_VERSION } from './request-store/model-request-store';
+import type { Entry, GoalsAtWork } from './goals-at-work';
 
 export interface ModelActivityDependencies {
   /** Built by the worker from its own environment; the key never travels through history. */
@@ -30,6 +31,8 @@ export interface ModelActivityDependencies {
    * one to measure the policy without jitter beside keel's (scripts/bench/api-bad-days.ts).
    */
   random?: () => number;
+  /** The worker's bound on goals making model calls at once (goals-at-work.ts); none: no bound. */
+  goalsAtWork?: GoalsAtWork;
 }
 
 /** How often the stream's progress is sent at most (Temporal throttles heartbeats further). */
@@ -37,7 +40,88 @@ const PROGRESS_BEAT_MS = 1000;
 /** The first event's allowance for inputs that do not name one (older workflows' calls). */
 const DEFAULT_FIRST_EVENT_WITHIN_MS = 5 * 60_000;
 
-export function createModelActivities({ client, requestStore, random }: ModelActivityDependencies) {
+/**
+ * How much longer a call may wait for a place among the goals at work before it goes ahead
+ * anyway: until half its attempt's time, or half its schedule-to-close since it was first
+ * scheduled (coming back while the waiting room is full counts too), so waiting never times an
+ * attempt out or uses up the goal's patience. 0: go ahead now.
+ */
+export function placeWaitLimitMs(
+  info: { startToCloseTimeoutMs: number; scheduleToCloseTimeoutMs: number; scheduledTimestampMs: number },
+  now: number,
+): number {
+  const limits = [10 * 60_000];
+  if (info.startToCloseTimeoutMs > 0) limits.push(info.startToCloseTimeoutMs / 2);
+  if (info.scheduleToCloseTimeoutMs > 0)
+    limits.push(info.scheduleToCloseTimeoutMs / 2 - Math.max(0, now - info.scheduledTimestampMs));
+  return Math.max(0, Math.floor(Math.min(...limits)));
+}
+
+/**
+ * When a call that found the waiting room full comes back: 2 s more with each attempt, at most
+ * 30 s, half of it spread at random so calls turned away together do not return together. A long
+ * line costs the server a retry per goal every half minute, not every two seconds.
+ */
+export function comeBackAfterMs(attempt: number, random: () => number): number {
+  const ceiling = Math.min(30_000, 2_000 * Math.max(1, attempt));
+  return Math.floor(ceiling / 2 + random() * (ceiling / 2));
+}
+
+export function createModelActivities({
+  client,
+  requestStore,
+  random,
+  goalsAtWork,
+}: ModelActivityDependencies) {
+  /**
+   * Waits until the goal has a place among the worker's goals at work, its heartbeats saying how
+   * many goals are ahead (the Web UI's pending activity, `keel watch`). Returns the goal's id to
+   * keep or leave the place by; undefined outside an activity or without a bound.
+   */
+  async function takePlace(
+    context: ReturnType<typeof activityContextOrUndefined>,
+    progress: StreamProgressTracker,
+  ): Promise<string | undefined> {
+    const goalId = context?.info.workflowExecution?.workflowId;
+    if (goalsAtWork === undefined || context === undefined || goalId === undefined) return undefined;
+    const giveUpAfterMs = placeWaitLimitMs(context.info, Date.now());
+    if (giveUpAfterMs === 0) return goalId; // waited long enough: goes ahead without a place
+    let ahead = 0;
+    const beat = () =>
+      context.heartbeat({ ...progress.snapshot(), waitingForPlace: { ahead, places: goalsAtWork.places } });
+    let beating: ReturnType<typeof setInterval> | undefined;
+    let entry: Entry;
+    try {
+      entry = await goalsAtWork.enter(goalId, {
+        priorityKey: context.info.priority?.priorityKey,
+        signal: context.cancellationSignal,
+        giveUpAfterMs,
+        waiting: (now) => {
+          ahead = now;
+          if (beating === undefined) {
+            beat();
+            beating = setInterval(beat, heartbeatIntervalMs(context));
+          }
+        },
+      });
+    } catch {
+      throw new CancelledFailure(
+        'the model call was cancelled while it waited for a place among the goals at work',
+      );
+    } finally {
+      if (beating !== undefined) clearInterval(beating);
+    }
+    if (entry === 'no-room') {
+      // Frees this activity slot for the goals at work; Temporal's server brings the call back.
+      throw ApplicationFailure.create({
+        message: `waits for a place: the worker's ${goalsAtWork.places} goals at work are taken and ${goalsAtWork.waitingRoom} calls already wait (KEEL_GOALS_AT_WORK)`,
+        type: RetryableModelFailureType.WaitsForPlace,
+        nextRetryDelay: comeBackAfterMs(context.info.attempt, random ?? Math.random),
+      });
+    }
+    return goalId;
+  }
+
   /** The whole request: the input's own parts after the stored request it extends, if any. */
   async function assemble(
     input: ModelCallInput,
@@ -109,11 +193,19 @@ export function createModelActivities({ client, requestStore, random }: ModelAct
       retryCapMs?: number | undefined;
       /** Per-request headers (betas, a gateway's): the shared client stays the worker's. */
       headers?: Record<string, string> | undefined;
+      /**
+       * `take`: a turn's call waits for the goal's place among the goals at work, and keeps it
+       * while its answer asks for tools; `keep`: a structured call, which only renews the place.
+       */
+      place: 'take' | 'keep';
     },
   ): Promise<Anthropic.Message> {
     const context = activityContextOrUndefined();
     const attempt = context?.info.attempt ?? 1;
     const progress = new StreamProgressTracker(eventsBeforeAttempt(context?.info.heartbeatDetails));
+    const goalId =
+      how.place === 'take' ? await takePlace(context, progress) : context?.info.workflowExecution?.workflowId;
+    if (goalId !== undefined) goalsAtWork?.keep(goalId);
     const gaveUp = new AbortController();
     const watch = new StreamWatch({
       beat: () => context?.heartbeat(progress.snapshot()),
@@ -141,7 +233,16 @@ export function createModelActivities({ client, requestStore, random }: ModelAct
         ...(how.headers === undefined ? {} : { headers: how.headers }),
       });
       stream.on('streamEvent', (event) => progress.observe(event));
-      return await stream.finalMessage();
+      const answer = await stream.finalMessage();
+      // An answer that asks for no tool ends the goal's turns for now: its place goes to the next.
+      if (
+        goalId !== undefined &&
+        how.place === 'take' &&
+        !answer.content?.some((block) => block.type === 'tool_use')
+      )
+        goalsAtWork?.leave(goalId);
+      else if (goalId !== undefined) goalsAtWork?.keep(goalId);
+      return answer;
     } catch (error) {
       if (context?.cancellationSignal.aborted) throw new CancelledFailure('the model call was cancelled');
       const failure = failureOf(error, watch.gaveUp, backoff);
@@ -175,7 +276,7 @@ export function createModelActivities({ client, requestStore, random }: ModelAct
             ? { thinking: { type: 'enabled', budget_tokens: input.model.thinking.budgetTokens } }
             : {}),
         },
-        { ...input, headers: requestHeaders(input.model) },
+        { ...input, headers: requestHeaders(input.model), place: 'take' },
       );
       const result = toResult(response);
       const key = await remember(input, request, result.content);
@@ -199,7 +300,7 @@ export function createModelActivities({ client, requestStore, random }: ModelAct
           ],
           tool_choice: { type: 'tool', name: input.output.toolName },
         },
-        { ...input, headers: requestHeaders(input.model) },
+        { ...input, headers: requestHeaders(input.model), place: 'keep' },
       );
       const result = toResult(response);
       const call = result.content.find(

@@ -123,4 +123,9 @@ export interface StreamProgress {
   readonly tool?: string;
   /** Why the last attempt failed, while the call waits to try again (429, 529, a silence...). */
   readonly lastError?: string;
+  /**
+   * The call waits for a place among its worker's goals at work (activities/model/goals-at-work.ts):
+   * how many goals are ahead of it and how many places the worker has.
+   */
+  readonly waitingForPlace?: { readonly ahead: number; readonly places: number };
 }
