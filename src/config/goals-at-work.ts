@@ -12,8 +12,8 @@ export const GOALS_AT_WORK_VARIABLE = 'KEEL_GOALS_AT_WORK';
  * The default: enough goals to keep the worker's cores busy while each goal waits for its model
  * and tools, few enough that the goals at work have the workflow thread to themselves.
  * Measured (docs/performance.md, "Goals at work"): 200 goals of 10 calls on one worker (2 cores)
- * with 8 places finished their batch in 56–62 s against 79 s with no bound, at 33–36 tool calls a
- * second against 25, the median goal at 68% of the batch against 89%.
+ * with 8 places finished their batch in 48 s against 79 s with no bound, at 41.6 tool calls a
+ * second against 25.3, the median goal at 58% of the batch against 89%.
  */
 export function defaultGoalsAtWork(cores: number = os.availableParallelism()): number {
   return Math.max(8, 4 * cores);
