@@ -55,7 +55,7 @@ export function registerWorkerCommand(program: Command): void {
     )
     .option(
       '--goals-at-work <n>',
-      'goals making model calls at once; the others wait for a place, first come, first served (env KEEL_GOALS_AT_WORK, off for no bound; default 4 a core, at least 8)',
+      'goals making model calls at once; the others wait for a place, first come, first served (env KEEL_GOALS_AT_WORK, auto for 4 a core and at least 8; default: no bound)',
       positiveInteger,
     )
     .option(

@@ -164,8 +164,6 @@ function troubleOf(failure: { type?: string | undefined; message: string }): {
     return { reason: ModelWaitReason.StreamError, what: 'the stream broke off with an error' };
   if (type === RetryableModelFailureType.Connection)
     return { reason: ModelWaitReason.Connection, what: 'could not reach the API' };
-  if (type === RetryableModelFailureType.WaitsForPlace)
-    return { reason: ModelWaitReason.Other, what: "waits for a place among the worker's goals at work" };
   if (type === RetryableModelFailureType.Timeout || type === 'timeout')
     return { reason: ModelWaitReason.Timeout, what: `timed out (${oneLine(message)})` };
   return { reason: ModelWaitReason.Other, what: `failed: ${oneLine(message)}` };

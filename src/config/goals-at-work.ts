@@ -9,19 +9,21 @@ import { HostSettingsError } from './host-settings';
 export const GOALS_AT_WORK_VARIABLE = 'KEEL_GOALS_AT_WORK';
 
 /**
- * The default: enough goals to keep the worker's cores busy while each goal waits for its model
- * and tools, few enough that the goals at work have the workflow thread to themselves.
- * Measured (docs/performance.md, "Goals at work"): 200 goals of 10 calls on one worker (2 cores)
- * with 8 places finished their batch in 48 s against 79 s with no bound, at 41.6 tool calls a
- * second against 25.3, the median goal at 58% of the batch against 89%.
+ * A number to try, `KEEL_GOALS_AT_WORK=auto`: enough goals to keep the worker's cores busy while
+ * each waits for its model and tools, few enough that the goals at work have the workflow thread to
+ * themselves. Off unless asked for, from measurements (docs/performance.md, "Goals at work"): 200
+ * goals of 10 calls on one worker (2 cores) with 8 places finished in 48–52 s against 79 s with no
+ * bound, the median goal at 57–59% of the batch against 89%; but 1,000 goals of 3 calls, more than
+ * the worker's cache of 246, took 148–296 s against 127 s at twice the memory, since goals that wait
+ * are evicted from the cache and rebuilt when let in.
  */
 export function defaultGoalsAtWork(cores: number = os.availableParallelism()): number {
   return Math.max(8, 4 * cores);
 }
 
 /**
- * The bound: the option, else KEEL_GOALS_AT_WORK, else the default; `false`, 0 or `off` for none
- * (every goal at work at once, taking turns, as before the bound).
+ * The bound: the option, else KEEL_GOALS_AT_WORK (a number, or `auto` for 4 a core and at least
+ * 8); unset, `false`, 0 or `off` for none: every goal at work at once, taking turns.
  */
 export function goalsAtWork(
   option: number | false | undefined,
@@ -35,11 +37,11 @@ export function goalsAtWork(
       `the goalsAtWork option must be a positive whole number or false, got ${option}`,
     );
   }
-  const text = env[GOALS_AT_WORK_VARIABLE]?.trim() ?? '';
-  if (text === '') return defaultGoalsAtWork(cores);
-  if (text === '0' || text.toLowerCase() === 'off') return undefined;
+  const text = env[GOALS_AT_WORK_VARIABLE]?.trim().toLowerCase() ?? '';
+  if (text === '' || text === '0' || text === 'off') return undefined;
+  if (text === 'auto') return defaultGoalsAtWork(cores);
   if (/^\d+$/.test(text) && Number(text) <= 100_000) return Number(text);
   throw new HostSettingsError(
-    `${GOALS_AT_WORK_VARIABLE} must be a positive whole number, 0 or off, got "${text}"`,
+    `${GOALS_AT_WORK_VARIABLE} must be a positive whole number, auto, 0 or off, got "${text}"`,
   );
 }

@@ -51,7 +51,7 @@ export interface KeelWorkerOptions extends WorkerConnectionOptions {
   modelRequestsPerMinute?: number | false;
   /**
    * Goals allowed to make model calls at once, the others waiting first come, first served
-   * (src/config/goals-at-work.ts); KEEL_GOALS_AT_WORK, else 4 a core (at least 8); `false` for no bound.
+   * (src/config/goals-at-work.ts); KEEL_GOALS_AT_WORK, else none; `false` for none.
    */
   goalsAtWork?: number | false;
   /** Workflow tasks run at once; KEEL_MAX_CONCURRENT_WORKFLOWS, else 40 (at most the cache size). */

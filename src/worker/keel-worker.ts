@@ -121,7 +121,11 @@ async function createWorkerOn(
     options.modelRequestStore === false
       ? undefined
       : (options.modelRequestStore ?? modelRequestStoreFromEnv(env));
-  const goalsAtWork = options.places === undefined ? undefined : new GoalsAtWork(options.places);
+  // Places and waiting room are what the cache holds (goals-at-work.ts).
+  const goalsAtWork =
+    options.places === undefined
+      ? undefined
+      : new GoalsAtWork(options.places, Math.max(0, options.cachedWorkflows - options.places));
   // One set of activities for both queues: the workflow decides which queue each call goes to.
   const activities = createActivities({
     anthropic: options.anthropic,

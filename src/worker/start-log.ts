@@ -46,7 +46,7 @@ export function logWorkerStart(
   const places = goalsAtWork(options.goalsAtWork, process.env);
   log(
     places === undefined
-      ? 'keel worker: no bound on goals at work (KEEL_GOALS_AT_WORK=off): goals started together take turns and finish together'
+      ? 'keel worker: no bound on goals at work (KEEL_GOALS_AT_WORK unset): goals started together take turns'
       : `keel worker: up to ${places} goals at work at once (KEEL_GOALS_AT_WORK); others wait for a place, first come, first served`,
   );
   log(describeSandbox());

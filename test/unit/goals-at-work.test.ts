@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GoalsAtWork } from '../../src/activities/model/goals-at-work';
+import { GoalsAtWork, RECENT_MS } from '../../src/activities/model/goals-at-work';
 import { defaultGoalsAtWork, goalsAtWork } from '../../src/config/goals-at-work';
-import { comeBackAfterMs, placeWaitLimitMs } from '../../src/activities/model/model-activity';
+import { placeWaitLimitMs } from '../../src/activities/model/model-activity';
 
 /** A promise's outcome so far, without waiting for it. */
 function track<T>(promise: Promise<T>): { value?: T; error?: unknown } {
@@ -108,6 +108,7 @@ test('a waiter hears how many goals are ahead of it as the line moves', async ()
   gate.leave('a');
   await settle();
   assert.deepEqual(heard, [1, 0]);
+  gate.leave('b'); // c goes in: no waiter is left behind with a timer
 });
 
 test('two calls of one waiting goal are let in together', async () => {
@@ -122,14 +123,15 @@ test('two calls of one waiting goal are let in together', async () => {
   assert.deepEqual(gate.counts, { atWork: 1, waiting: 0 });
 });
 
-test('KEEL_GOALS_AT_WORK: a number, off or 0 for no bound, else four a core and at least 8', () => {
+test('KEEL_GOALS_AT_WORK: a number, auto for four a core and at least 8; unset, off or 0 for no bound', () => {
   assert.equal(goalsAtWork(undefined, { KEEL_GOALS_AT_WORK: '12' }), 12);
   assert.equal(goalsAtWork(undefined, { KEEL_GOALS_AT_WORK: 'off' }), undefined);
   assert.equal(goalsAtWork(undefined, { KEEL_GOALS_AT_WORK: '0' }), undefined);
   assert.equal(goalsAtWork(false, { KEEL_GOALS_AT_WORK: '12' }), undefined);
   assert.equal(goalsAtWork(5, { KEEL_GOALS_AT_WORK: '12' }), 5);
-  assert.equal(goalsAtWork(undefined, {}, 2), 8);
-  assert.equal(goalsAtWork(undefined, {}, 6), 24);
+  assert.equal(goalsAtWork(undefined, {}, 2), undefined);
+  assert.equal(goalsAtWork(undefined, { KEEL_GOALS_AT_WORK: 'auto' }, 2), 8);
+  assert.equal(goalsAtWork(undefined, { KEEL_GOALS_AT_WORK: 'Auto' }, 6), 24);
   assert.equal(defaultGoalsAtWork(1), 8);
   assert.throws(() => goalsAtWork(undefined, { KEEL_GOALS_AT_WORK: 'many' }), /KEEL_GOALS_AT_WORK must be/);
   assert.throws(() => goalsAtWork(undefined, { KEEL_GOALS_AT_WORK: '-3' }), /KEEL_GOALS_AT_WORK must be/);
@@ -155,43 +157,58 @@ test('a call waits for a place at most half its attempt, and half its schedule-t
   assert.equal(placeWaitLimitMs(info(0, 0), at), 600_000, 'at most ten minutes');
 });
 
-test('a full waiting room turns away the call that would be served last', async () => {
+test('while the worker is busy with more goals than places and room, no goal waits', async () => {
   const gate = new GoalsAtWork(1, 2);
   await gate.enter('a');
-  const second = track(gate.enter('b'));
-  const third = track(gate.enter('c'));
+  const b = track(gate.enter('b'));
+  const c = track(gate.enter('c'));
   await settle();
-  assert.equal(await gate.enter('d'), 'no-room', 'the newest goal finds the room full');
-  const urgent = track(gate.enter('urgent', { priorityKey: 1 }));
+  assert.deepEqual([b.value, c.value], [undefined, undefined], 'three goals: one at work, two wait');
+  assert.equal(await gate.enter('d'), 'went-ahead', 'a fourth goal: more than the worker keeps');
   await settle();
-  assert.equal(third.value, 'no-room', 'a goal served before the last pushes the last out');
-  assert.deepEqual(gate.counts, { atWork: 1, waiting: 2 });
-  gate.leave('a');
-  await settle();
-  assert.equal(urgent.value, 'admitted');
-  assert.equal(second.value, undefined);
-  assert.equal(await new GoalsAtWork(1, 0).enter('x'), 'at-work');
+  assert.deepEqual([b.value, c.value], ['went-ahead', 'went-ahead'], 'the line went ahead with it');
+  assert.deepEqual(gate.counts, { atWork: 1, waiting: 0 });
 });
 
-test('a call turned away comes back later with each attempt, within 30 s, spread at random', () => {
-  assert.equal(
-    comeBackAfterMs(1, () => 0),
-    1_000,
-  );
-  assert.equal(
-    comeBackAfterMs(1, () => 1),
-    2_000,
-  );
-  assert.equal(
-    comeBackAfterMs(5, () => 1),
-    10_000,
-  );
-  assert.equal(
-    comeBackAfterMs(100, () => 1),
-    30_000,
-  );
-  assert.equal(
-    comeBackAfterMs(100, () => 0),
-    15_000,
-  );
+test('goals that have not called for a while no longer count as ones the worker is busy with', async () => {
+  let now = 0;
+  const gate = new GoalsAtWork(1, 1, 10_000, () => now);
+  await gate.enter('a');
+  gate.leave('a');
+  now = RECENT_MS - 1;
+  await gate.enter('b');
+  now = RECENT_MS; // a last called RECENT_MS ago: b at work and c waiting fit
+  const c = track(gate.enter('c'));
+  await settle();
+  assert.equal(c.value, undefined, 'c waits');
+  gate.leave('b');
+  await settle();
+  assert.equal(c.value, 'admitted');
+});
+
+test('a full waiting room sends the call that would be served last ahead without a place', async () => {
+  let now = 0;
+  const clock = () => now;
+  // One place, room for one: a is at work (its last call no longer recent), b waits.
+  const full = new GoalsAtWork(1, 1, 60_000, clock);
+  await full.enter('a');
+  now = RECENT_MS;
+  const b = track(full.enter('b'));
+  await settle();
+  assert.equal(await full.enter('c'), 'went-ahead', 'the newest goal finds the room full');
+  assert.equal(b.value, undefined, 'b still waits');
+  full.leave('a'); // b goes in: no waiter is left behind with a timer
+  // The same, but a goal served before b comes: b goes ahead, the urgent one waits for a's place.
+  now = 0;
+  const pushed = new GoalsAtWork(1, 1, 60_000, clock);
+  await pushed.enter('a');
+  now = RECENT_MS;
+  const first = track(pushed.enter('b'));
+  const urgent = track(pushed.enter('urgent', { priorityKey: 1 }));
+  await settle();
+  assert.equal(first.value, 'went-ahead', 'a goal served before the last pushes the last out');
+  assert.deepEqual(pushed.counts, { atWork: 1, waiting: 1 });
+  pushed.leave('a');
+  await settle();
+  assert.equal(urgent.value, 'admitted');
 });

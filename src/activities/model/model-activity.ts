@@ -19,7 +19,7 @@ import { toModelFailure } from './model-errors';
 import { requestHeaders, toolChoiceOf } from './request-options';
 import type { ModelRequestStore, StoredRequest } from './request-store/model-request-store';
 import { STORED_REQUEST_VERSION } from './request-store/model-request-store';
-import type { Entry, GoalsAtWork } from './goals-at-work';
+import type { GoalsAtWork } from './goals-at-work';
 
 export interface ModelActivityDependencies {
   /** Built by the worker from its own environment; the key never travels through history. */
@@ -57,16 +57,6 @@ export function placeWaitLimitMs(
   return Math.max(0, Math.floor(Math.min(...limits)));
 }
 
-/**
- * When a call that found the waiting room full comes back: 2 s more with each attempt, at most
- * 30 s, half of it spread at random so calls turned away together do not return together. A long
- * line costs the server a retry per goal every half minute, not every two seconds.
- */
-export function comeBackAfterMs(attempt: number, random: () => number): number {
-  const ceiling = Math.min(30_000, 2_000 * Math.max(1, attempt));
-  return Math.floor(ceiling / 2 + random() * (ceiling / 2));
-}
-
 export function createModelActivities({
   client,
   requestStore,
@@ -90,9 +80,8 @@ export function createModelActivities({
     const beat = () =>
       context.heartbeat({ ...progress.snapshot(), waitingForPlace: { ahead, places: goalsAtWork.places } });
     let beating: ReturnType<typeof setInterval> | undefined;
-    let entry: Entry;
     try {
-      entry = await goalsAtWork.enter(goalId, {
+      await goalsAtWork.enter(goalId, {
         priorityKey: context.info.priority?.priorityKey,
         signal: context.cancellationSignal,
         giveUpAfterMs,
@@ -110,14 +99,6 @@ export function createModelActivities({
       );
     } finally {
       if (beating !== undefined) clearInterval(beating);
-    }
-    if (entry === 'no-room') {
-      // Frees this activity slot for the goals at work; Temporal's server brings the call back.
-      throw ApplicationFailure.create({
-        message: `waits for a place: the worker's ${goalsAtWork.places} goals at work are taken and ${goalsAtWork.waitingRoom} calls already wait (KEEL_GOALS_AT_WORK)`,
-        type: RetryableModelFailureType.WaitsForPlace,
-        nextRetryDelay: comeBackAfterMs(context.info.attempt, random ?? Math.random),
-      });
     }
     return goalId;
   }

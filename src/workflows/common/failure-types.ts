@@ -82,8 +82,6 @@ export const RetryableModelFailureType = {
   Timeout: 'ModelTimeout',
   Conflict: 'ModelConflict',
   Connection: 'ModelConnectionError',
-  /** The worker's goals at work are taken and its waiting room is full: the call comes back later. */
-  WaitsForPlace: 'ModelWaitsForPlace',
 } as const;
 
 export const NON_RETRYABLE_MODEL_FAILURES: readonly string[] = [

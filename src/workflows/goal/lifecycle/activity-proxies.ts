@@ -22,6 +22,8 @@ export const LOCAL_READ_MAX_TIMEOUT_MS = 60_000;
  * without one after half of it (activities/model/model-activity.ts, placeWaitLimitMs).
  */
 export const ADMISSION_WAIT_LIMIT = '6h';
+/** The heartbeat timeout of a goal waiting for its place at its start (at least the goal's own). */
+export const ADMISSION_HEARTBEAT_MS = 120_000;
 
 export function proxiesFor(config: GoalConfig) {
   const { modelTimeoutMs, toolTimeoutMs, heartbeatTimeoutMs, hostTimeoutMs } = config.timing;
@@ -40,7 +42,9 @@ export function proxiesFor(config: GoalConfig) {
      */
     admission: wf.proxyActivities<Pick<KeelActivities, 'awaitPlace'>>({
       startToCloseTimeout: ADMISSION_WAIT_LIMIT,
-      heartbeatTimeout: heartbeatTimeoutMs,
+      // A waiting goal beats every third of this: a thousand goals in line cost the server 25
+      // heartbeats a second, and a worker gone is noticed within two minutes by goals that only wait.
+      heartbeatTimeout: Math.max(heartbeatTimeoutMs, ADMISSION_HEARTBEAT_MS),
       retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
     }),
     /**
