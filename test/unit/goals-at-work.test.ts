@@ -154,7 +154,8 @@ test('a call waits for a place at most half its attempt, and half its schedule-t
   assert.equal(placeWaitLimitMs(info(400_000, 100_000), at), 50_000);
   assert.equal(placeWaitLimitMs(info(400_000, 100_000, at - 30_000), at), 20_000, 'earlier attempts count');
   assert.equal(placeWaitLimitMs(info(400_000, 100_000, at - 90_000), at), 0, 'waited enough: go ahead');
-  assert.equal(placeWaitLimitMs(info(0, 0), at), 600_000, 'at most ten minutes');
+  assert.equal(placeWaitLimitMs(info(0, 0), at), 600_000, 'ten minutes without timeouts');
+  assert.equal(placeWaitLimitMs(info(6 * 3_600_000, 0), at), 3 * 3_600_000, "a goal's start waits up to 3 h");
 });
 
 test('while the worker is busy with more goals than places and room, no goal waits', async () => {

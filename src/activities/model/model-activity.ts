@@ -43,17 +43,18 @@ const DEFAULT_FIRST_EVENT_WITHIN_MS = 5 * 60_000;
 /**
  * How much longer a call may wait for a place among the goals at work before it goes ahead
  * anyway: until half its attempt's time, or half its schedule-to-close since it was first
- * scheduled (coming back while the waiting room is full counts too), so waiting never times an
- * attempt out or uses up the goal's patience. 0: go ahead now.
+ * scheduled, so waiting never times an attempt out or uses up the goal's patience (ten minutes
+ * when it has neither). 0: go ahead now.
  */
 export function placeWaitLimitMs(
   info: { startToCloseTimeoutMs: number; scheduleToCloseTimeoutMs: number; scheduledTimestampMs: number },
   now: number,
 ): number {
-  const limits = [10 * 60_000];
+  const limits: number[] = [];
   if (info.startToCloseTimeoutMs > 0) limits.push(info.startToCloseTimeoutMs / 2);
   if (info.scheduleToCloseTimeoutMs > 0)
     limits.push(info.scheduleToCloseTimeoutMs / 2 - Math.max(0, now - info.scheduledTimestampMs));
+  if (limits.length === 0) limits.push(10 * 60_000);
   return Math.max(0, Math.floor(Math.min(...limits)));
 }
 
