@@ -12,11 +12,8 @@ import type { GoalHandle } from './goal-client';
 import { modelWaitOf, type ModelWait, type PendingModelCall } from './model-wait';
 import { millisecondsOf } from './worker-heartbeats';
 
-/**
- * The model activities (activities/model/model-activity.ts) whose pending state keel reads;
- * awaitPlace too, where a goal at its start waits for a place among its worker's goals at work.
- */
-const MODEL_ACTIVITIES = new Set(['callModel', 'callStructured', 'awaitPlace']);
+/** The model activities (activities/model/model-activity.ts) whose pending state keel reads. */
+const MODEL_ACTIVITIES = new Set(['callModel', 'callStructured']);
 
 type PendingActivity = temporal.api.workflow.v1.IPendingActivityInfo;
 const State = temporal.api.enums.v1.PendingActivityState;

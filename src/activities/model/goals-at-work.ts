@@ -9,8 +9,8 @@
  * finish in the order they came; Temporal's priority could not do this, since it reorders only a
  * task queue's backlog and the backlog was the worker's own.
  *
- * A goal asks for its place at its start (awaitPlace, before its start-up work) and with each
- * model call; it holds it from there through the tool calls its answer asks for to its next call; it gives it up when an answer asks for no tool (its turn chain ends) or when no call of it
+ * A goal holds its place from a model call through the tool calls its answer asks for to its next
+ * call; it gives it up when an answer asks for no tool (its turn chain ends) or when no call of it
  * has come for `idleMs` (it waits for a human, a long tool call, or it ended or moved elsewhere).
  * Waiters go in by the goal's Temporal priority (1 first), then by when this worker first saw the
  * goal, so a goal that lost its place in a long tool call is the next one in. The gate never

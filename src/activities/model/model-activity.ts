@@ -239,15 +239,6 @@ export function createModelActivities({
   }
 
   return {
-    /**
-     * A goal's place among the goals at work, taken before its start-up work (binding its host,
-     * learning its tools, reading its notes), so a goal still waiting for a place costs the
-     * worker nothing but this call. Returns at once where the worker sets no bound.
-     */
-    async awaitPlace(): Promise<void> {
-      await takePlace(activityContextOrUndefined(), new StreamProgressTracker());
-    },
-
     /** One model turn over the Messages API. Retries belong to Temporal, not to the SDK. */
     async callModel(input: ModelCallInput): Promise<ModelCallResult> {
       const request = await assemble(input);

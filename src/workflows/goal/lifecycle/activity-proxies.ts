@@ -17,14 +17,6 @@ export const LOCAL_READ_MAX_TIMEOUT_MS = 60_000;
  * proxy whose retries the tool's journal guards: a call that never began is run again, one that
  * began and was cut off fails with OutcomeUnknown, which is never retried.
  */
-/**
- * How long a goal's start may wait for a place before its attempt ends: the activity goes ahead
- * without one after half of it (activities/model/model-activity.ts, placeWaitLimitMs).
- */
-export const ADMISSION_WAIT_LIMIT = '6h';
-/** The heartbeat timeout of a goal waiting for its place at its start (at least the goal's own). */
-export const ADMISSION_HEARTBEAT_MS = 120_000;
-
 export function proxiesFor(config: GoalConfig) {
   const { modelTimeoutMs, toolTimeoutMs, heartbeatTimeoutMs, hostTimeoutMs } = config.timing;
   const toolProxies = new Map<string, ToolProxies>();
@@ -34,19 +26,6 @@ export function proxiesFor(config: GoalConfig) {
     model: wf.proxyActivities<Pick<KeelActivities, 'callModel' | 'callStructured'>>(
       modelActivityOptions(config),
     ),
-    /**
-     * The goal's place among its worker's goals at work (activities/model/goals-at-work.ts),
-     * awaited before its start-up work. It may wait as long as the line is, beating as it waits;
-     * a worker gone is noticed by the heartbeat timeout, and a full waiting room sends the call
-     * back to the server for a later attempt, so no attempt limit.
-     */
-    admission: wf.proxyActivities<Pick<KeelActivities, 'awaitPlace'>>({
-      startToCloseTimeout: ADMISSION_WAIT_LIMIT,
-      // A waiting goal beats every third of this: a thousand goals in line cost the server 25
-      // heartbeats a second, and a worker gone is noticed within two minutes by goals that only wait.
-      heartbeatTimeout: Math.max(heartbeatTimeoutMs, ADMISSION_HEARTBEAT_MS),
-      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
-    }),
     /**
      * The closing report (goal/model-turn/closing-report.ts): the same model call, retried briefly. It is a
      * courtesy at the end of a stopped goal, so a model that keeps failing must not hold the

@@ -21,12 +21,6 @@ import type { ActivityProxies } from './activity-proxies';
 import { describeFailure } from './failures';
 import { GoalPhase, type GoalState } from './state';
 
-/**
- * A goal takes its place among its worker's goals at work before its start-up work (issue 41):
- * without it, every goal started together did that work at once, ahead of the goals at work.
- */
-export const PLACE_BEFORE_START_PATCH = 'place-before-start';
-
 export class GoalPreparation {
   constructor(
     private readonly goal: {
@@ -44,8 +38,6 @@ export class GoalPreparation {
   async prepare(): Promise<string | undefined> {
     const { state, activities, visibility, host, rules, reflection, planning } = this.goal;
     const config = state.config;
-    // Goals started before this step were prepared without it, and replay as they ran.
-    if (wf.patched(PLACE_BEFORE_START_PATCH)) await activities.admission.awaitPlace();
     await host.bind();
     const toolsFailure = await this.learnTools();
     if (toolsFailure) return toolsFailure;
