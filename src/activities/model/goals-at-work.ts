@@ -49,6 +49,7 @@ interface Waiter {
   priorityKey: number;
   firstSeen: number;
   admit: (entry: Entry) => void;
+  waiting: EnterOptions['waiting'];
 }
 
 export class GoalsAtWork {
@@ -58,7 +59,6 @@ export class GoalsAtWork {
   /** When each goal's latest call came, for the goals the worker is busy with (RECENT_MS). */
   private readonly lastCall = new Map<string, number>();
   private waiters: Waiter[] = [];
-  private readonly tells = new WeakMap<Waiter, EnterOptions['waiting']>();
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   /**
@@ -151,6 +151,7 @@ export class GoalsAtWork {
         goalId,
         priorityKey: validPriority(options.priorityKey),
         firstSeen: this.firstSeen.get(goalId) ?? this.now(),
+        waiting: options.waiting,
         admit: (entry) => {
           settle();
           resolve(entry);
@@ -176,7 +177,6 @@ export class GoalsAtWork {
       }
       this.waiters.push(waiter);
       this.waiters.sort(servedFirst);
-      this.tells.set(waiter, options.waiting);
       this.tellAhead();
       this.armIdleTimer();
     });
@@ -184,7 +184,7 @@ export class GoalsAtWork {
 
   /** Each waiter hears how many goals are ahead of it. */
   private tellAhead(): void {
-    this.waiters.forEach((waiter, ahead) => this.tells.get(waiter)?.(ahead));
+    this.waiters.forEach((waiter, ahead) => waiter.waiting?.(ahead));
   }
 
   /** Gives free places to the waiters first in line, and every call of an admitted goal with it. */
