@@ -17,9 +17,15 @@ import { goalStatusQuery } from '../../src/workflows/goal/messages';
 const GOALS = 6;
 const PLACES = 2;
 const TURNS = 4; // three tool calls, then the answer
+/**
+ * Each tool-call answer takes this long, so a goal is at work at least 3 s: started together, the
+ * six overlap without a bound even on a loaded machine (with instant answers a busy CI worker ran
+ * them nearly one after another, two at a time, and the control failed).
+ */
+const ANSWER_MS = 1000;
 
 function scenario(goal: number) {
-  const list = { toolCalls: [{ name: 'list_dir', input: { path: '.' } }] };
+  const list = { delayMs: ANSWER_MS, toolCalls: [{ name: 'list_dir', input: { path: '.' } }] };
   return {
     name: `goal-${goal}`,
     match: `AT-WORK-${goal}-GOAL`,
