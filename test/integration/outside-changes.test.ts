@@ -1,9 +1,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { takeCheckpoint } from '../../src/activities/checkpoints/checkpoint-store';
 import { noteKeelWrite } from '../../src/activities/checkpoints/after-keel-calls';
+import {
+  checkpointBeforeCall,
+  checkpointStoreOf,
+  keelWritesNoted,
+  noteKeelWriteSoon,
+} from '../../src/activities/lineage/turn-checkpoints';
+import { workspaceStateDirectory } from '../../src/activities/hosts/workspace-state-directory';
+import { markCallRunning, runningCalls } from '../../src/activities/tools/running-calls';
 import { goalWorkflow } from '../../src/workflows/goal/workflow';
 import { approveSignal, goalStatusQuery, ledgerQuery } from '../../src/workflows/goal/messages';
 import { goalResult } from '../../src/client/goal-client';
@@ -71,6 +80,51 @@ test("a checkpoint names the files changed since keel's last write, and only tho
   const third = await takeCheckpoint({ store, goalId: 'g', workspace, turn: 3 });
   assert.equal(third.changedFiles, 1);
   assert.equal(third.outside, undefined, "keel's own writes are not outside changes");
+});
+
+test('a call whose worker died before its note is not reported as a change made outside keel', async () => {
+  const workspace = tempDirectory('keel-outside-cut-off-');
+  const store = checkpointStoreOf(workspace);
+  const warnings: string[] = [];
+  const log = { warn: (message: string) => warnings.push(message) };
+  writeFileSync(path.join(workspace, 'notes.md'), 'first\n');
+  assert.deepEqual(await checkpointBeforeCall(workspace, { key: 'g', turn: 1 }, log), {});
+
+  // A call that answered: its running marker goes only once the note of what it left is written.
+  const deadline = new Date(Date.now() + 3_600_000).toISOString();
+  const unmark = await markCallRunning(workspace, { workflowId: 'g', callId: 'c1', deadline });
+  writeFileSync(path.join(workspace, 'by-keel.txt'), 'a call wrote this\n');
+  let notedWhenUnmarked = false;
+  noteKeelWriteSoon(workspace, log, async () => {
+    notedWhenUnmarked = existsSync(path.join(store, 'after-keel.json'));
+    await unmark();
+  });
+  await keelWritesNoted(workspace);
+  assert.ok(notedWhenUnmarked, 'the marker outlives the note');
+  assert.deepEqual(await runningCalls(workspace), []);
+
+  // Then a worker killed between its call's answer and the note: its marker is left behind.
+  const killed = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, '../support/killed-call-process.ts'), workspace, 'cut-off.txt'],
+    { encoding: 'utf8' },
+  );
+  assert.equal(killed.status, 0, killed.stderr);
+  assert.equal(readdirSync(workspaceStateDirectory(workspace, 'running')).length, 1);
+  const second = await checkpointBeforeCall(workspace, { key: 'g', turn: 2 }, log);
+  assert.deepEqual(second, {}, "the cut-off call's file is keel's, not a change made outside it");
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.match(
+    warnings[0] ?? '',
+    /^1 call\(s\) on .* ended with their worker before what they changed was noted/,
+  );
+
+  // Counted once: keel's next write is noted afresh, and an edit after it is told again.
+  await noteKeelWrite(store, workspace);
+  writeFileSync(path.join(workspace, 'notes.md'), 'edited by a person\n');
+  const third = await checkpointBeforeCall(workspace, { key: 'g', turn: 3 }, log);
+  assert.deepEqual(third, { outside: { count: 1, paths: ['notes.md'] } });
+  assert.equal(warnings.length, 1);
 });
 
 test(

@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { markCallRunning, runningCalls, untilNoCallRuns } from '../../src/activities/tools/running-calls';
+import {
+  callsCutOff,
+  markCallRunning,
+  runningCalls,
+  untilNoCallRuns,
+} from '../../src/activities/tools/running-calls';
 import { workspaceStateDirectory } from '../../src/activities/hosts/workspace-state-directory';
 import { tempDirectory } from '../support/temp-directory';
 
@@ -63,4 +68,28 @@ test('the wait ends when its activity is cancelled', async () => {
   const waited = untilNoCallRuns(workspace, { pollMs: 10, signal: abort.signal });
   abort.abort(new Error('cancelled'));
   await assert.rejects(waited, /cancelled/);
+});
+
+test('calls cut off (dead process, past deadline, unreadable) are counted once, by whoever removes them', async () => {
+  const workspace = workspaceIn('keel-running-cut-off-');
+  await markCallRunning(workspace, { workflowId: 'goal-a', callId: 'running', deadline: inAnHour() });
+  const pastDeadline = new Date(Date.now() - 31_000).toISOString();
+  await markCallRunning(workspace, { workflowId: 'goal-a', callId: 'late', deadline: pastDeadline });
+  writeFileSync(path.join(workspaceStateDirectory(workspace, 'running'), 'half.json'), '{"pid": 12');
+  const alive = (pid: number) => pid === process.pid;
+  const counts = await Promise.all([
+    callsCutOff(workspace, { isAlive: alive }),
+    callsCutOff(workspace, { isAlive: alive }),
+  ]);
+  assert.equal(counts[0] + counts[1], 2, `two scans at once count each marker once: ${counts.join(', ')}`);
+  assert.equal(await callsCutOff(workspace, { isAlive: alive }), 0, 'removed: not counted again');
+  assert.deepEqual(
+    (await runningCalls(workspace, { isAlive: alive })).map((call) => call.callId),
+    ['running'],
+  );
+  assert.equal(
+    await callsCutOff(workspace, { isAlive: () => false }),
+    1,
+    'its process gone, the running one is cut off too',
+  );
 });

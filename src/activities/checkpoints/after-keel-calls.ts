@@ -69,6 +69,15 @@ export async function noteKeelWrite(store: string, workspace: string): Promise<v
 }
 
 /**
+ * Drops the note of keel's last write: a write of keel's went unnoted (its worker was killed), so
+ * the files no longer show what keel left. Until keel's next write is noted, nothing is reported
+ * as changed outside keel, rather than that write's changes.
+ */
+export async function forgetKeelWrite(store: string): Promise<void> {
+  await rm(fileOf(store), { force: true });
+}
+
+/**
  * The paths whose files differ from keel's last write (changed, added or removed), given the
  * files now; undefined when keel has written nothing here yet (nothing to compare with).
  */

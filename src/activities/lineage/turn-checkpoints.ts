@@ -5,7 +5,8 @@
  */
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
 import { takeCheckpoint } from '../checkpoints/checkpoint-store';
-import { noteKeelWrite } from '../checkpoints/after-keel-calls';
+import { forgetKeelWrite, noteKeelWrite } from '../checkpoints/after-keel-calls';
+import { callsCutOff } from '../tools/running-calls';
 import { activityContextOrUndefined } from '../activity-context';
 
 export interface TurnCheckpointRequest {
@@ -32,6 +33,7 @@ export async function checkpointBeforeCall(
 ): Promise<{ outside?: { count: number; paths: string[] } }> {
   try {
     await keelWritesNoted(workspace); // compared with what keel's last write left, not an older note
+    await forgetNoteIfCallsCutOff(workspace, log);
     const taken = await takeCheckpoint({
       store: checkpointStoreOf(workspace),
       goalId: request.key,
@@ -50,6 +52,31 @@ export async function checkpointBeforeCall(
       },
     );
     return {};
+  }
+}
+
+/**
+ * A call whose worker was killed mid-call, or between its answer and the note of what it left,
+ * left its marker (tools/running-calls.ts): what it changed was never noted as keel's. The next
+ * checkpoint would report those changes as made outside keel, to the ledger and to the model; it
+ * reports none instead, this once (the note is dropped, and keel's next write notes afresh).
+ */
+async function forgetNoteIfCallsCutOff(
+  workspace: string,
+  log: { warn(message: string, attributes?: Record<string, unknown>): void },
+): Promise<void> {
+  try {
+    const cutOff = await callsCutOff(workspace);
+    if (cutOff === 0) return;
+    await forgetKeelWrite(checkpointStoreOf(workspace));
+    log.warn(
+      `${cutOff} call(s) on ${workspace} ended with their worker before what they changed was noted: ` +
+        'changes made outside keel since its last noted write are not told apart this turn',
+    );
+  } catch (error) {
+    log.warn(
+      `calls cut off on ${workspace} not checked: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -78,15 +105,25 @@ const pendingNotes = new Map<string, Promise<void>>();
 /**
  * noteKeelWriteOn after the call has answered: the walk (a few milliseconds) stays off the call's
  * own time, and the goal asks its model meanwhile. Notes of one store run in order, and the next
- * checkpoint in this process waits for them (keelWritesNoted). A worker that stops in between
- * leaves the earlier note: that call's changes would then be counted as made outside keel.
+ * checkpoint in this process waits for them (keelWritesNoted). `then` runs once the note is
+ * written: the call's running marker is removed only then, so a worker that stops in between
+ * leaves the marker, and the next checkpoint knows the note is missing (forgetNoteIfCallsCutOff)
+ * instead of counting that call's changes as made outside keel.
  */
 export function noteKeelWriteSoon(
   workspace: string,
   log: { warn(message: string, attributes?: Record<string, unknown>): void },
+  then: () => Promise<void> = async () => {},
 ): void {
   const store = checkpointStoreOf(workspace);
-  const next = (pendingNotes.get(store) ?? Promise.resolve()).then(() => noteKeelWriteOn(workspace, log));
+  const next = (pendingNotes.get(store) ?? Promise.resolve())
+    .then(() => noteKeelWriteOn(workspace, log))
+    .then(then)
+    .catch((error: unknown) =>
+      log.warn(
+        `after noting keel's write to ${workspace}: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
   pendingNotes.set(store, next);
   void next.finally(() => {
     if (pendingNotes.get(store) === next) pendingNotes.delete(store);

@@ -12,7 +12,7 @@
  * removed: a worker killed mid-call never makes a restore wait.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { workspaceStateDirectory } from '../hosts/workspace-state-directory';
@@ -63,11 +63,32 @@ export async function runningCalls(
   workspace: string,
   options: { now?: Date; isAlive?: (pid: number) => boolean } = {},
 ): Promise<RunningCall[]> {
+  return (await scanMarkers(workspace, options)).running;
+}
+
+/**
+ * How many calls on `workspace` ended without unmarking: their process was killed (mid-call, or
+ * between its answer and the note of what it left) or they outlived their deadline. Their markers
+ * are removed, so each is counted once. What such a call changed was never noted as keel's
+ * (after-keel-calls.ts), so the next checkpoint cannot tell it from a change made outside keel.
+ */
+export async function callsCutOff(
+  workspace: string,
+  options: { now?: Date; isAlive?: (pid: number) => boolean } = {},
+): Promise<number> {
+  return (await scanMarkers(workspace, options)).stale;
+}
+
+async function scanMarkers(
+  workspace: string,
+  options: { now?: Date; isAlive?: (pid: number) => boolean },
+): Promise<{ running: RunningCall[]; stale: number }> {
   const directory = directoryOf(workspace);
   const isAlive = options.isAlive ?? processIsAlive;
   const now = (options.now ?? new Date()).getTime();
   const names = await readdir(directory).catch(() => [] as string[]);
   const running: RunningCall[] = [];
+  let stale = 0;
   for (const name of names) {
     const file = path.join(directory, name);
     const marker = runningCallSchema.safeParse(
@@ -76,14 +97,27 @@ export async function runningCalls(
         .catch(() => undefined),
     );
     // Unreadable (half written by a process killed then) or stale: no call is behind it.
-    const stale =
+    const isStale =
       !marker.success ||
       !isAlive(marker.data.pid) ||
       Date.parse(marker.data.deadline) + DEADLINE_GRACE_MS < now;
-    if (stale) await rm(file, { force: true });
-    else running.push(marker.data);
+    if (!isStale) running.push(marker.data);
+    // Counted by whoever removed it: two scans never both count one marker, and a marker its
+    // call removed meanwhile (read as unreadable) is not counted at all.
+    else if (await removed(file)) stale += 1;
   }
-  return running;
+  return { running, stale };
+}
+
+/** Removes `file`; false when another process removed it first. */
+async function removed(file: string): Promise<boolean> {
+  try {
+    await unlink(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }
 
 /**

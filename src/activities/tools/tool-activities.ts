@@ -169,8 +169,10 @@ export function createToolActivities(options: {
     } finally {
       // What this call left, whether it answered or threw, is keel's own: the next checkpoint
       // tells later changes apart.
-      if (call.checkpoint !== undefined) noteKeelWriteSoon(workspace, context.log);
-      await unmark?.();
+      // The marker goes once the note is written: a worker killed before leaves it, and the next
+      // checkpoint knows this call's changes were never noted (turn-checkpoints.ts).
+      if (call.checkpoint !== undefined) noteKeelWriteSoon(workspace, context.log, unmark);
+      else await unmark?.();
     }
 
     // A cancelled activity must end as cancelled for Temporal, whatever the tool returned.
