@@ -113,3 +113,21 @@ test('a move that carried the checkpoints takes the home along; one that did not
     'a carry before the turn counts not',
   );
 });
+
+test('two moves between changing calls: the checkpoints follow only if both carried them', async () => {
+  const onC = { call: { host: 'h-c', workspace: '/c/app', turn: 4 } };
+  const home = async (first: boolean, second: boolean) =>
+    (
+      await checkpointHome(
+        converter,
+        [history([onA(2), { carried: first }, { carried: second }, onC])],
+        1,
+        'goal-x',
+      )
+    )?.host;
+  assert.equal(await home(true, true), 'h-c');
+  // Left on h-a by the first move, h-b had none to pack: h-c never got them.
+  assert.equal(await home(false, true), 'h-a');
+  assert.equal(await home(true, false), 'h-a', 'h-a still holds them: a carry copies, it does not move');
+  assert.equal(await home(false, false), 'h-a');
+});

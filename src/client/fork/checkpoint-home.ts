@@ -35,8 +35,12 @@ export async function checkpointHome(
   key: string,
 ): Promise<CheckpointHome | undefined> {
   let home: CheckpointHome | undefined;
-  /** A move since the home's last changing call took the checkpoints along. */
-  let carriedSince = false;
+  /**
+   * Whether every move since the home's last changing call took the checkpoints along (undefined:
+   * no move). One that left them behind ends the trail, whatever later moves carried: a host that
+   * never received them has none to pass on.
+   */
+  let carriedSince: boolean | undefined;
   const packs = new Set<string>();
   for (const history of histories) {
     for (const event of history.events ?? []) {
@@ -46,7 +50,8 @@ export async function checkpointHome(
       const completed = event.activityTaskCompletedEventAttributes;
       if (completed != null && packs.has(String(completed.scheduledEventId))) {
         const [pack] = await decodeArrayFromPayloads(converter, completed.result?.payloads);
-        carriedSince = (pack as { checkpoints?: { carried?: boolean } }).checkpoints?.carried !== false;
+        const carried = (pack as { checkpoints?: { carried?: boolean } }).checkpoints?.carried !== false;
+        carriedSince = (carriedSince ?? true) && carried;
       }
       if (name !== 'executeTool') continue;
       const [input] = await decodeArrayFromPayloads(converter, scheduled?.input?.payloads);
@@ -67,14 +72,14 @@ export async function checkpointHome(
           };
       } else if (call.host !== home.host) {
         // Moved without them: the turn's checkpoints are where they were taken.
-        if (!carriedSince) return home;
+        if (carriedSince !== true) return home;
         home = {
           turn: home.turn,
           workspace: call.workspace,
           ...(call.host === undefined ? {} : { host: call.host }),
         };
       }
-      carriedSince = false;
+      carriedSince = undefined;
     }
   }
   return home;
