@@ -23,6 +23,8 @@ export const variantSchema = z.object({
   /** Each worker's workflow cache, in goals. */
   cache: z.number(),
   cacheIsDefault: z.boolean(),
+  /** Each worker's bound on goals at work (KEEL_GOALS_AT_WORK); 0: none, keel's default. */
+  goalsAtWork: z.number().int().nonnegative().default(0),
   goals: z.number(),
   calls: z.number(),
   /** The same workers first run single goals, one at a time: what one goal alone costs. */
@@ -40,7 +42,7 @@ export const variantSchema = z.object({
     peakRssBytes: figure,
   }),
 });
-export type ConcurrencyVariant = z.infer<typeof variantSchema>;
+export type ConcurrencyVariant = z.output<typeof variantSchema>;
 
 export const concurrencyResultSchema = z.object({ variants: z.array(variantSchema) });
 export type ConcurrencyResult = z.infer<typeof concurrencyResultSchema>;
@@ -137,6 +139,9 @@ export function concurrencyRows(variants: readonly ConcurrencyVariant[]): string
   return [
     row('', (variant) => variant.label),
     row('goals × tool calls', (variant) => `${variant.goals} × ${variant.calls}`),
+    row('goals at work (KEEL_GOALS_AT_WORK)', (variant) =>
+      variant.goalsAtWork === 0 ? 'no bound' : String(variant.goalsAtWork),
+    ),
     row('failed goals', (variant) => String(variant.batch.failed)),
     row('batch length', (variant) => seconds(variant.batch.lengthMs)),
     row('tool calls/s', (variant) => fixed(variant.batch.callsPerSecond)),

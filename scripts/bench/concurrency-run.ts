@@ -41,6 +41,8 @@ export interface VariantOptions {
   workers: number;
   /** Each worker's workflow cache; undefined: keel's default from memory. */
   cache: number | undefined;
+  /** Each worker's bound on goals at work (KEEL_GOALS_AT_WORK); 0: none. */
+  goalsAtWork: number;
   goals: number;
   calls: number;
   /** Single goals run one at a time on the same workers first (one more before them, not measured). */
@@ -60,7 +62,7 @@ export async function measureVariant(
 ): Promise<ConcurrencyVariant> {
   ensureCompiled(options.log);
   const cache = options.cache ?? maxCachedWorkflows(undefined, {}); // as the worker works it out
-  const label = `${options.workers} worker${options.workers > 1 ? 's' : ''}, cache ${cache}${options.cache === undefined ? ' (default)' : ''}`;
+  const label = `${options.workers} worker${options.workers > 1 ? 's' : ''}, cache ${cache}${options.cache === undefined ? ' (default)' : ''}${options.goalsAtWork > 0 ? `, ${options.goalsAtWork} at work` : ''}`;
   const taskQueue = `bench-concurrency-${Date.now()}`;
   // A root of its own: keel marks a workspace root with the host id that first used it.
   const root = environment.directory('concurrency');
@@ -99,6 +101,7 @@ export async function measureVariant(
       workers: options.workers,
       cache,
       cacheIsDefault: options.cache === undefined,
+      goalsAtWork: options.goalsAtWork,
       goals: options.goals,
       calls: options.calls,
       single: { samples: singles.length, latencyMs: spread(singles.map(latency)).median, ...singleCpu },
@@ -128,6 +131,8 @@ async function startWorkers(
     KEEL_WORKSPACE_ROOTS: workspaceRoot,
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim(),
     ...(options.cache === undefined ? {} : { KEEL_MAX_CACHED_WORKFLOWS: String(options.cache) }),
+    // Set either way: a KEEL_GOALS_AT_WORK in the bench's own environment does not reach a column.
+    KEEL_GOALS_AT_WORK: options.goalsAtWork > 0 ? String(options.goalsAtWork) : 'off',
   };
   const workers: WorkerProcess[] = [];
   try {

@@ -2,7 +2,9 @@
  * Many goals on one worker (issue 41), in one run: `goals` goals of `calls` sequential read_file
  * calls, started together against the scripted (loopback) model, on one keel worker and on two,
  * each with keel's default workflow cache and with every cache size in --caches; then
- * --many-goals goals of --many-calls calls on one worker with the default cache. Each column
+ * --many-goals goals of --many-calls calls on one worker with the default cache; then, for each
+ * bound in --goals-at-work, the first batch again on one worker with the default cache and that
+ * many goals at work (KEEL_GOALS_AT_WORK, first come, first served). Each column
  * starts fresh worker processes and first runs single goals on them, one at a time, for what one
  * goal alone costs (CPU per tool call, latency).
  *
@@ -11,8 +13,9 @@
  *
  *   node --import tsx scripts/bench/concurrency.ts [--goals 200] [--calls 10] [--workers 1,2]
  *     [--caches default,256] [--many-goals 1000] [--many-calls 3] [--singles 3]
- *     [--timeout-minutes 30] [--json FILE]
- *   --goals 0 leaves out the 200-goal columns, --many-goals 0 the 1,000-goal one.
+ *     [--goals-at-work 8] [--timeout-minutes 30] [--json FILE]
+ *   --goals 0 leaves out the 200-goal columns, --many-goals 0 the 1,000-goal one,
+ *   --goals-at-work 0 the bounded ones.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -32,6 +35,8 @@ const settingsSchema = z.object({
   manyGoals: count,
   manyCalls: count.min(1),
   singles: count.min(1),
+  /** Bounds on goals at work, a column each (0: none). */
+  goalsAtWork: z.array(count),
   timeoutMinutes: z.coerce.number().positive(),
   json: z.string().optional(),
 });
@@ -47,6 +52,7 @@ function settings(): ConcurrencySettings {
       'many-goals': { type: 'string', default: '1000' },
       'many-calls': { type: 'string', default: '3' },
       singles: { type: 'string', default: '3' },
+      'goals-at-work': { type: 'string', default: '8' },
       'timeout-minutes': { type: 'string', default: '30' },
       json: { type: 'string' },
     },
@@ -59,6 +65,7 @@ function settings(): ConcurrencySettings {
     manyGoals: values['many-goals'],
     manyCalls: values['many-calls'],
     singles: values.singles,
+    goalsAtWork: parts(values['goals-at-work']),
     timeoutMinutes: values['timeout-minutes'],
     json: values.json,
   });
@@ -85,6 +92,7 @@ async function main(): Promise<void> {
               ...common,
               workers,
               cache: cache === 'default' ? undefined : cache,
+              goalsAtWork: 0,
               goals: options.goals,
               calls: options.calls,
             }),
@@ -95,10 +103,23 @@ async function main(): Promise<void> {
           ...common,
           workers: 1,
           cache: undefined,
+          goalsAtWork: 0,
           goals: options.manyGoals,
           calls: options.manyCalls,
         }),
       );
+    if (options.goals > 0)
+      for (const goalsAtWork of options.goalsAtWork.filter((bound) => bound > 0))
+        record(
+          await measureVariant(environment, {
+            ...common,
+            workers: 1,
+            cache: undefined,
+            goalsAtWork,
+            goals: options.goals,
+            calls: options.calls,
+          }),
+        );
   } finally {
     await environment.close();
   }

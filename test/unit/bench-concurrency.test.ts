@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   batchFigures,
   concurrencyResultSchema,
+  concurrencyRows,
   concurrencyVerdicts,
   cpuRatio,
   percentile,
@@ -58,6 +59,7 @@ function variant(workflowThread: number, process: number): ConcurrencyVariant {
     workers: 1,
     cache: 61,
     cacheIsDefault: true,
+    goalsAtWork: 0,
     goals: 200,
     calls: 10,
     single: { samples: 3, latencyMs: 1_000, processMsPerCall: 40, workflowThreadMsPerCall: 10 },
@@ -88,4 +90,14 @@ test('a figure nothing measured survives the JSON the process writes', () => {
   const read = concurrencyResultSchema.parse(written);
   assert.ok(Number.isNaN(read.variants[0]!.batch.workflowThreadMsPerCall));
   assert.equal(read.variants[0]!.batch.processMsPerCall, 60);
+});
+
+test('a bounded column says how many goals were at work; figures written before the bound read as none', () => {
+  const bounded = { ...variant(10, 40), label: '1 worker, cache 61 (default), 8 at work', goalsAtWork: 8 };
+  const row = concurrencyRows([variant(10, 40), bounded]).find(([label]) =>
+    label?.startsWith('goals at work'),
+  );
+  assert.deepEqual(row, ['goals at work (KEEL_GOALS_AT_WORK)', 'no bound', '8']);
+  const { goalsAtWork: _bound, ...older } = variant(10, 40);
+  assert.equal(concurrencyResultSchema.parse({ variants: [older] }).variants[0]!.goalsAtWork, 0);
 });
