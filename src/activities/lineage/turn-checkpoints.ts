@@ -105,7 +105,7 @@ const pendingNotes = new Map<string, Promise<void>>();
 /**
  * noteKeelWriteOn after the call has answered: the walk (a few milliseconds) stays off the call's
  * own time, and the goal asks its model meanwhile. Notes of one store run in order, and the next
- * checkpoint in this process waits for them (keelWritesNoted). `then` runs once the note is
+ * checkpoint in this process waits for them (keelWritesNoted). `afterwards` runs once the note is
  * written: the call's running marker is removed only then, so a worker that stops in between
  * leaves the marker, and the next checkpoint knows the note is missing (forgetNoteIfCallsCutOff)
  * instead of counting that call's changes as made outside keel.
@@ -113,12 +113,12 @@ const pendingNotes = new Map<string, Promise<void>>();
 export function noteKeelWriteSoon(
   workspace: string,
   log: { warn(message: string, attributes?: Record<string, unknown>): void },
-  then: () => Promise<void> = async () => {},
+  afterwards: () => Promise<void> = async () => {},
 ): void {
   const store = checkpointStoreOf(workspace);
   const next = (pendingNotes.get(store) ?? Promise.resolve())
     .then(() => noteKeelWriteOn(workspace, log))
-    .then(then)
+    .then(afterwards)
     .catch((error: unknown) =>
       log.warn(
         `after noting keel's write to ${workspace}: ${error instanceof Error ? error.message : String(error)}`,
