@@ -182,7 +182,7 @@ export function concurrencyVerdicts(variants: readonly ConcurrencyVariant[]): st
 
 /** The figures as a plain-text table, for the terminal. */
 export function concurrencyTable(result: ConcurrencyResult): string[] {
-  const width = 40; // "177.9 s (65× alone, 100% of batch)" and a gap
+  const width = 44; // "1 worker, cache 246 (default), 8 at work" and a gap
   const rows = concurrencyRows(result.variants);
   return [
     ...rows.map(
