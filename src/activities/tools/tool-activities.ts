@@ -168,9 +168,8 @@ export function createToolActivities(options: {
       if (seen.outside !== undefined) outcome = { ...outcome, outsideChanges: seen.outside };
     } finally {
       // What this call left, whether it answered or threw, is keel's own: the next checkpoint
-      // tells later changes apart.
-      // The marker goes once the note is written: a worker killed before leaves it, and the next
-      // checkpoint knows this call's changes were never noted (turn-checkpoints.ts).
+      // tells later changes apart. The marker goes once that note is written: a worker killed
+      // before leaves it, and the next checkpoint knows the call's changes went unnoted.
       if (call.checkpoint !== undefined) noteKeelWriteSoon(workspace, context.log, unmark);
       else await unmark?.();
     }
