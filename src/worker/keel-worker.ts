@@ -202,6 +202,9 @@ async function createWorkerOn(
         ? { workflowBundle: options.workflowBundle }
         : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: workflowBundlerOptions }),
     });
+    // A full cache means more goals than it keeps: waiting would cost them a rebuild (goals-at-work.ts).
+    if (goalsAtWork !== undefined)
+      goalsAtWork.crowded = () => worker.getStatus().numCachedWorkflows >= options.cachedWorkflows;
     runWithHostWorker(worker, {
       ...host,
       hostTaskQueue: queue,

@@ -171,6 +171,27 @@ test('while the worker is busy with more goals than places and room, no goal wai
   assert.deepEqual(gate.counts, { atWork: 1, waiting: 0 });
 });
 
+test("while the worker's cache is full, no goal waits, and the line goes ahead", async () => {
+  const gate = new GoalsAtWork(1, 10);
+  await gate.enter('a');
+  const b = track(gate.enter('b'));
+  await settle();
+  assert.equal(b.value, undefined, 'b waits for a place');
+  let full = true;
+  gate.crowded = () => full;
+  assert.equal(await gate.enter('c'), 'went-ahead', 'a goal that would wait goes ahead');
+  await settle();
+  assert.equal(b.value, 'went-ahead', 'the line went ahead with it');
+  assert.equal(await gate.enter('a'), 'at-work', 'a goal at work keeps its place');
+  full = false;
+  const d = track(gate.enter('d'));
+  await settle();
+  assert.equal(d.value, undefined, 'with room in the cache again, goals wait');
+  gate.leave('a');
+  await settle();
+  assert.equal(d.value, 'admitted');
+});
+
 test('goals that have not called for a while no longer count as ones the worker is busy with', async () => {
   let now = 0;
   const gate = new GoalsAtWork(1, 1, 10_000, () => now);
