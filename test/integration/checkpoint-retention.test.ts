@@ -8,7 +8,7 @@ import {
   restoreCheckpoint,
   takeCheckpoint,
 } from '../../src/activities/checkpoints/checkpoint-store';
-import { objectFile, setup, snapshot, write, type Shot } from '../support/checkpoint-workspace';
+import { objectFile, setup, snapshot, write } from '../support/checkpoint-workspace';
 
 /**
  * How long the checkpoint store keeps a goal's checkpoints (issue 48): by turns, by time, or
@@ -17,7 +17,7 @@ import { objectFile, setup, snapshot, write, type Shot } from '../support/checkp
 
 test('retainTurns folds the oldest checkpoints and removes what only they held', async (t) => {
   const { root, workspace, store, goalId } = setup(t);
-  const references: Record<number, Record<string, Shot>> = {};
+  const references: Record<number, Record<string, string>> = {};
   const onlyInTurnOne = 'content only turn 1 ever had';
   const shared = 'content goal-2 holds as well';
   write(workspace, 'other/shared.txt', shared);
