@@ -11,11 +11,9 @@ export const GOALS_AT_WORK_VARIABLE = 'KEEL_GOALS_AT_WORK';
 /**
  * A number to try, `KEEL_GOALS_AT_WORK=auto`: enough goals to keep the worker's cores busy while
  * each waits for its model and tools, few enough that the goals at work have the workflow thread to
- * themselves. Off unless asked for, from measurements (docs/performance.md, "Goals at work"): 200
- * goals of 10 calls on one worker (2 cores) with 8 places finished in 56–62 s against 79 s with no
- * bound, the median goal at 68% of the batch against 89%; but 1,000 goals of 3 calls, more than
- * the worker's cache of 246, took 148–296 s against 127 s at twice the memory (the place asked for
- * at each goal's start), since goals that wait are evicted from the cache and rebuilt when let in.
+ * themselves. Off unless asked for: it brings the median goal of a batch in sooner at fewer calls a
+ * second, and costs time and memory when the worker holds more goals than its cache (measured in
+ * docs/performance.md, "Goals at work").
  */
 export function defaultGoalsAtWork(cores: number = os.availableParallelism()): number {
   return Math.max(8, 4 * cores);
